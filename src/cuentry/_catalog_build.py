@@ -1,0 +1,659 @@
+"""Catalog generator: NVIDIA's typedef headers in, cuentry's catalog data out.
+
+The headers are run through the system C preprocessor (with stand-ins for the
+libc, GL, EGL and VDPAU headers, shipped in ``_data/fake_include``) and parsed
+with pycparser. Only facts are kept: names, numbers and C types as rendered by
+pycparser's generator. No header text or comment is copied.
+
+Two header passes per toolkit: Linux (the main one) and ``_WIN32`` (for the few
+Windows-only typedefs such as ``cuWGLGetDevice``). ``__CUDA_API_VERSION_INTERNAL``
+is defined so the old ABIs are declared too.
+
+History comes from the toolkit runtime wheels on PyPI (``--history``), which the
+generator downloads itself with ``pip download``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import HeaderParseError
+
+TYPEDEF_HEADERS = (
+    "cudaTypedefs.h",
+    "cudaEGLTypedefs.h",
+    "cudaGLTypedefs.h",
+    "cudaVDPAUTypedefs.h",
+    "cudaProfilerTypedefs.h",
+)
+# The headers whose doc groups name the group of a function.
+GROUP_HEADERS = ("cuda.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h", "cudaProfiler.h")
+
+PFN_RE = re.compile(r"^PFN_(?P<api>cu\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
+# Names from <stdint.h>/<stddef.h> stay as they are: the FFI layer knows them.
+TERMINALS = frozenset(
+    "size_t ptrdiff_t wchar_t int8_t uint8_t int16_t uint16_t int32_t uint32_t "
+    "int64_t uint64_t intptr_t uintptr_t".split()
+)
+FAKE_INCLUDE = Path(__file__).parent / "_data" / "fake_include"
+FORMAT = 1
+
+# The toolkit runtime wheels whose headers give the history (newest patch of each minor on PyPI).
+HISTORY_WHEELS = (
+    ("11.7", "nvidia-cuda-runtime-cu11==11.7.99"),
+    ("11.8", "nvidia-cuda-runtime-cu11==11.8.89"),
+    ("12.0", "nvidia-cuda-runtime-cu12==12.0.146"),
+    ("12.1", "nvidia-cuda-runtime-cu12==12.1.105"),
+    ("12.2", "nvidia-cuda-runtime-cu12==12.2.140"),
+    ("12.3", "nvidia-cuda-runtime-cu12==12.3.101"),
+    ("12.4", "nvidia-cuda-runtime-cu12==12.4.127"),
+    ("12.5", "nvidia-cuda-runtime-cu12==12.5.82"),
+    ("12.6", "nvidia-cuda-runtime-cu12==12.6.77"),
+    ("12.8", "nvidia-cuda-runtime-cu12==12.8.90"),
+    ("12.9", "nvidia-cuda-runtime-cu12==12.9.79"),
+    ("13.0", "nvidia-cuda-runtime==13.0.96"),
+    ("13.1", "nvidia-cuda-runtime==13.1.80"),
+    ("13.2", "nvidia-cuda-runtime==13.2.86"),
+    ("13.3", "nvidia-cuda-runtime==13.3.29"),
+    ("13.4", "nvidia-cuda-runtime==13.4.92"),
+    ("13.5", "nvidia-cuda-runtime==13.5.37"),
+)
+
+
+def _pycparser() -> Any:
+    try:
+        import pycparser  # noqa: F401
+        from pycparser import c_ast, c_generator, c_parser
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise HeaderParseError("<generator>", "pycparser is not installed (pip install 'cuentry[gen]')") from exc
+    return c_ast, c_generator, c_parser
+
+
+# --- preprocessing and parsing -----------------------------------------------------
+
+
+def present_headers(include: Path) -> list[str]:
+    """The typedef headers of ``include`` whose companion API header is there too."""
+    return [
+        h for h in TYPEDEF_HEADERS
+        if (include / h).is_file() and (include / h.replace("Typedefs", "")).is_file()
+    ]
+
+
+def preprocess(include: Path, *, windows: bool = False, cc: str = "cc", extra: Sequence[str] = ()) -> str:
+    """Preprocess all typedef headers of ``include`` as one translation unit."""
+    include = Path(include)
+    if not (include / "cudaTypedefs.h").is_file():
+        raise HeaderParseError(str(include), "no cudaTypedefs.h in this directory")
+    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(f"#include <{h}>\n" for h in present_headers(include))
+    src += "".join(extra)
+    defines = ["-D__CUDA_API_VERSION_INTERNAL"]
+    if windows:
+        defines += ["-D_WIN32", "-D__stdcall="]
+    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *defines, "-"]
+    try:
+        proc = subprocess.run(cmd, input=src, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise HeaderParseError(str(include), f"cannot run the C preprocessor {cc!r}: {exc}") from exc
+    if proc.returncode != 0:
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+        m = re.match(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", first)
+        if m:
+            raise HeaderParseError(m.group(1), m.group(4), line=int(m.group(2)), column=int(m.group(3)))
+        raise HeaderParseError(str(include), f"preprocessor failed: {first}")
+    return proc.stdout
+
+
+def parse(text: str, origin: str) -> Any:
+    """Parse preprocessed C with pycparser, turning its errors into HeaderParseError."""
+    _, _, c_parser = _pycparser()
+    try:
+        return c_parser.CParser().parse(text, filename=origin)
+    except Exception as exc:  # pycparser raises ParseError and occasionally others
+        m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", str(exc))
+        if m:
+            raise HeaderParseError(origin, m.group(4), line=int(m.group(2)), column=int(m.group(3))) from exc
+        raise HeaderParseError(origin, str(exc)) from exc
+
+
+# --- extraction ------------------------------------------------------------------
+
+
+@dataclass
+class Extracted:
+    """What one header pass yields."""
+
+    pfn: dict[tuple[str, int, str], dict[str, Any]] = field(default_factory=dict)
+    typedefs: dict[str, Any] = field(default_factory=dict)
+    structs: dict[str, Any] = field(default_factory=dict)  # tag -> Struct/Union node with decls
+    enums: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    declared: set[str] = field(default_factory=set)  # prototype names (exported functions)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        c_ast, c_generator, _ = _pycparser()
+        self.ast = c_ast
+        self.gen = c_generator.CGenerator()
+
+    # rendering -------------------------------------------------------------
+    def _strip_names(self, node: Any) -> Any:
+        node = copy.deepcopy(node)
+        n = node
+        while n is not None:
+            if isinstance(n, self.ast.TypeDecl):
+                n.declname = None
+                break
+            if isinstance(n, self.ast.FuncDecl) and n.args is not None:
+                for p in n.args.params:
+                    if isinstance(p, self.ast.Decl):
+                        p.name = None
+                        p.type = self._strip_names(p.type)
+            n = getattr(n, "type", None)
+        return node
+
+    def render(self, typ: Any) -> str:
+        tn = self.ast.Typename(None, [], None, self._strip_names(typ))
+        return " ".join(self.gen.visit(tn).split())
+
+    # canonical types -------------------------------------------------------
+    def expand(self, typ: Any, ex: Extracted, depth: int = 0) -> Any:
+        """Replace typedef names by what they stand for, down to C basics and tags."""
+        a = self.ast
+        if depth > 50:
+            return typ
+        if isinstance(typ, a.PtrDecl):
+            return a.PtrDecl(list(typ.quals), self.expand(typ.type, ex, depth + 1))
+        if isinstance(typ, a.ArrayDecl):
+            return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), typ.dim, list(typ.dim_quals))
+        if isinstance(typ, a.FuncDecl):
+            args = None
+            if typ.args is not None:
+                params = []
+                for p in typ.args.params:
+                    if isinstance(p, (a.Decl, a.Typename)):
+                        q = copy.copy(p)
+                        q.type = self.expand(p.type, ex, depth + 1)
+                        params.append(q)
+                    else:
+                        params.append(p)
+                args = a.ParamList(params)
+            return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+        if isinstance(typ, a.TypeDecl):
+            inner = typ.type
+            if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
+                name = inner.names[0]
+                if name in ex.typedefs and name not in TERMINALS:
+                    target = copy.deepcopy(ex.typedefs[name].type)
+                    if typ.quals:
+                        holder = target
+                        if isinstance(holder, (a.TypeDecl, a.PtrDecl)):
+                            holder.quals = list(dict.fromkeys([*typ.quals, *holder.quals]))
+                    if isinstance(target, a.TypeDecl) and isinstance(target.type, (a.Struct, a.Union, a.Enum)):
+                        if target.type.name is None:
+                            return typ  # anonymous aggregate: the typedef name is its only name
+                    return self.expand(target, ex, depth + 1)
+                return typ
+            if isinstance(inner, (a.Struct, a.Union, a.Enum)):
+                ref = copy.copy(inner)
+                if isinstance(inner, a.Enum):
+                    ref.values = None
+                else:
+                    ref.decls = None
+                return a.TypeDecl(None, list(typ.quals), None, ref)
+            return typ
+        return typ
+
+    # enum values -----------------------------------------------------------
+    def eval_const(self, node: Any, env: dict[str, int | None]) -> int | None:
+        a = self.ast
+        if node is None:
+            return None
+        if isinstance(node, a.Constant):
+            text = node.value.rstrip("uUlL")
+            try:
+                if text.startswith("'"):
+                    return ord(text[1:-1])
+                return int(text, 0) if not re.match(r"^0\d", text) else int(text, 8)
+            except ValueError:
+                return None
+        if isinstance(node, a.ID):
+            return env.get(node.name)
+        if isinstance(node, a.UnaryOp):
+            v = self.eval_const(node.expr, env)
+            if v is None:
+                return None
+            return {"-": -v, "+": v, "~": ~v, "!": int(not v)}.get(node.op)
+        if isinstance(node, a.Cast):
+            return self.eval_const(node.expr, env)
+        if isinstance(node, a.BinaryOp):
+            x = self.eval_const(node.left, env)
+            y = self.eval_const(node.right, env)
+            if x is None or y is None:
+                return None
+            ops = {"<<": lambda: x << y, ">>": lambda: x >> y, "|": lambda: x | y, "&": lambda: x & y,
+                   "+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "^": lambda: x ^ y}
+            fn = ops.get(node.op)
+            return fn() if fn else None
+        return None
+
+    def walk_aggregates(self, node: Any, ex: Extracted) -> None:
+        """Record every struct/union with a body and every enum, wherever declared."""
+        a = self.ast
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (a.Struct, a.Union)) and n.decls is not None and n.name:
+                ex.structs.setdefault(n.name, n)
+            if isinstance(n, a.Enum) and n.values is not None and n.name:
+                env: dict[str, int | None] = {}
+                nxt: int | None = 0
+                for e in n.values.enumerators:
+                    v = self.eval_const(e.value, {**self.all_enum_values(ex), **env}) if e.value is not None else nxt
+                    env[e.name] = v
+                    nxt = v + 1 if v is not None else None
+                ex.enums.setdefault(n.name, env)
+            stack.extend(child for _, child in n.children())
+
+    @staticmethod
+    def all_enum_values(ex: Extracted) -> dict[str, int | None]:
+        out: dict[str, int | None] = {}
+        for vals in ex.enums.values():
+            out.update(vals)
+        return out
+
+    def extract(self, ast_root: Any) -> Extracted:
+        a = self.ast
+        ex = Extracted()
+        for node in ast_root.ext:
+            self.walk_aggregates(node, ex)
+            if isinstance(node, a.Typedef):
+                ex.typedefs[node.name] = node
+                m = PFN_RE.match(node.name)
+                if m and isinstance(node.type, a.PtrDecl) and isinstance(node.type.type, a.FuncDecl):
+                    key = (m.group("api"), int(m.group("ver")), m.group("var") or "")
+                    ex.pfn[key] = {"node": node}
+            elif isinstance(node, a.Decl) and isinstance(node.type, a.FuncDecl) and node.name:
+                ex.declared.add(node.name)
+        return ex
+
+    def params(self, node: Any, ex: Extracted) -> list[list[str]]:
+        a = self.ast
+        fdecl = node.type.type
+        out: list[list[str]] = []
+        if fdecl.args is None:
+            return out
+        for i, p in enumerate(fdecl.args.params):
+            if isinstance(p, a.EllipsisParam):
+                out.append(["...", "...", "..."])
+                continue
+            spelled = self.render(p.type)
+            if spelled == "void":
+                continue
+            canonical = self.render(self.expand(p.type, ex))
+            out.append([p.name or f"arg{i}", spelled, canonical])
+        return out
+
+    def return_type(self, node: Any) -> str:
+        return self.render(node.type.type.type)
+
+
+# --- groups and exported names -----------------------------------------------------
+
+_DEFGROUP = re.compile(r"\\defgroup\s+(\w+)\s+(.*?)\s*$")
+_ENDGROUP = re.compile(r"@\}")
+_PROTO = re.compile(r"\bCUDAAPI\s+(cu\w+)\s*\(")
+
+
+def scan_groups(include: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Map each function to the doc group it is declared in; and group ids to titles."""
+    func_group: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for h in GROUP_HEADERS:
+        path = include / h
+        if not path.is_file():
+            continue
+        stack: list[str] = []
+        carry = ""
+        for raw in path.read_text(errors="replace").splitlines():
+            line = carry + raw
+            carry = raw.strip() + " " if raw.rstrip().endswith("CUDAAPI") else ""
+            m = _DEFGROUP.search(line)
+            if m:
+                stack.append(m.group(1))
+                titles.setdefault(m.group(1), re.sub(r"\s+", " ", m.group(2)).strip())
+                continue
+            if _ENDGROUP.search(line) and stack:
+                stack.pop()
+                continue
+            p = _PROTO.search(line)
+            if p and stack and stack[-1] != "CUDA_TYPES":
+                func_group.setdefault(p.group(1), stack[-1])
+    return func_group, titles
+
+
+def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: str = "cc") -> dict[str, str]:
+    """What each base name expands to in user code: ``cuMemAlloc`` -> ``cuMemAlloc_v2``."""
+    bases = sorted(set(bases))
+    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(f"#include <{h}>\n" for h in present_headers(include))
+    src += "".join(f'@@ "{b}" {b}\n' for b in bases)
+    defines = ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"] if per_thread else []
+    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *defines, "-"]
+    proc = subprocess.run(cmd, input=src, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise HeaderParseError(str(include), f"preprocessor failed on the name map: {proc.stderr.strip()[:300]}")
+    out: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        m = re.match(r'^@@ "(\w+)" (\w+)\s*$', line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+_SUFFIX = re.compile(r"^(?P<base>cu\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$")
+
+
+def match_exported(
+    keys: Iterable[tuple[str, int, str]],
+    declared: set[str],
+    legacy_macro: dict[str, str],
+    ptds_macro: dict[str, str],
+) -> dict[tuple[str, int, str], str | None]:
+    """Pair each ABI with the exported function the headers declare for it.
+
+    The declared prototypes of one base name (``cuCtxCreate``, ``cuCtxCreate_v2`` ...),
+    in suffix order, pair with its ABIs in version order when the counts agree; else
+    only the newest ABI gets a name, the one cuda.h's macros map the base name to.
+    """
+    by_base: dict[tuple[str, bool], list[tuple[str, int, str]]] = {}
+    for k in keys:
+        by_base.setdefault((k[0], bool(k[2])), []).append(k)
+    names: dict[tuple[str, bool], list[tuple[int, str]]] = {}
+    for d in declared:
+        m = _SUFFIX.match(d)
+        if not m:
+            continue
+        names.setdefault((m.group("base"), bool(m.group("var"))), []).append((int(m.group("n") or 1), d))
+    # The name parse above splits "cuFoo_v2" as base cuFoo; a real base ending in _vN
+    # does not exist in the driver API, so this is unambiguous.
+    out: dict[tuple[str, int, str], str | None] = {}
+    for (base, pt), ks in by_base.items():
+        ks.sort(key=lambda k: k[1])
+        cands = sorted(names.get((base, pt), []))
+        if len(cands) == len(ks):
+            for k, (_, n) in zip(ks, cands):
+                out[k] = n
+            continue
+        for k in ks:
+            out[k] = None
+        macro = (ptds_macro if pt else legacy_macro).get(base)
+        if macro and macro in declared:
+            out[ks[-1]] = macro
+    return out
+
+
+# --- whole build -------------------------------------------------------------------
+
+
+@dataclass
+class ToolkitScan:
+    toolkit: str
+    linux: Extracted
+    windows: Extracted
+    include: Path
+
+
+def scan_toolkit(include: Path, toolkit: str, cc: str = "cc") -> ToolkitScan:
+    b = _Builder()
+    lin = b.extract(parse(preprocess(include, cc=cc), f"{include}/<linux>"))
+    win = b.extract(parse(preprocess(include, windows=True, cc=cc), f"{include}/<windows>"))
+    if not lin.pfn:
+        raise HeaderParseError(str(include / "cudaTypedefs.h"), "no PFN_cu*_v* typedefs found")
+    return ToolkitScan(toolkit, lin, win, include)
+
+
+def _header_of(include: Path) -> dict[str, str]:
+    """Which typedef header declares each PFN name (a text scan, names only)."""
+    out: dict[str, str] = {}
+    pat = re.compile(r"\b(PFN_cu\w+_v\d+(?:_pt(?:ds|sz))?)\)\s*\(")
+    for h in TYPEDEF_HEADERS:
+        p = include / h
+        if p.is_file():
+            for name in pat.findall(p.read_text(errors="replace")):
+                out.setdefault(name, h)
+    return out
+
+
+def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
+    """Build the catalog data from the primary include dir plus optional history scans."""
+    b = _Builder()
+    main = scan_toolkit(primary, toolkit, cc=cc)
+    scans = [*history]
+    if not any(s.toolkit == toolkit for s in scans):
+        scans.append(main)
+    scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
+
+    # The union of all ABIs; each described by the newest toolkit that declares it.
+    source: dict[tuple[str, int, str], tuple[ToolkitScan, Extracted, str]] = {}
+    declared_in: dict[tuple[str, int, str], list[str]] = {}
+    for s in scans:
+        for ex, plat in ((s.linux, "linux"), (s.windows, "windows")):
+            for k in ex.pfn:
+                tks = declared_in.setdefault(k, [])
+                if s.toolkit not in tks:
+                    tks.append(s.toolkit)
+        for k in s.linux.pfn:
+            source[k] = (s, s.linux, "linux")
+        for k in s.windows.pfn:
+            if k not in s.linux.pfn:
+                source[k] = (s, s.windows, "windows")
+
+    newest = scans[-1]
+    groups, titles = scan_groups(newest.include)
+    for s in scans[:-1]:
+        g2, t2 = scan_groups(s.include)
+        for k, v in g2.items():
+            groups.setdefault(k, v)
+        for k, v in t2.items():
+            titles.setdefault(k, v)
+
+    exported: dict[tuple[str, int, str], str | None] = {}
+    for s in scans:
+        bases = {k[0] for k in s.linux.pfn} | {k[0] for k in s.windows.pfn}
+        keys = set(s.linux.pfn) | set(s.windows.pfn)
+        found = match_exported(
+            keys,
+            s.linux.declared | s.windows.declared,
+            macro_names(s.include, bases, per_thread=False, cc=cc),
+            macro_names(s.include, bases, per_thread=True, cc=cc),
+        )
+        for k, v in found.items():
+            if v is not None or k not in exported:
+                exported[k] = v
+
+    headers: dict[str, str] = {}
+    for s in scans:
+        headers.update(_header_of(s.include))
+
+    entries = []
+    type_roots: dict[str, Extracted] = {}
+    for key in sorted(source, key=lambda k: (k[0], k[1], k[2])):
+        s, ex, plat = source[key]
+        node = ex.pfn[key]["node"]
+        params = b.params(node, ex)
+        for p in params:
+            for name in re.findall(r"[A-Za-z_]\w*", p[1]):
+                if name in ex.typedefs:
+                    type_roots.setdefault(name, ex)
+        platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
+        if plat == "linux" and key not in s.windows.pfn:
+            platforms = ["linux"]
+        entries.append(
+            {
+                "symbol": key[0],
+                "version": key[1],
+                "variant": key[2],
+                "returns": b.return_type(node),
+                "params": params,
+                "header": headers.get(node.name, "cudaTypedefs.h"),
+                "exported": exported.get(key),
+                "platforms": platforms,
+                "toolkits": declared_in.get(key, []),
+                "group": groups.get(key[0]),
+            }
+        )
+    types = _types(b, type_roots)
+    return {
+        "format": FORMAT,
+        "primary_toolkit": toolkit,
+        "history": [s.toolkit for s in scans],
+        "groups": dict(sorted(titles.items())),
+        "entries": entries,
+        **types,
+    }
+
+
+def _types(b: _Builder, roots: dict[str, Extracted]) -> dict[str, Any]:
+    """The typedefs, enums and aggregates that the signatures need, transitively."""
+    a = b.ast
+    typedefs: dict[str, dict[str, str]] = {}
+    enums: dict[str, dict[str, Any]] = {}
+    aggregates: dict[str, dict[str, Any]] = {}
+    todo = list(roots.items())
+    seen: set[str] = set()
+    ex_any = next(iter(roots.values()), Extracted())
+
+    def tags_in(node: Any, ex: Extracted) -> None:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, a.IdentifierType):
+                for nm in n.names:
+                    if nm in ex.typedefs and nm not in seen:
+                        todo.append((nm, ex))
+            if isinstance(n, (a.Struct, a.Union)) and n.name and n.name not in aggregates:
+                body = ex.structs.get(n.name)
+                kind = "union" if isinstance(n, a.Union) else "struct"
+                rec: dict[str, Any] = {"kind": kind, "opaque": body is None, "fields": []}
+                aggregates[n.name] = rec
+                if body is not None:
+                    for d in body.decls or []:
+                        rec["fields"].append([d.name or "", b.render(d.type), b.render(b.expand(d.type, ex))])
+                        stack.append(d.type)
+            if isinstance(n, a.Enum) and n.name and n.name not in enums:
+                vals = ex.enums.get(n.name, {})
+                enums[n.name] = {"values": vals, "unsigned": any(v is not None and v > 0x7FFFFFFF for v in vals.values())}
+            stack.extend(child for _, child in n.children())
+
+    while todo:
+        name, ex = todo.pop()
+        if name in seen or name in TERMINALS:
+            continue
+        seen.add(name)
+        node = ex.typedefs[name]
+        typedefs[name] = {"type": b.render(node.type), "canonical": b.render(b.expand(node.type, ex))}
+        tags_in(node.type, ex)
+    del ex_any
+    return {
+        "typedefs": dict(sorted(typedefs.items())),
+        "enums": dict(sorted(enums.items())),
+        "aggregates": dict(sorted(aggregates.items())),
+    }
+
+
+# --- history download ------------------------------------------------------------------
+
+
+def fetch_history(cache: Path, wanted: Sequence[tuple[str, str]] = HISTORY_WHEELS, *, progress: Any = None) -> list[tuple[str, Path]]:
+    """Download each toolkit runtime wheel (once) and unpack its include directory."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out: list[tuple[str, Path]] = []
+    for i, (tk, spec) in enumerate(wanted, 1):
+        if progress:
+            progress(f"[{i}/{len(wanted)}] toolkit {tk} ({spec})")
+        inc = cache / f"include-{tk}"
+        if not (inc / "cudaTypedefs.h").is_file():
+            dl = cache / "wheels"
+            dl.mkdir(exist_ok=True)
+            name = spec.split("==")[0].replace("-", "_")
+            ver = spec.split("==")[1]
+            found = [w for w in dl.glob(f"{name}-{ver}-*.whl")]
+            if not found:
+                cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                       "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64",
+                       "--python-version", "3.11", "-q", "-d", str(dl), spec]
+                subprocess.run(cmd, check=True)
+                found = [w for w in dl.glob(f"{name}-{ver}-*.whl")]
+            if not found:
+                raise HeaderParseError(spec, "download produced no wheel")
+            tmp = Path(tempfile.mkdtemp(dir=cache))
+            with zipfile.ZipFile(found[0]) as z:
+                members = [m for m in z.namelist() if "/include/" in m and m.endswith(".h")]
+                z.extractall(tmp, members)
+            src = next((tmp / m).parent for m in members if m.endswith("/cudaTypedefs.h"))
+            shutil.move(str(src), str(inc))
+            shutil.rmtree(tmp, ignore_errors=True)
+        out.append((tk, inc))
+    return out
+
+
+def write(data: dict[str, Any], path: Path) -> None:
+    """Write the catalog compactly, one entry a line, so diffs stay readable."""
+    lines = ["{"]
+    keys = list(data)
+    for i, k in enumerate(keys):
+        v = data[k]
+        comma = "," if i < len(keys) - 1 else ""
+        if isinstance(v, list) and k == "entries":
+            lines.append(f'"{k}": [')
+            lines.extend(json.dumps(e, separators=(",", ":")) + ("," if j < len(v) - 1 else "") for j, e in enumerate(v))
+            lines.append("]" + comma)
+        elif isinstance(v, dict) and k in ("typedefs", "enums", "aggregates", "groups"):
+            lines.append(f'"{k}": {{')
+            items = list(v.items())
+            lines.extend(f"{json.dumps(n)}:{json.dumps(x, separators=(',', ':'))}" + ("," if j < len(items) - 1 else "") for j, (n, x) in enumerate(items))
+            lines.append("}" + comma)
+        else:
+            lines.append(f"{json.dumps(k)}: {json.dumps(v)}{comma}")
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cuentry._catalog_build --include DIR --toolkit 13.0 [--history] -o FILE``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="cuentry catalog build", description=main.__doc__)
+    ap.add_argument("--include", required=True, type=Path, help="CUDA include directory (holds cudaTypedefs.h)")
+    ap.add_argument("--toolkit", required=True, help="toolkit release of --include, e.g. 13.0")
+    ap.add_argument("--history", action="store_true", help="download the PyPI toolkit runtime wheels for history")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "cuentry-gen")
+    ap.add_argument("-o", "--output", type=Path, default=Path(__file__).parent / "_data" / "catalog.json")
+    args = ap.parse_args(argv)
+    try:
+        scans: list[ToolkitScan] = []
+        if args.history:
+            for tk, inc in fetch_history(args.cache, progress=lambda m: print(m, file=sys.stderr)):
+                scans.append(scan_toolkit(inc, tk))
+        data = build(args.include, args.toolkit, scans)
+    except HeaderParseError as exc:
+        print(f"cuentry: error: {exc}", file=sys.stderr)
+        return 2
+    write(data, args.output)
+    print(f"wrote {len(data['entries'])} entries to {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,241 @@
+"""The one error hierarchy of cuentry.
+
+Every error cuentry raises derives from :class:`CuentryError`. Each carries
+structured fields (so code can react to them) and renders a message that says
+what was wrong and how to fix it (so a person can). The base classes are never
+raised directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class CuentryError(Exception):
+    """Base of every cuentry error; never raised directly."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        self.hint = hint
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __str__(self) -> str:
+        base = self.message
+        return f"{base} (hint: {self.hint})" if self.hint else base
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable fields of this error."""
+        return {"error": type(self).__name__, "message": self.message, "hint": self.hint}
+
+
+# --- catalog -----------------------------------------------------------------
+
+
+class CatalogError(CuentryError, LookupError):
+    """A catalog look-up failed; never raised directly."""
+
+
+def _alternatives(alts: Sequence[str]) -> str:
+    return ", ".join(alts)
+
+
+class UnknownSymbolError(CatalogError):
+    """The symbol is not a driver entry point in the catalog."""
+
+    def __init__(self, symbol: str, suggestions: Sequence[str] = (), *, detail: str = "") -> None:
+        self.symbol = symbol
+        self.suggestions = tuple(suggestions)
+        hint = detail
+        if not hint and self.suggestions:
+            hint = f"did you mean {_alternatives(self.suggestions)}?"
+        if not hint:
+            hint = "run `cuentry list` to see the catalog"
+        super().__init__(f"unknown driver entry point {symbol!r}", hint=hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "symbol": self.symbol, "suggestions": list(self.suggestions)}
+
+
+class UnknownVersionError(CatalogError):
+    """The symbol exists but has no ABI at that version."""
+
+    def __init__(self, symbol: str, version: int, valid: Sequence[int], *, hint: str = "") -> None:
+        self.symbol = symbol
+        self.version = version
+        self.valid = tuple(valid)
+        listed = _alternatives([str(v) for v in self.valid])
+        super().__init__(
+            f"{symbol} has no ABI version {version}; its ABI versions are {listed}",
+            hint=hint or f"pin one of {listed} (the number in PFN_{symbol}_vNNNNN)",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "symbol": self.symbol, "version": self.version, "valid": list(self.valid)}
+
+
+class UnknownVariantError(CatalogError):
+    """The (symbol, version) has no per-thread-default-stream variant, or no legacy one."""
+
+    def __init__(self, symbol: str, version: int, variant: str, valid: Sequence[str]) -> None:
+        self.symbol = symbol
+        self.version = version
+        self.variant = variant
+        self.valid = tuple(valid)
+        super().__init__(
+            f"{symbol}@{version} has no {variant or 'legacy'} variant",
+            hint=f"available: {_alternatives([v or 'legacy' for v in self.valid])}",
+        )
+
+
+class CatalogDataError(CatalogError):
+    """The committed catalog data is missing or unreadable (a broken install)."""
+
+
+class HeaderParseError(CuentryError, ValueError):
+    """A typedef header could not be preprocessed or parsed by the catalog generator."""
+
+    def __init__(self, path: str, detail: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        where = path if line is None else f"{path}:{line}" + (f":{column}" if column else "")
+        super().__init__(
+            f"cannot parse {where}: {detail}",
+            hint="point --include at an unmodified CUDA toolkit include directory (it must hold cudaTypedefs.h)",
+        )
+
+
+# --- input validation -----------------------------------------------------------
+
+
+class UsageError(CuentryError, ValueError):
+    """An argument given to cuentry is malformed (bad symbol text, flags, mode, version)."""
+
+
+# --- driver and resolution -----------------------------------------------------
+
+
+class DriverError(CuentryError, OSError):
+    """The driver library could not be used; never raised directly."""
+
+
+class DriverNotFoundError(DriverError):
+    """No usable driver library was found."""
+
+    def __init__(self, searched: Sequence[str], reasons: Sequence[str] = ()) -> None:
+        self.searched = tuple(searched)
+        self.reasons = tuple(reasons)
+        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons)) or ", ".join(self.searched)
+        super().__init__(
+            f"no CUDA driver library found (searched: {tried})",
+            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1 (or pass --driver)",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "searched": list(self.searched), "reasons": list(self.reasons)}
+
+
+class StubLibraryError(DriverError):
+    """The library found is the toolkit's link-time stub libcuda.so, not a driver."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is the CUDA toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY), not a driver",
+            hint="remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH or point CUENTRY_DRIVER at the real libcuda.so.1",
+        )
+
+
+class DriverClosedError(DriverError):
+    """The driver library was unloaded; its functions can no longer be called."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what}: the driver library was closed",
+            hint="resolve again from a new cuentry.Driver (tables: call table.reset())",
+        )
+
+
+class ResolutionError(CuentryError, LookupError):
+    """An entry point did not resolve; carries the full two-layer diagnostic."""
+
+    def __init__(self, diagnostic: Any) -> None:
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.summary(), hint=diagnostic.hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "diagnostic": self.diagnostic.to_dict()}
+
+
+class CudaError(CuentryError, RuntimeError):
+    """A driver call returned a CUresult other than CUDA_SUCCESS."""
+
+    def __init__(self, code: int, name: str, description: str = "", *, call: str = "") -> None:
+        self.code = code
+        self.name = name
+        self.description = description
+        self.call = call
+        where = f"{call}: " if call else ""
+        text = f"{where}{name} ({code})" + (f": {description}" if description else "")
+        super().__init__(text, hint="")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "code": self.code, "name": self.name, "call": self.call}
+
+
+class TableError(CuentryError, RuntimeError):
+    """A function table is misdeclared or misused; never raised directly."""
+
+
+class TableDeclarationError(TableError, ValueError):
+    """A table declaration is invalid (duplicate entry, mixed modes, bad fallback)."""
+
+
+class TableResolutionError(TableError):
+    """One or more required entries of a table failed to resolve; lists all of them."""
+
+    def __init__(self, table: str, failures: Sequence[Any]) -> None:
+        self.table = table
+        self.failures = tuple(failures)
+        lines = "; ".join(f.summary() for f in self.failures)
+        super().__init__(
+            f"table {table!r}: {len(self.failures)} required entr{'y' if len(self.failures) == 1 else 'ies'} failed: {lines}",
+            hint=" / ".join(dict.fromkeys(f.hint for f in self.failures if f.hint)),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "failures": [f.to_dict() for f in self.failures]}
+
+
+class UnavailableError(TableError, LookupError):
+    """An optional entry is unavailable and has no fallback; carries the reason."""
+
+    def __init__(self, symbol: str, reason: Any) -> None:
+        self.symbol = symbol
+        self.reason = reason
+        super().__init__(f"{symbol} is unavailable: {reason.summary()}", hint=reason.hint)
+
+
+class ForkError(TableError):
+    """A table resolved in a parent process was used in a forked child that refuses re-resolution."""
+
+
+class ArgumentError(CuentryError, TypeError):
+    """A typed callable was called with an argument it cannot pass to the driver."""
+
+
+class ManifestError(CuentryError, ValueError):
+    """A manifest file is unreadable or malformed; carries line and column where known."""
+
+    def __init__(self, path: str, detail: str, *, line: int | None = None, column: int | None = None, hint: str = "") -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        where = path if line is None else f"{path}:{line}:{column or 1}"
+        super().__init__(f"{where}: {detail}", hint=hint or "see `cuentry check --help` for the manifest format")
