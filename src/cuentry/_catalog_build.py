@@ -205,6 +205,14 @@ class _Builder:
                             return typ  # anonymous aggregate: the typedef name is its only name
                     return self.expand(target, ex, depth + 1)
                 return typ
+            if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
+                body = copy.copy(inner)
+                body.decls = []
+                for d in inner.decls:
+                    d2 = copy.copy(d)
+                    d2.type = self._rename(self.expand(d.type, ex, depth + 1), d.name)
+                    body.decls.append(d2)
+                return a.TypeDecl(None, list(typ.quals), None, body)
             if isinstance(inner, (a.Struct, a.Union, a.Enum)):
                 ref = copy.copy(inner)
                 if isinstance(inner, a.Enum):
@@ -213,6 +221,15 @@ class _Builder:
                     ref.decls = None
                 return a.TypeDecl(None, list(typ.quals), None, ref)
             return typ
+        return typ
+
+    def _rename(self, typ: Any, name: str | None) -> Any:
+        """Put a declarator name back on an expanded field type (for inline aggregates)."""
+        n = typ
+        while n is not None and not isinstance(n, self.ast.TypeDecl):
+            n = getattr(n, "type", None)
+        if n is not None:
+            n.declname = name
         return typ
 
     # enum values -----------------------------------------------------------

@@ -1,0 +1,349 @@
+"""The platform/FFI layer: the only code that touches cffi, ctypes and dlopen.
+
+Everything above this module deals in plain Python values (ints, bytes, strs)
+and catalog records. Here they become C calls.
+
+Function types are built from the catalog's *canonical* parameter types, mapped
+onto a few FFI types so that no header needs to be parsed at run time:
+
+* integers, enums (as ``int``/``unsigned int``), floats: as they are;
+* a handle (pointer to an opaque driver struct: ``CUcontext``, ``CUstream`` ...):
+  ``uintptr_t``, passed exactly like the pointer on every supported ABI, so a
+  plain int (``torch.cuda.current_stream().cuda_stream``) goes straight through;
+* ``char *``: ``char *`` (bytes, or str encoded as UTF-8);
+* any other pointer, and function pointers: ``void *``;
+* a struct or union by value: the struct, declared from the catalog's fields.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import cffi
+
+ffi = cffi.FFI()
+_IS_WINDOWS = sys.platform == "win32"
+
+if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
+    ffi.cdef(
+        """
+        void *LoadLibraryW(const wchar_t *);
+        void *GetProcAddress(void *, const char *);
+        int FreeLibrary(void *);
+        unsigned long GetModuleFileNameW(void *, wchar_t *, unsigned long);
+        unsigned long GetLastError(void);
+        """
+    )
+    _dl = ffi.dlopen("kernel32.dll")
+else:
+    ffi.cdef(
+        """
+        void *dlopen(const char *, int);
+        void *dlsym(void *, const char *);
+        int dlclose(void *);
+        char *dlerror(void);
+        typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } Dl_info;
+        int dladdr(const void *, Dl_info *);
+        """
+    )
+    _dl = ffi.dlopen(None)
+
+RTLD_NOW = 2
+RTLD_LOCAL = 0
+NULL = ffi.NULL
+CData = ffi.CData
+# The class of what ffi.new() returns: the common case on the hot path, tested by identity.
+OWNED_CDATA = type(ffi.new("int *"))
+
+
+class LoadFailure(Exception):
+    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+
+
+class SharedLibrary:
+    """A dlopen'ed library with explicit close; symbol addresses as ints."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if _IS_WINDOWS:  # pragma: no cover
+            handle = _dl.LoadLibraryW(name)
+            if handle == NULL:
+                raise LoadFailure(f"LoadLibrary failed (error {_dl.GetLastError()})")
+        else:
+            handle = _dl.dlopen(name.encode(), RTLD_NOW | RTLD_LOCAL)
+            if handle == NULL:
+                err = _dl.dlerror()
+                raise LoadFailure(ffi.string(err).decode(errors="replace") if err != NULL else "dlopen failed")
+        self._handle: Any = handle
+        self._lock = threading.Lock()
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def address(self, symbol: str) -> int:
+        """The address of an exported symbol, or 0 when it is not exported."""
+        handle = self._handle
+        if handle is None:
+            return 0
+        if _IS_WINDOWS:  # pragma: no cover
+            p = _dl.GetProcAddress(handle, symbol.encode())
+        else:
+            p = _dl.dlsym(handle, symbol.encode())
+        return int(ffi.cast("uintptr_t", p))
+
+    def path(self) -> str:
+        """The file the library was actually loaded from."""
+        if self._handle is None:
+            return self.name
+        if _IS_WINDOWS:  # pragma: no cover
+            buf = ffi.new("wchar_t[]", 4096)
+            n = _dl.GetModuleFileNameW(self._handle, buf, 4096)
+            return ffi.string(buf, n) if n else self.name
+        for probe in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion"):
+            addr = self.address(probe)
+            if addr:
+                info = ffi.new("Dl_info *")
+                if _dl.dladdr(ffi.cast("void *", addr), info) and info.dli_fname != NULL:
+                    return os.path.realpath(ffi.string(info.dli_fname).decode(errors="replace"))
+        return self.name
+
+    def close(self) -> None:
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        if _IS_WINDOWS:  # pragma: no cover
+            _dl.FreeLibrary(handle)
+        else:
+            _dl.dlclose(handle)
+
+
+# --- type mapping --------------------------------------------------------------
+
+_SCALARS = {
+    "int", "unsigned int", "short", "unsigned short", "char", "signed char", "unsigned char",
+    "long", "unsigned long", "long long", "unsigned long long", "float", "double", "size_t",
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    "intptr_t", "uintptr_t", "ptrdiff_t", "wchar_t",
+}
+_ALIASES = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "long int": "long",
+            "unsigned long int": "unsigned long", "long long int": "long long",
+            "unsigned long long int": "unsigned long long"}
+
+# Argument kinds: how a Python value becomes this C argument.
+INT, FLOAT, HANDLE, POINTER, STRING, STRUCT = "int", "float", "handle", "pointer", "string", "struct"
+
+
+class TypeMap:
+    """Maps catalog canonical C types to FFI types, declaring by-value structs on demand."""
+
+    def __init__(self, types: Mapping[str, Any]) -> None:
+        self._enums: Mapping[str, Any] = types.get("enums", {})
+        self._aggs: Mapping[str, Any] = types.get("aggregates", {})
+        self._declared: set[str] = set()
+        self._lock = threading.Lock()
+
+    def enum_type(self, tag: str) -> str:
+        return "unsigned int" if self._enums.get(tag, {}).get("unsigned") else "int"
+
+    def param(self, canonical: str) -> tuple[str, str]:
+        """(ffi type, argument kind) for one parameter's canonical type."""
+        t = " ".join(canonical.replace("const ", " ").replace("volatile ", " ").split())
+        if "(" in t:
+            return "void *", POINTER
+        if t.endswith("*"):
+            inner = t[:-1].strip()
+            m = re.fullmatch(r"(struct|union) (\w+)", inner)
+            if m and self._aggs.get(m.group(2), {}).get("opaque"):
+                return "uintptr_t", HANDLE
+            if inner in ("char", "signed char"):
+                return "char *", STRING
+            return "void *", POINTER
+        if t.startswith("enum "):
+            return self.enum_type(t[5:]), INT
+        m = re.fullmatch(r"(struct|union) (\w+)", t)
+        if m:
+            self.declare(m.group(2))
+            return f"{m.group(1)} {m.group(2)}", STRUCT
+        t = _ALIASES.get(t, t)
+        if t in ("float", "double"):
+            return t, FLOAT
+        if t in _SCALARS:
+            return t, INT
+        raise TypeError(f"no FFI mapping for C type {canonical!r}")
+
+    def field(self, canonical: str, name: str) -> str:
+        """One struct field declaration in cffi syntax."""
+        t = " ".join(canonical.replace("const ", " ").replace("volatile ", " ").split())
+        arr = ""
+        m = re.fullmatch(r"(.*?)\s*((?:\[\d*\])+)", t)
+        if m and not t.startswith(("struct {", "union {")):
+            t, arr = m.group(1), m.group(2)
+        if t.startswith(("struct {", "union {")):
+            return self._inline(t, name)
+        if "(" in t or t.endswith("*"):
+            return f"void *{name}{arr};"
+        if t.startswith("enum "):
+            return f"{self.enum_type(t[5:])} {name}{arr};"
+        m2 = re.fullmatch(r"(struct|union) (\w+)", t)
+        if m2:
+            self.declare(m2.group(2))
+            return f"{t} {name}{arr};"
+        return f"{_ALIASES.get(t, t)} {name}{arr};"
+
+    def _inline(self, text: str, name: str) -> str:
+        kind, body = text.split("{", 1)
+        body = body.rsplit("}", 1)[0]
+        fields = []
+        for decl in filter(None, (d.strip() for d in body.split(";"))):
+            m = re.fullmatch(r"(.*?)(\*?)\s*(\w+)((?:\[\d*\])*)", decl)
+            if not m:
+                raise TypeError(f"cannot declare inline field {decl!r}")
+            fields.append(self.field(f"{m.group(1).strip()} {m.group(2)}".strip() + m.group(4), m.group(3)))
+        return f"{kind.strip()} {{ {' '.join(fields)} }} {name};"
+
+    def declare(self, tag: str) -> None:
+        """Declare a struct/union (and what it contains by value) to cffi, once."""
+        with self._lock:
+            if tag in self._declared:
+                return
+            self._declared.add(tag)
+        rec = self._aggs.get(tag)
+        if rec is None or rec.get("opaque"):
+            raise TypeError(f"struct {tag} has no known layout")
+        fields = " ".join(self.field(canon, name) for name, _, canon in rec["fields"])
+        ffi.cdef(f"{rec['kind']} {tag} {{ {fields} }};")
+
+    def function_type(self, ffi_types: list[str], returns: str = "int") -> str:
+        return f"{returns}(*)({', '.join(ffi_types) or 'void'})"
+
+
+def function_at(address: int, fntype: str) -> Any:
+    """A callable cffi function pointer of type ``fntype`` at ``address``."""
+    return ffi.cast(fntype, address)
+
+
+def new(ctype: str, init: Any = None) -> Any:
+    return ffi.new(ctype, init)
+
+
+def cast(ctype: str, value: Any) -> Any:
+    return ffi.cast(ctype, value)
+
+
+def from_buffer(obj: Any) -> Any:
+    return ffi.from_buffer(obj)
+
+
+def string(cdata: Any) -> bytes:
+    return bytes(ffi.string(cdata))
+
+
+def address_of(cdata: Any) -> int:
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+def sizeof(ctype: str) -> int:
+    return int(ffi.sizeof(ctype))
+
+
+def buffer(cdata: Any, size: int | None = None) -> bytes:
+    return bytes(ffi.buffer(cdata, size) if size is not None else ffi.buffer(cdata))
+
+
+def is_cdata(obj: object) -> bool:
+    return isinstance(obj, ffi.CData)
+
+
+# --- the fixed bootstrap functions ---------------------------------------------------
+
+BOOTSTRAP: dict[str, str] = {
+    "cuInit": "int(*)(unsigned int)",
+    "cuDriverGetVersion": "int(*)(int *)",
+    "cuGetProcAddress_v2": "int(*)(char *, void **, int, uint64_t, int *)",
+    "cuGetProcAddress": "int(*)(char *, void **, int, uint64_t)",
+    "cuGetErrorName": "int(*)(int, char **)",
+    "cuGetErrorString": "int(*)(int, char **)",
+    "cudaRuntimeGetVersion": "int(*)(int *)",
+    "cudaDriverGetVersion": "int(*)(int *)",
+    "cudaGetDriverEntryPointByVersion": "int(*)(char *, void **, unsigned int, unsigned long long, int *)",
+    "cudaGetDriverEntryPoint": "int(*)(char *, void **, unsigned long long, int *)",
+    "cudaGetErrorName": "char *(*)(int)",
+}
+
+
+class Bootstrap:
+    """The handful of driver/runtime functions cuentry calls itself, bound by exported name."""
+
+    def __init__(self, lib: SharedLibrary) -> None:
+        self._lib = lib
+        self._fns: dict[str, Any] = {}
+
+    def has(self, name: str) -> bool:
+        return self._lib.address(name) != 0
+
+    def fn(self, name: str) -> Any:
+        f = self._fns.get(name)
+        if f is None:
+            addr = self._lib.address(name)
+            if not addr:
+                raise LookupError(name)
+            f = self._fns[name] = function_at(addr, BOOTSTRAP[name])
+        return f
+
+    def get_version(self, name: str) -> tuple[int, int]:
+        out = ffi.new("int *")
+        rc = int(self.fn(name)(out))
+        return rc, int(out[0])
+
+    def get_proc_address(self, name: str, symbol: bytes, version: int, flags: int, with_status: bool) -> tuple[int, int | None, int]:
+        """Call cuGetProcAddress(_v2) with valid non-NULL outputs; (CUresult, status or None, address)."""
+        pfn = ffi.new("void **")
+        status = ffi.new("int *", -1)
+        f = self.fn(name)
+        if with_status:
+            rc = int(f(symbol, pfn, version, flags, status))
+            st: int | None = int(status[0])
+        else:
+            rc = int(f(symbol, pfn, version, flags))
+            st = None
+        return rc, st, int(ffi.cast("uintptr_t", pfn[0]))
+
+    def runtime_entry_point(self, symbol: bytes, version: int | None, flags: int) -> tuple[int, int, int]:
+        pfn = ffi.new("void **")
+        status = ffi.new("int *", -1)
+        if version is None:
+            rc = int(self.fn("cudaGetDriverEntryPoint")(symbol, pfn, flags, status))
+        else:
+            rc = int(self.fn("cudaGetDriverEntryPointByVersion")(symbol, pfn, version, flags, status))
+        return rc, int(status[0]), int(ffi.cast("uintptr_t", pfn[0]))
+
+    def error_name(self, code: int) -> str | None:
+        for name in ("cuGetErrorName",):
+            if self.has(name):
+                out = ffi.new("char **")
+                if int(self.fn(name)(code, out)) == 0 and out[0] != NULL:
+                    return ffi.string(out[0]).decode(errors="replace")
+        return None
+
+    def error_string(self, code: int) -> str | None:
+        if self.has("cuGetErrorString"):
+            out = ffi.new("char **")
+            if int(self.fn("cuGetErrorString")(code, out)) == 0 and out[0] != NULL:
+                return ffi.string(out[0]).decode(errors="replace")
+        return None
+
+    def call(self, name: str, *args: Any) -> int:
+        return int(self.fn(name)(*args))
+
+
+def make_raiser(exc_factory: Callable[[], BaseException]) -> Callable[..., Any]:
+    def closed(*args: Any, **kwargs: Any) -> Any:
+        raise exc_factory()
+    return closed

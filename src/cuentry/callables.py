@@ -1,0 +1,269 @@
+"""Typed callables: a resolved pointer wrapped with its catalog signature.
+
+A user never writes a signature. :func:`bind` builds, from the exact ABI the
+driver returned, a plain Python function with one positional parameter per C
+parameter (named as in the header), converting only what needs converting:
+
+* handles (``CUstream``, ``CUcontext`` ...) take ints (``torch`` ``.cuda_stream``,
+  ``cupy`` ``.ptr``), objects with ``__cuda_stream__``, ``__int__`` or ``.ptr``, and None;
+* other pointers take cffi pointers (see :func:`out`), ints (addresses), None and
+  writable or read-only buffers (bytes, bytearray, memoryview, numpy arrays);
+* ``char *`` takes bytes or str.
+
+It returns the CUresult as an int; ``fn.checked(...)`` raises :class:`CudaError`
+named by ``cuGetErrorName`` instead. After the library is closed, calls raise
+:class:`DriverClosedError` instead of jumping into unmapped memory.
+"""
+
+from __future__ import annotations
+
+import keyword
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from . import _ffi
+from .catalog import Abi, Catalog, catalog
+from .errors import ArgumentError, CudaError, DriverClosedError
+
+_TYPEMAP_LOCK = threading.Lock()
+_TYPEMAPS: dict[int, _ffi.TypeMap] = {}
+
+
+def typemap(cat: Catalog | None = None) -> _ffi.TypeMap:
+    cat = cat or catalog()
+    tm = _TYPEMAPS.get(id(cat))
+    if tm is None:
+        with _TYPEMAP_LOCK:
+            tm = _TYPEMAPS.setdefault(id(cat), _ffi.TypeMap(cat.types))
+    return tm
+
+
+class TypedFunction(Protocol):
+    """What :func:`bind` returns: a function with these attributes."""
+
+    abi: Abi
+    address: int
+    exported: str | None
+    checked: Callable[..., None]
+    __name__: str
+
+    def __call__(self, *args: Any) -> int: ...
+
+
+# --- argument converters (only reached when the fast path's type test fails) ---------
+
+
+def _to_int(v: Any) -> int:
+    if isinstance(v, bool):
+        return int(v)
+    try:
+        return int(v.__index__())
+    except AttributeError:
+        raise TypeError(f"expected an int, got {type(v).__name__}") from None
+
+
+def _to_handle(v: Any) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, int):
+        return int(v)
+    proto = getattr(v, "__cuda_stream__", None)
+    if proto is not None:
+        got = proto() if callable(proto) else proto
+        if isinstance(got, tuple) and len(got) == 2:
+            return int(got[1])
+        raise TypeError("__cuda_stream__ must return (version, handle)")
+    if _ffi.is_cdata(v):
+        return _ffi.address_of(v)
+    for attr in ("cuda_stream", "ptr", "handle"):
+        h = getattr(v, attr, None)
+        if isinstance(h, int):
+            return h
+    if hasattr(v, "__int__"):
+        return int(v)
+    raise TypeError(f"expected a handle (int, __cuda_stream__, .ptr or None), got {type(v).__name__}")
+
+
+def _to_pointer(v: Any) -> Any:
+    if _ffi.is_cdata(v):
+        return v
+    if v is None:
+        return _ffi.NULL
+    if isinstance(v, int) and not isinstance(v, bool):
+        return _ffi.cast("void *", v)
+    cd = getattr(v, "cdata", None)
+    if cd is not None and _ffi.is_cdata(cd):
+        return cd
+    if isinstance(v, str):
+        raise TypeError("expected a pointer or buffer, got str (encode it, or pass bytes)")
+    try:
+        return _ffi.from_buffer(v)
+    except TypeError:
+        raise TypeError(f"expected a pointer (cuentry.out(), an int address, a buffer or None), got {type(v).__name__}") from None
+
+
+def _to_string(v: Any) -> Any:
+    if v is None:
+        return _ffi.NULL
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    if _ffi.is_cdata(v):
+        return v
+    if isinstance(v, (bytearray, memoryview)):
+        return _ffi.from_buffer(v)
+    raise TypeError(f"expected bytes or str, got {type(v).__name__}")
+
+
+def _to_struct(v: Any) -> Any:
+    if _ffi.is_cdata(v):
+        return v
+    cd = getattr(v, "cdata", None)
+    if cd is not None and _ffi.is_cdata(cd):
+        return cd[0]
+    raise TypeError(f"expected a struct value made with cuentry.out(...)[0], got {type(v).__name__}")
+
+
+_CONVERTERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    _ffi.INT: ("int", _to_int),
+    _ffi.HANDLE: ("int", _to_handle),
+    _ffi.FLOAT: ("float", lambda v: float(v)),
+    _ffi.POINTER: ("cdata", _to_pointer),
+    _ffi.STRING: ("bytes", _to_string),
+    _ffi.STRUCT: ("cdata", _to_struct),
+}
+
+
+def _pyname(name: str, i: int, seen: set[str]) -> str:
+    n = name if name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_") else f"arg{i}"
+    while n in seen:
+        n += "_"
+    seen.add(n)
+    return n
+
+
+def bind(
+    abi: Abi,
+    address: int,
+    *,
+    error_name: Callable[[int], str] | None = None,
+    cat: Catalog | None = None,
+) -> TypedFunction:
+    """A typed Python function calling the C function at ``address`` with ``abi``'s signature."""
+    if not isinstance(address, int) or address == 0:
+        raise ArgumentError(f"{abi.pfn}: refusing to bind a NULL pointer", hint="resolve the symbol first and check its diagnostic")
+    tm = typemap(cat)
+    ffi_types: list[str] = []
+    kinds: list[str] = []
+    for p in abi.signature.params:
+        t, k = tm.param(p.canonical)
+        ffi_types.append(t)
+        kinds.append(k)
+    fntype = tm.function_type(ffi_types)
+    cfn = _ffi.function_at(address, fntype)
+    seen: set[str] = set()
+    names = [_pyname(p.name, i, seen) for i, p in enumerate(abi.signature.params)]
+    ns: dict[str, Any] = {"_fn": cfn, "_CData": _ffi.OWNED_CDATA, "_bad": None, "_err": None}
+    exprs = []
+    for i, (n, k) in enumerate(zip(names, kinds)):
+        fast, conv = _CONVERTERS[k]
+        ns[f"_c{i}"] = conv
+        if fast == "int":
+            exprs.append(f"{n} if {n}.__class__ is int else _c{i}({n})")
+        elif fast == "float":
+            exprs.append(f"{n} if {n}.__class__ is float else _c{i}({n})")
+        elif fast == "bytes":
+            exprs.append(f"{n} if {n}.__class__ is bytes else _c{i}({n})")
+        else:
+            exprs.append(f"{n} if {n}.__class__ is _CData else _c{i}({n})")
+    arglist = ", ".join(names)
+    call = f"_fn({', '.join(exprs)})"
+    code = (
+        f"def {abi.symbol}({arglist}):\n"
+        f"    try:\n        return {call}\n"
+        f"    except (TypeError, OverflowError) as e:\n        raise _bad(e, ({arglist}{',' if names else ''})) from None\n"
+        f"def checked({arglist}):\n"
+        f"    try:\n        rc = {call}\n"
+        f"    except (TypeError, OverflowError) as e:\n        raise _bad(e, ({arglist}{',' if names else ''})) from None\n"
+        f"    if rc:\n        raise _err(rc)\n"
+    )
+    label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
+
+    def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
+        for i, (v, k, p) in enumerate(zip(args, kinds, abi.signature.params)):
+            try:
+                _, conv = _CONVERTERS[k]
+                c = conv(v)
+                if k in (_ffi.INT, _ffi.HANDLE, _ffi.FLOAT):
+                    _ffi.new(f"{ffi_types[i]} *", c)
+            except (TypeError, OverflowError) as e2:
+                return ArgumentError(f"{label}: argument {i + 1} '{p.name}' ({p.type}): {e2}",
+                                     hint=f"signature: {abi.c_typedef()}")
+        return ArgumentError(f"{label}: {exc}", hint=f"signature: {abi.c_typedef()}")
+
+    def err(rc: int) -> CudaError:
+        name = error_name(rc) if error_name else f"CUresult({rc})"
+        return CudaError(rc, name, call=label)
+
+    ns["_bad"] = bad
+    ns["_err"] = err
+    exec(compile(code, f"<cuentry {abi.pfn}>", "exec"), ns)
+    fn = ns[abi.symbol]
+    fn.checked = ns["checked"]
+    fn.abi = abi
+    fn.address = address
+    fn.exported = abi.exported
+    fn.ffi_type = fntype
+    fn.__qualname__ = abi.symbol
+    fn.__doc__ = f"{abi.c_typedef()}\n\nReturns the CUresult as an int; .checked(...) raises CudaError."
+    fn._cuentry_ns = ns
+    return fn  # type: ignore[no-any-return]
+
+
+def invalidate(fn: Any, what: str) -> None:
+    """Make a bound function raise DriverClosedError from now on (the library was closed)."""
+    ns = getattr(fn, "_cuentry_ns", None)
+    if ns is not None:
+        def closed(*_: Any) -> Any:
+            raise DriverClosedError(what)
+        ns["_fn"] = closed
+
+
+# --- out-parameters --------------------------------------------------------------
+
+
+def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Any:
+    """Storage for an out-parameter of C type ``ctype`` (as the header spells it).
+
+    ``out("CUcontext")`` gives a ``uintptr_t[1]`` (read ``[0]``); ``out("CUuuid")`` a
+    ``struct CUuuid_st[1]``; ``out("char", 256)`` a 256-byte buffer. Pass it where the
+    function takes ``CUcontext *`` etc.
+    """
+    if not isinstance(ctype, str) or not ctype.strip():
+        raise ArgumentError(f"out() needs a C type name, got {ctype!r}")
+    if not isinstance(count, int) or count < 1:
+        raise ArgumentError(f"out() needs a positive count, got {count!r}")
+    cat = cat or catalog()
+    name = ctype.strip()
+    typedefs = cat.types["typedefs"]
+    canonical = typedefs[name]["canonical"] if name in typedefs else name
+    tm = typemap(cat)
+    try:
+        t, kind = tm.param(canonical)
+    except TypeError as exc:
+        raise ArgumentError(f"out({ctype!r}): {exc}", hint="use a type name from the function's signature, e.g. 'CUcontext'") from None
+    if kind == _ffi.POINTER and canonical.endswith("*"):
+        t = "void *"
+    if kind == _ffi.STRING:
+        t = "char *"
+    return _ffi.new(f"{t}[{count}]")
+
+
+def as_bytes(cdata: Any) -> bytes:
+    """The bytes of an out-parameter (e.g. a CUuuid)."""
+    return _ffi.buffer(cdata)
+
+
+def as_str(cdata: Any) -> str:
+    """A NUL-terminated char buffer as str."""
+    return _ffi.string(cdata).decode("utf-8", errors="replace")

@@ -1,0 +1,207 @@
+"""Two-layer diagnostics for one entry-point query.
+
+The first layer is the API call's own result (``CUresult`` for the driver path,
+``cudaError_t`` for the runtime path): did the query run at all. The second is
+the query result (``CUdriverProcAddressQueryResult``): what the symbol look-up
+found. :class:`Diagnostic` carries both, with everything needed to tell a
+configuration error from a driver that is too old, and a classification with a
+concrete hint.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+from .catalog import Catalog, catalog, format_version
+
+log = logging.getLogger("cuentry")
+
+# CUdriverProcAddressQueryResult (cudaDriverEntryPointQueryResult has the same values).
+QUERY_NAMES = {
+    0: "CU_GET_PROC_ADDRESS_SUCCESS",
+    1: "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND",
+    2: "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT",
+}
+FLAG_NAMES = {
+    0: "CU_GET_PROC_ADDRESS_DEFAULT",
+    1: "CU_GET_PROC_ADDRESS_LEGACY_STREAM",
+    2: "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM",
+}
+RUNTIME_ERROR_NAMES = {0: "cudaSuccess", 1: "cudaErrorInvalidValue", 34: "cudaErrorStubLibrary",
+                       35: "cudaErrorInsufficientDriver", 127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound"}
+
+
+class Classification(str, Enum):
+    """Why a query ended as it did."""
+
+    OK = "ok"
+    INVALID_SYMBOL = "invalid_symbol"            # empty, non-ASCII, not an identifier
+    SUFFIXED_NAME = "suffixed_name"              # cuMemAlloc_v2, cuMemcpy_ptds
+    MISSPELLED = "misspelled"                    # wrong case or a typo of a catalog symbol
+    UNKNOWN_SYMBOL = "unknown_symbol"            # not in the catalog at all
+    NOT_AN_ABI_VERSION = "not_an_abi_version"    # 13000 for cuMemAlloc
+    VERSION_NOT_SUFFICIENT = "version_not_sufficient"
+    DRIVER_TOO_OLD = "driver_too_old"
+    VERSION_ABOVE_DRIVER = "version_above_driver"
+    NOT_ON_PLATFORM = "not_on_platform"
+    NOT_EXPORTED = "not_exported"                # the catalog knows it, this driver does not have it
+    NULL_POINTER = "null_pointer"
+    STUB_LIBRARY = "stub_library"
+    NOT_INITIALIZED = "not_initialized"
+    BAD_FLAGS = "bad_flags"
+    RUNTIME_TOO_OLD = "runtime_too_old"
+    DRIVER_ERROR = "driver_error"
+
+
+def cu_result_name(code: int | None, cat: Catalog | None = None) -> str:
+    """The CUresult's enumerator name, from the catalog's copy of the enum."""
+    if code is None:
+        return "-"
+    names = _cu_names(cat or catalog())
+    return names.get(code, f"CUresult({code})")
+
+
+_NAMES_CACHE: dict[int, dict[int, str]] = {}
+
+
+def _cu_names(cat: Catalog) -> dict[int, str]:
+    got = _NAMES_CACHE.get(id(cat))
+    if got is None:
+        vals = cat.types["enums"].get("cudaError_enum", {}).get("values", {})
+        got = {}
+        for name, v in vals.items():
+            if v is not None:
+                got.setdefault(v, name)
+        _NAMES_CACHE[id(cat)] = got
+    return got
+
+
+def flags_name(flags: int) -> str:
+    return FLAG_NAMES.get(flags, f"flags({flags})")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Everything known about one query, and what it means."""
+
+    symbol: str
+    version: int | None
+    flags: int | None
+    stream: str | None
+    access: str                      # "driver:v2", "driver:v1", "dlsym", "runtime", "-" (refused before asking)
+    driver_version: int | None
+    library: str | None
+    result: int | None               # CUresult (driver path) or cudaError_t (runtime path)
+    result_name: str
+    query: int | None                # query result as the driver/runtime wrote it; None if untouched/not asked
+    query_emulated: bool             # derived by cuentry (v1/dlsym path), not written by the driver
+    address: int
+    classification: Classification
+    hint: str
+    abi: str | None = None           # the PFN typedef the pin binds (PFN_cuMemAlloc_v3020)
+    exported: str | None = None      # the exported name of that ABI, where known
+    suggestions: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.classification is Classification.OK
+
+    @property
+    def query_name(self) -> str:
+        if self.query is None:
+            return "-"
+        name = QUERY_NAMES.get(self.query, f"query({self.query})")
+        return name + (" (emulated)" if self.query_emulated else "")
+
+    @property
+    def flags_name(self) -> str:
+        return "-" if self.flags is None else flags_name(self.flags)
+
+    def summary(self) -> str:
+        """One line a person can act on."""
+        pin = f"{self.symbol}@{self.version}" if self.version is not None else self.symbol
+        if self.ok:
+            return f"{pin} resolved to {self.exported or hex(self.address)} ({self.abi})"
+        return f"{pin} did not resolve: {self.classification.value}"
+
+    def log_line(self) -> str:
+        """All fields as key=value, for logs."""
+        drv = self.driver_version
+        return (
+            f"symbol={self.symbol} version={self.version} flags={self.flags_name} stream={self.stream} "
+            f"access={self.access} driver={drv}{'(' + format_version(drv) + ')' if drv else ''} "
+            f"library={self.library} result={self.result_name} query={self.query_name} "
+            f"address={hex(self.address)} abi={self.abi} exported={self.exported} "
+            f"class={self.classification.value} hint={self.hint!r}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["classification"] = self.classification.value
+        d["flags_name"] = self.flags_name
+        d["query_name"] = self.query_name
+        d["suggestions"] = list(self.suggestions)
+        d["address"] = hex(self.address)
+        return d
+
+    def log(self) -> None:
+        (log.debug if self.ok else log.info)("cuentry: %s", self.log_line())
+
+
+def classify(
+    *,
+    symbol: str,
+    version: int,
+    stream: str,
+    result: int,
+    query: int | None,
+    address: int,
+    driver_version: int | None,
+    runtime: bool = False,
+    cat: Catalog | None = None,
+    platform: str = "linux",
+) -> tuple[Classification, str]:
+    """Classify an answer from the driver or the runtime and give the hint for it."""
+    cat = cat or catalog()
+    drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
+    known = symbol in cat
+    if result != 0:
+        if result == 34:
+            return Classification.STUB_LIBRARY, "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)"
+        if result == 3:
+            return Classification.NOT_INITIALIZED, "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES"
+        if result == 1 and driver_version is not None and version > driver_version:
+            return (Classification.VERSION_ABOVE_DRIVER,
+                    f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
+                    "update the driver or make the entry optional with a fallback")
+        if result == 1:
+            return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
+        return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
+    if query == 2:
+        if known:
+            first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
+            return (Classification.VERSION_NOT_SUFFICIENT,
+                    f"the driver knows {symbol} but not at version {version}: its first "
+                    f"{stream.replace('_', '-')} ABI is {first}; raise the pin to {first}")
+        return Classification.VERSION_NOT_SUFFICIENT, "raise the version pin to the symbol's first ABI version"
+    if query == 1:
+        if known:
+            first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
+            if driver_version is not None and driver_version < first:
+                return (Classification.DRIVER_TOO_OLD,
+                        f"{symbol} needs driver >= {format_version(first)} ({first}); this driver is {drv}")
+            abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
+            if abi is not None and platform not in abi.platforms:
+                return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"
+            return (Classification.NOT_EXPORTED,
+                    f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
+                    "it may be platform- or build-specific: use a fallback")
+        return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
+    if query is not None and query != 0:
+        return Classification.DRIVER_ERROR, f"unexpected query result {query}"
+    if address == 0:
+        return Classification.NULL_POINTER, "the driver reported success but gave a NULL pointer: treat it as unavailable"
+    return Classification.OK, ""

@@ -1,0 +1,163 @@
+"""Finding the driver (libcuda / nvcuda.dll) and the runtime (libcudart).
+
+Search order for the driver: an explicit path, ``$CUENTRY_DRIVER``, the system
+loader's own search for ``libcuda.so.1`` (``nvcuda.dll`` on Windows), WSL's
+driver store, then well-known install directories. Each attempt is recorded, so
+a failure says exactly what was searched. The toolkit's link-time stub
+``libcuda.so`` is recognised and reported, never used as a driver.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import sysconfig
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import _ffi
+from .errors import DriverNotFoundError, StubLibraryError
+
+DRIVER_ENV = "CUENTRY_DRIVER"
+RUNTIME_ENV = "CUENTRY_RUNTIME"
+
+_LINUX_DIRS = (
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/nvidia",
+)
+WSL_DIR = "/usr/lib/wsl/lib"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One place looked at, and what happened."""
+
+    candidate: str
+    how: str
+    outcome: str
+
+
+@dataclass
+class Found:
+    """A loaded library and how it was found."""
+
+    library: _ffi.SharedLibrary
+    path: str
+    how: str
+    attempts: list[Attempt] = field(default_factory=list)
+    stub: bool = False
+    fake: bool = False
+
+
+def driver_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
+    """(candidate, how) pairs, in search order."""
+    out: list[tuple[str, str]] = []
+    if explicit:
+        out.append((explicit, "argument"))
+        return out
+    env = os.environ.get(DRIVER_ENV)
+    if env:
+        out.append((env, f"${DRIVER_ENV}"))
+        return out
+    if sys.platform == "win32":  # pragma: no cover
+        out.append(("nvcuda.dll", "system loader"))
+        return out
+    if sys.platform == "darwin":  # pragma: no cover
+        return out
+    out.append(("libcuda.so.1", "system loader (LD_LIBRARY_PATH, ld.so cache)"))
+    if os.path.isdir(WSL_DIR):
+        out.append((os.path.join(WSL_DIR, "libcuda.so.1"), "WSL driver store"))
+    for d in _LINUX_DIRS:
+        out.append((os.path.join(d, "libcuda.so.1"), "well-known directory"))
+    return out
+
+
+def is_stub_path(path: str) -> bool:
+    return f"{os.sep}stubs{os.sep}" in path or path.endswith(f"{os.sep}stubs")
+
+
+def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Found:
+    """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError."""
+    attempts: list[Attempt] = []
+    tried_paths: set[str] = set()
+    for cand, how in driver_candidates(explicit):
+        if os.sep in cand and not os.path.exists(cand):
+            attempts.append(Attempt(cand, how, "no such file"))
+            continue
+        try:
+            lib = _ffi.SharedLibrary(cand)
+        except _ffi.LoadFailure as exc:
+            attempts.append(Attempt(cand, how, str(exc)))
+            continue
+        path = lib.path()
+        if path in tried_paths:
+            lib.close()
+            continue
+        tried_paths.add(path)
+        if not lib.address("cuInit") or not lib.address("cuDriverGetVersion"):
+            attempts.append(Attempt(cand, how, f"{path} does not export cuInit/cuDriverGetVersion"))
+            lib.close()
+            continue
+        stub = is_stub_path(path) or is_stub_path(cand)
+        if not stub:
+            boot = _ffi.Bootstrap(lib)
+            stub = boot.call("cuInit", 0) == 34
+        if stub and not allow_stub:
+            lib.close()
+            raise StubLibraryError(path)
+        attempts.append(Attempt(cand, how, "loaded"))
+        return Found(lib, path, how, attempts, stub=stub, fake=bool(lib.address("cuentryFakeDriver")))
+    raise DriverNotFoundError([a.candidate for a in attempts] or ["(no candidates on this platform)"],
+                              [a.outcome for a in attempts] or [f"unsupported platform {sys.platform}"])
+
+
+def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if explicit:
+        return [(explicit, "argument")]
+    env = os.environ.get(RUNTIME_ENV)
+    if env:
+        return [(env, f"${RUNTIME_ENV}")]
+    if sys.platform == "win32":  # pragma: no cover
+        for v in ("13", "12", "110"):
+            out.append((f"cudart64_{v}.dll", "system loader"))
+        return out
+    for soname in ("libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"):
+        out.append((soname, "system loader (LD_LIBRARY_PATH, ld.so cache)"))
+    purelib = sysconfig.get_paths().get("purelib", "")
+    for pattern in ("nvidia/cu13/lib/libcudart.so.*", "nvidia/cuda_runtime/lib/libcudart.so.*"):
+        for p in sorted(glob.glob(os.path.join(purelib, pattern)), reverse=True):
+            out.append((p, "pip wheel (nvidia-cuda-runtime)"))
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            for p in sorted(glob.glob(os.path.join(root, "lib64", "libcudart.so.*")), reverse=True):
+                out.append((p, "CUDA toolkit directory"))
+    return out
+
+
+def load_runtime(explicit: str | None = None) -> Found:
+    attempts: list[Attempt] = []
+    for cand, how in runtime_candidates(explicit):
+        if os.sep in cand and not os.path.exists(cand):
+            attempts.append(Attempt(cand, how, "no such file"))
+            continue
+        try:
+            lib = _ffi.SharedLibrary(cand)
+        except _ffi.LoadFailure as exc:
+            attempts.append(Attempt(cand, how, str(exc)))
+            continue
+        if not lib.address("cudaRuntimeGetVersion"):
+            attempts.append(Attempt(cand, how, "does not export cudaRuntimeGetVersion"))
+            lib.close()
+            continue
+        attempts.append(Attempt(cand, how, "loaded"))
+        return Found(lib, lib.path(), how, attempts, fake=bool(lib.address("cuentryFakeDriver")))
+    err = DriverNotFoundError([a.candidate for a in attempts], [a.outcome for a in attempts])
+    err.args = (err.message.replace("CUDA driver library", "CUDA runtime library (libcudart)"),)
+    err.hint = f"install the CUDA runtime (pip install nvidia-cuda-runtime) or set {RUNTIME_ENV}=/path/to/libcudart.so"
+    raise err
+
+
+def describe(attempts: Sequence[Attempt]) -> list[dict[str, str]]:
+    return [{"candidate": a.candidate, "how": a.how, "outcome": a.outcome} for a in attempts]
