@@ -1,0 +1,78 @@
+"""cuentry: safe, ABI-pinned access to CUDA Driver API entry points.
+
+The names below are imported lazily, so ``import cuentry`` stays cheap and a
+catalog look-up never loads cffi or the driver.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+logging.getLogger("cuentry").addHandler(logging.NullHandler())
+
+_EXPORTS = {
+    "catalog": "cuentry.catalog",
+    "Catalog": "cuentry.catalog",
+    "Abi": "cuentry.catalog",
+    "format_version": "cuentry.catalog",
+    "parse_version": "cuentry.catalog",
+    "Driver": "cuentry.driver",
+    "Runtime": "cuentry.driver",
+    "Resolved": "cuentry.driver",
+    "resolve": "cuentry.driver",
+    "default_driver": "cuentry.driver",
+    "Diagnostic": "cuentry.diagnostics",
+    "Classification": "cuentry.diagnostics",
+    "out": "cuentry.callables",
+    "as_bytes": "cuentry.callables",
+    "as_str": "cuentry.callables",
+    "Table": "cuentry.table",
+    "Entry": "cuentry.table",
+    "required": "cuentry.table",
+    "optional": "cuentry.table",
+    "Unavailable": "cuentry.table",
+    "CuentryError": "cuentry.errors",
+    "ResolutionError": "cuentry.errors",
+    "CudaError": "cuentry.errors",
+    "UnknownSymbolError": "cuentry.errors",
+    "UnknownVersionError": "cuentry.errors",
+    "DriverNotFoundError": "cuentry.errors",
+    "TableResolutionError": "cuentry.errors",
+    "UnavailableError": "cuentry.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from .callables import as_bytes, as_str, out
+    from .catalog import Abi, Catalog, catalog, format_version, parse_version
+    from .diagnostics import Classification, Diagnostic
+    from .driver import Driver, Resolved, Runtime, default_driver, resolve
+    from .errors import (
+        CudaError,
+        CuentryError,
+        DriverNotFoundError,
+        ResolutionError,
+        TableResolutionError,
+        UnavailableError,
+        UnknownSymbolError,
+        UnknownVersionError,
+    )
+    from .table import Entry, Table, Unavailable, optional, required
+
+
+def __getattr__(name: str) -> Any:
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'cuentry' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

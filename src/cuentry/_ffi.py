@@ -146,6 +146,7 @@ class TypeMap:
     def __init__(self, types: Mapping[str, Any]) -> None:
         self._enums: Mapping[str, Any] = types.get("enums", {})
         self._aggs: Mapping[str, Any] = types.get("aggregates", {})
+        self._typedefs: Mapping[str, Any] = types.get("typedefs", {})
         self._declared: set[str] = set()
         self._lock = threading.Lock()
 
@@ -171,6 +172,9 @@ class TypeMap:
         if m:
             self.declare(m.group(2))
             return f"{m.group(1)} {m.group(2)}", STRUCT
+        td = self._typedefs.get(t)
+        if td is not None and td.get("canonical", "").startswith("enum"):
+            return "int", INT  # an anonymous enum, known only by its typedef name
         t = _ALIASES.get(t, t)
         if t in ("float", "double"):
             return t, FLOAT
@@ -198,15 +202,21 @@ class TypeMap:
         return f"{_ALIASES.get(t, t)} {name}{arr};"
 
     def _inline(self, text: str, name: str) -> str:
-        kind, body = text.split("{", 1)
-        body = body.rsplit("}", 1)[0]
+        """An inline (anonymous) struct/union field, nested ones included."""
+        kind, rest = text.split("{", 1)
+        body, tail = _match_brace(rest)
         fields = []
-        for decl in filter(None, (d.strip() for d in body.split(";"))):
-            m = re.fullmatch(r"(.*?)(\*?)\s*(\w+)((?:\[\d*\])*)", decl)
+        for decl in _split_top(body):
+            if decl.startswith(("struct {", "union {")):
+                k2, r2 = decl.split("{", 1)
+                inner, after = _match_brace(r2)
+                fields.append(self._inline(f"{k2.strip()} {{{inner}}}", after.strip()))
+                continue
+            m = re.fullmatch(r"(.*?)\s*(\**)\s*(\w+)\s*((?:\[\d*\])*)", decl)
             if not m:
                 raise TypeError(f"cannot declare inline field {decl!r}")
-            fields.append(self.field(f"{m.group(1).strip()} {m.group(2)}".strip() + m.group(4), m.group(3)))
-        return f"{kind.strip()} {{ {' '.join(fields)} }} {name};"
+            fields.append(self.field(f"{m.group(1)} {m.group(2)}".strip() + m.group(4), m.group(3)))
+        return f"{kind.strip()} {{ {' '.join(fields)} }} {name}{tail.strip()};"
 
     def declare(self, tag: str) -> None:
         """Declare a struct/union (and what it contains by value) to cffi, once."""
@@ -222,6 +232,38 @@ class TypeMap:
 
     def function_type(self, ffi_types: list[str], returns: str = "int") -> str:
         return f"{returns}(*)({', '.join(ffi_types) or 'void'})"
+
+
+def _match_brace(text: str) -> tuple[str, str]:
+    """Split 'a; b { c; } d; } rest' at the brace closing the one already opened."""
+    depth = 1
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[:i], text[i + 1:]
+    raise TypeError(f"unbalanced braces in {text!r}")
+
+
+def _split_top(body: str) -> list[str]:
+    """Split declarations on ';' outside braces."""
+    out, depth, cur = [], 0, []
+    for ch in body:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == ";" and depth == 0:
+            if "".join(cur).strip():
+                out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
 
 
 def function_at(address: int, fntype: str) -> Any:

@@ -17,7 +17,6 @@ named by ``cuGetErrorName`` instead. After the library is closed, calls raise
 
 from __future__ import annotations
 
-import keyword
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -134,14 +133,6 @@ _CONVERTERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 }
 
 
-def _pyname(name: str, i: int, seen: set[str]) -> str:
-    n = name if name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_") else f"arg{i}"
-    while n in seen:
-        n += "_"
-    seen.add(n)
-    return n
-
-
 def bind(
     abi: Abi,
     address: int,
@@ -161,32 +152,7 @@ def bind(
         kinds.append(k)
     fntype = tm.function_type(ffi_types)
     cfn = _ffi.function_at(address, fntype)
-    seen: set[str] = set()
-    names = [_pyname(p.name, i, seen) for i, p in enumerate(abi.signature.params)]
-    ns: dict[str, Any] = {"_fn": cfn, "_CData": _ffi.OWNED_CDATA, "_bad": None, "_err": None}
-    exprs = []
-    for i, (n, k) in enumerate(zip(names, kinds)):
-        fast, conv = _CONVERTERS[k]
-        ns[f"_c{i}"] = conv
-        if fast == "int":
-            exprs.append(f"{n} if {n}.__class__ is int else _c{i}({n})")
-        elif fast == "float":
-            exprs.append(f"{n} if {n}.__class__ is float else _c{i}({n})")
-        elif fast == "bytes":
-            exprs.append(f"{n} if {n}.__class__ is bytes else _c{i}({n})")
-        else:
-            exprs.append(f"{n} if {n}.__class__ is _CData else _c{i}({n})")
-    arglist = ", ".join(names)
-    call = f"_fn({', '.join(exprs)})"
-    code = (
-        f"def {abi.symbol}({arglist}):\n"
-        f"    try:\n        return {call}\n"
-        f"    except (TypeError, OverflowError) as e:\n        raise _bad(e, ({arglist}{',' if names else ''})) from None\n"
-        f"def checked({arglist}):\n"
-        f"    try:\n        rc = {call}\n"
-        f"    except (TypeError, OverflowError) as e:\n        raise _bad(e, ({arglist}{',' if names else ''})) from None\n"
-        f"    if rc:\n        raise _err(rc)\n"
-    )
+    factory = _factory(tuple(_CONVERTERS[k][0] for k in kinds))
     label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
 
     def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
@@ -205,28 +171,76 @@ def bind(
         name = error_name(rc) if error_name else f"CUresult({rc})"
         return CudaError(rc, name, call=label)
 
-    ns["_bad"] = bad
-    ns["_err"] = err
-    exec(compile(code, f"<cuentry {abi.pfn}>", "exec"), ns)
-    fn = ns[abi.symbol]
-    fn.checked = ns["checked"]
+    convs = [_CONVERTERS[k][1] for k in kinds]
+    fn, checked = factory(cfn, _ffi.OWNED_CDATA, bad, err, *convs)
+    fn.checked = checked
     fn.abi = abi
     fn.address = address
     fn.exported = abi.exported
     fn.ffi_type = fntype
-    fn.__qualname__ = abi.symbol
-    fn.__doc__ = f"{abi.c_typedef()}\n\nReturns the CUresult as an int; .checked(...) raises CudaError."
-    fn._cuentry_ns = ns
+    fn.__name__ = fn.__qualname__ = abi.symbol
+    checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
+    fn.__doc__ = (f"{abi.c_typedef()}\n\nArguments: {abi.signature.c_params()}.\n"
+                  "Returns the CUresult as an int; .checked(...) raises CudaError.")
     return fn  # type: ignore[no-any-return]
 
 
 def invalidate(fn: Any, what: str) -> None:
     """Make a bound function raise DriverClosedError from now on (the library was closed)."""
-    ns = getattr(fn, "_cuentry_ns", None)
-    if ns is not None:
-        def closed(*_: Any) -> Any:
-            raise DriverClosedError(what)
-        ns["_fn"] = closed
+
+    def closed(*_: Any) -> Any:
+        raise DriverClosedError(what)
+
+    for f in (fn, getattr(fn, "checked", None)):
+        cell = _fn_cell(f)
+        if cell is not None:
+            cell.cell_contents = closed
+
+
+def _fn_cell(f: Any) -> Any:
+    code = getattr(f, "__code__", None)
+    if code is None or f.__closure__ is None or "_fn" not in code.co_freevars:
+        return None
+    return f.__closure__[code.co_freevars.index("_fn")]
+
+
+_FACTORY_LOCK = threading.Lock()
+_FACTORIES: dict[tuple[str, ...], Callable[..., tuple[Any, Any]]] = {}
+
+
+def _factory(fast: tuple[str, ...]) -> Callable[..., tuple[Any, Any]]:
+    """A compiled maker of (call, checked) closures for one pattern of argument kinds.
+
+    Shared by every signature with the same pattern, so binding costs no compile.
+    """
+    f = _FACTORIES.get(fast)
+    if f is not None:
+        return f
+    names = [f"a{i}" for i in range(len(fast))]
+    exprs = []
+    for i, (n, k) in enumerate(zip(names, fast)):
+        test = {"int": "int", "float": "float", "bytes": "bytes"}.get(k, "_Own")
+        exprs.append(f"{n} if {n}.__class__ is {test} else _c{i}({n})")
+    args = ", ".join(names)
+    tup = f"({args}{',' if names else ''})"
+    call = f"_fn({', '.join(exprs)})"
+    convs = "".join(f", _c{i}" for i in range(len(fast)))
+    code = (
+        f"def make(_fn, _Own, _bad, _err{convs}):\n"
+        f"    def call({args}):\n"
+        f"        try:\n            return {call}\n"
+        f"        except (TypeError, OverflowError) as e:\n            raise _bad(e, {tup}) from None\n"
+        f"    def checked({args}):\n"
+        f"        try:\n            rc = {call}\n"
+        f"        except (TypeError, OverflowError) as e:\n            raise _bad(e, {tup}) from None\n"
+        f"        if rc:\n            raise _err(rc)\n"
+        f"    return call, checked\n"
+    )
+    ns: dict[str, Any] = {}
+    exec(compile(code, f"<cuentry call/{len(fast)}>", "exec"), ns)
+    with _FACTORY_LOCK:
+        f = _FACTORIES.setdefault(fast, ns["make"])
+    return f
 
 
 # --- out-parameters --------------------------------------------------------------

@@ -174,9 +174,15 @@ def classify(
         if result == 3:
             return Classification.NOT_INITIALIZED, "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES"
         if result == 1 and driver_version is not None and version > driver_version:
+            first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
+            if first is not None and first > driver_version:
+                return (Classification.DRIVER_TOO_OLD,
+                        f"{symbol} needs driver >= {format_version(first)} ({first}); this driver is {drv}")
+            older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
+            alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
             return (Classification.VERSION_ABOVE_DRIVER,
                     f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
-                    "update the driver or make the entry optional with a fallback")
+                    f"update the driver, make the entry optional with a fallback{alt}")
         if result == 1:
             return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
         return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"

@@ -1,0 +1,429 @@
+"""Function tables: what library authors declare once and call many times.
+
+::
+
+    from cuentry import Table, required, optional
+
+    drv = Table(
+        "mylib",
+        [
+            required("cuMemAlloc", 3020),
+            required("PFN_cuStreamBeginCapture_v10010"),
+            optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
+            optional("cuMulticastCreate", 12010),            # unavailable -> reason object
+        ],
+        stream="per_thread",                                  # or "legacy", or stream_from_env()
+    )
+    drv.cuMemAlloc(out, n)        # first access resolves the whole table, once
+    drv.available("cuMulticastCreate"), drv.reason("cuMulticastCreate")
+
+A table has exactly one stream mode. Resolution is lazy, happens once under a
+lock, and leaves each resolved function as a plain instance attribute, so a
+cached access costs what any attribute access costs. A required entry that
+fails makes resolution raise :class:`TableResolutionError` listing every
+failing entry. Optional entries follow the seed's flow (driver version against
+the catalog's first version, ask at the fixed ABI version, check CUresult,
+query result and pointer), else take their own fallback: another entry, a
+Python callable, or an :class:`Unavailable` carrying the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .catalog import Catalog, Stream, catalog, format_version
+from .diagnostics import Classification, Diagnostic
+from .driver import Driver, Runtime, default_driver, parse_stream
+from .errors import (
+    CuentryError,
+    ForkError,
+    ResolutionError,
+    TableDeclarationError,
+    TableResolutionError,
+    UnavailableError,
+    UsageError,
+)
+
+STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Stream:
+    """The stream mode from ``$CUENTRY_PER_THREAD_DEFAULT_STREAM``, parsed strictly.
+
+    "1", "true", "yes", "on" mean per-thread; "0", "false", "no", "off" mean legacy
+    (case-insensitive); unset or empty gives ``default``; anything else is an error.
+    """
+    raw = os.environ.get(env)
+    if raw is None or raw.strip() == "":
+        if default is None:
+            raise UsageError(f"${env} is not set and no default stream mode was given",
+                             hint=f"set {env}=0 (legacy) or 1 (per-thread), or pass default='legacy'")
+        return default
+    v = raw.strip().lower()
+    if v in _TRUE:
+        return "per_thread"
+    if v in _FALSE:
+        return "legacy"
+    raise UsageError(f"${env}={raw!r} is neither on nor off", hint="use 1/true/yes/on or 0/false/no/off")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One declared entry point: (symbol, fixed ABI version), required or optional."""
+
+    symbol: str
+    version: int
+    required: bool = True
+    fallback: Entry | Callable[..., Any] | None = None
+    name: str | None = None
+    variant: str | None = None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
+
+    @property
+    def attr(self) -> str:
+        return self.name or self.symbol
+
+    def describe(self) -> str:
+        return f"{self.symbol}@{self.version}"
+
+
+def _entry(spec: str, version: int | None, required: bool, fallback: Any, name: str | None) -> Entry:
+    if not isinstance(spec, str) or not spec:
+        raise TableDeclarationError(f"entry needs a symbol name or PFN typedef name, got {spec!r}",
+                                    hint="required('cuMemAlloc', 3020) or required('PFN_cuMemAlloc_v3020')")
+    variant = None
+    if spec.startswith("PFN_"):
+        try:
+            abi = catalog().parse_pfn(spec)
+        except CuentryError as exc:
+            raise TableDeclarationError(f"{spec}: {exc.message}", hint=exc.hint) from None
+        if version is not None and version != abi.version:
+            raise TableDeclarationError(f"{spec} says version {abi.version} but version={version} was given",
+                                        hint="give the PFN name alone")
+        spec, version, variant = abi.symbol, abi.version, abi.variant
+    if version is None:
+        raise TableDeclarationError(f"{spec}: no ABI version given",
+                                    hint=f"pin one of its ABI versions, e.g. {spec!r}, {_versions_hint(spec)}")
+    if fallback is not None and not isinstance(fallback, Entry) and not callable(fallback):
+        raise TableDeclarationError(f"{spec}: fallback must be an entry, a callable or None, got {type(fallback).__name__}")
+    return Entry(spec, version, required, fallback, name, variant)
+
+
+def _versions_hint(symbol: str) -> str:
+    try:
+        return " or ".join(str(v) for v in catalog().versions(symbol))
+    except CuentryError:
+        return "the number in PFN_<symbol>_vNNNNN"
+
+
+def required(symbol: str, version: int | None = None, *, name: str | None = None) -> Entry:
+    """A required entry: the table fails to resolve without it."""
+    return _entry(symbol, version, True, None, name)
+
+
+def optional(symbol: str, version: int | None = None, *, fallback: Entry | Callable[..., Any] | None = None,
+             name: str | None = None) -> Entry:
+    """An optional entry with its own fallback (another entry, a callable, or None for Unavailable)."""
+    return _entry(symbol, version, False, fallback, name)
+
+
+class Unavailable:
+    """Stands in for an optional entry that did not resolve; falsy; calling it raises with the reason."""
+
+    __slots__ = ("symbol", "reason")
+
+    def __init__(self, symbol: str, reason: Diagnostic) -> None:
+        self.symbol = symbol
+        self.reason = reason
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise UnavailableError(self.symbol, self.reason)
+
+    def __repr__(self) -> str:
+        return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
+
+
+@dataclass
+class _State:
+    status: str                     # resolved | fallback | unavailable | failed
+    value: Any
+    diagnostic: Diagnostic | None
+    via: str | None = None          # description of the fallback taken
+    attempts: tuple[Diagnostic, ...] = ()
+
+
+_TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_RESERVED = frozenset({"name", "stream", "entries", "available", "reason", "report", "reset", "resolve",
+                       "min_driver", "resolved", "driver"})
+
+
+def _after_fork() -> None:
+    for t in list(_TABLES):
+        t._forked()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+class Table:
+    """A declared set of entry points in one stream mode, resolved lazily once."""
+
+    def __init__(
+        self,
+        name: str,
+        entries: Iterable[Entry],
+        *,
+        stream: Literal["legacy", "per_thread", "per-thread"],
+        source: Driver | Runtime | Callable[[], Driver | Runtime] | None = None,
+        on_fork: Literal["reresolve", "refuse"] = "reresolve",
+        cat: Catalog | None = None,
+    ) -> None:
+        object.__setattr__(self, "_lock", threading.RLock())
+        self._init(name, list(entries), stream, source, on_fork, cat or catalog())
+        _TABLES.add(self)
+
+    def _init(self, name: str, entries: list[Entry], stream: Any, source: Any, on_fork: str, cat: Catalog) -> None:
+        if stream is None:
+            raise TableDeclarationError(f"table {name!r}: no stream mode",
+                                        hint="pass stream='legacy' or stream='per_thread' (or stream_from_env())")
+        try:
+            mode = parse_stream(stream)
+        except UsageError as exc:
+            raise TableDeclarationError(f"table {name!r}: {exc.message}", hint=exc.hint) from None
+        if mode == "default":
+            raise TableDeclarationError(f"table {name!r}: stream mode 'default' is not allowed in a table",
+                                        hint="a library pins its mode: 'legacy' or 'per_thread'")
+        if on_fork not in ("reresolve", "refuse"):
+            raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
+        self.name = name
+        self.stream: Stream = mode
+        self._source = source
+        self._on_fork = on_fork
+        self._cat = cat
+        self._pid = os.getpid()
+        self._states: dict[str, _State] = {}
+        self._resolved = False
+        self._forked_refused = False
+        seen: dict[str, Entry] = {}
+        for e in entries:
+            if not isinstance(e, Entry):
+                raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
+                                            hint="use required(...) or optional(...)")
+            for x in self._chain(e):
+                self._validate(x)
+            if e.attr in seen:
+                raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
+                                            hint="give one of them name='...' to hold both")
+            if e.attr in _RESERVED or e.attr.startswith("_"):
+                raise TableDeclarationError(f"table {name!r}: {e.attr!r} clashes with a Table attribute",
+                                            hint="give it another name='...'")
+            seen[e.attr] = e
+        self.entries: tuple[Entry, ...] = tuple(seen.values())
+
+    @staticmethod
+    def _chain(e: Entry) -> list[Entry]:
+        out = [e]
+        while isinstance(out[-1].fallback, Entry):
+            if len(out) > 16:
+                raise TableDeclarationError(f"{e.describe()}: fallback chain is too long")
+            out.append(out[-1].fallback)  # type: ignore[arg-type]
+        return out
+
+    def _validate(self, e: Entry) -> None:
+        cat = self._cat
+        try:
+            cat.at(e.symbol, e.version)
+        except CuentryError as exc:
+            raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
+        if e.variant is not None and bool(e.variant) != (self.stream == "per_thread") and any(
+                a.variant for a in cat.abis(e.symbol)):
+            raise TableDeclarationError(
+                f"table {self.name!r} is {self.stream.replace('_', '-')} but {e.describe()} was declared by its "
+                f"{'per-thread' if e.variant else 'legacy'} typedef", hint="a table never mixes modes: declare two tables")
+        if cat.pick(e.symbol, e.version, self.stream) is None:
+            first = cat.first_version(e.symbol, self.stream)
+            raise TableDeclarationError(
+                f"table {self.name!r}: {e.describe()} has no per-thread ABI at or below {e.version}",
+                hint=f"pin {first} (the first per-thread ABI) in a per-thread table")
+
+    # --- resolution --------------------------------------------------------------
+    def _get_source(self) -> Driver | Runtime:
+        src = self._source
+        if src is None:
+            return default_driver()
+        if isinstance(src, (Driver, Runtime)):
+            return src
+        got = src()
+        if not isinstance(got, (Driver, Runtime)):
+            raise TableDeclarationError(f"table {self.name!r}: source() returned {type(got).__name__}, not a Driver")
+        return got
+
+    def resolve(self) -> Table:
+        """Resolve every entry now (idempotent, thread-safe). Raises TableResolutionError."""
+        if self._resolved:
+            return self
+        with self._lock:
+            if self._resolved:
+                return self
+            if self._forked_refused:
+                raise ForkError(f"table {self.name!r} was resolved in process {self._pid} and this is a forked child",
+                                hint="call table.reset() in the child, or declare the table with on_fork='reresolve'")
+            src = self._get_source()
+            states: dict[str, _State] = {}
+            failures: list[Diagnostic] = []
+            for e in self.entries:
+                st = self._resolve_entry(src, e)
+                states[e.attr] = st
+                if e.required and st.status == "failed":
+                    failures.extend(d for d in st.attempts[:1])
+            if failures:
+                self._states = states
+                raise TableResolutionError(self.name, failures)
+            for attr, st in states.items():
+                object.__setattr__(self, attr, st.value)
+            self._states = states
+            self._pid = os.getpid()
+            self._resolved = True
+        return self
+
+    def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
+        drv_version = src.driver_version
+        first = self._cat.first_version(e.symbol, self.stream)
+        if drv_version is not None and drv_version < first:
+            # The seed's first step: the driver cannot have it; say so without asking.
+            d = Diagnostic(symbol=e.symbol, version=e.version, flags=2 if self.stream == "per_thread" else 1,
+                           stream=self.stream, access="-", driver_version=drv_version, library=src.path,
+                           result=None, result_name="-", query=None, query_emulated=False, address=0,
+                           classification=Classification.DRIVER_TOO_OLD,
+                           hint=f"{e.symbol} needs driver >= {format_version(first)} ({first}); this driver is "
+                                f"{format_version(drv_version)} ({drv_version})",
+                           abi=self._cat.pick(e.symbol, e.version, self.stream).pfn)  # type: ignore[union-attr]
+            raise ResolutionError(d)
+        r = src.resolve(e.symbol, e.version, self.stream)
+        return r.function, r.diagnostic
+
+    def _resolve_entry(self, src: Driver | Runtime, e: Entry) -> _State:
+        attempts: list[Diagnostic] = []
+        cur: Entry | Callable[..., Any] | None = e
+        first = True
+        while isinstance(cur, Entry):
+            try:
+                fn, diag = self._ask(src, cur)
+            except ResolutionError as exc:
+                attempts.append(exc.diagnostic)
+                cur = cur.fallback
+                first = False
+                continue
+            attempts.append(diag)
+            if first:
+                return _State("resolved", fn, diag, None, tuple(attempts))
+            return _State("fallback", fn, diag, f"entry {cur.describe()}", tuple(attempts))
+        if e.required:
+            return _State("failed", None, attempts[0], None, tuple(attempts))
+        if cur is not None:
+            return _State("fallback", cur, attempts[0], f"callable {getattr(cur, '__qualname__', repr(cur))}",
+                          tuple(attempts))
+        return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
+
+    def __getattr__(self, attr: str) -> Any:
+        # Only reached before resolution (afterwards every entry is an instance attribute).
+        if attr.startswith("_") or attr not in {e.attr for e in self.__dict__.get("entries", ())}:
+            raise AttributeError(f"table {self.__dict__.get('name', '?')!r} has no entry {attr!r}")
+        self.resolve()
+        return self.__dict__[attr]
+
+    # --- queries -------------------------------------------------------------------
+    @property
+    def resolved(self) -> bool:
+        return self._resolved
+
+    def _state(self, attr: str) -> _State:
+        if attr not in {e.attr for e in self.entries}:
+            raise AttributeError(f"table {self.name!r} has no entry {attr!r}")
+        self.resolve()
+        return self._states[attr]
+
+    def available(self, attr: str) -> bool:
+        """True when the entry resolved itself or through an entry/callable fallback."""
+        return self._state(attr).status in ("resolved", "fallback")
+
+    def reason(self, attr: str) -> Diagnostic | None:
+        """Why the entry itself did not resolve (None when it did)."""
+        st = self._state(attr)
+        return None if st.status == "resolved" else st.attempts[0]
+
+    def min_driver(self) -> int:
+        """The lowest driver version this table needs: the highest pin among required entries."""
+        pins = [e.version for e in self.entries if e.required]
+        return max(pins) if pins else 0
+
+    def report(self) -> dict[str, Any]:
+        """Per entry: what it resolved to and why anything did not. JSON-serialisable.
+
+        Resolves the table if needed, but never raises for failed entries: they
+        are reported.
+        """
+        if not self._resolved:
+            try:
+                self.resolve()
+            except TableResolutionError:
+                pass
+        rows = []
+        for e in self.entries:
+            st = self._states.get(e.attr)
+            d = st.diagnostic if st else None
+            rows.append({
+                "name": e.attr,
+                "symbol": e.symbol,
+                "version": e.version,
+                "required": e.required,
+                "status": st.status if st else "unresolved",
+                "abi": d.abi if d else None,
+                "exported": d.exported if d and d.ok else None,
+                "address": d.to_dict()["address"] if d and d.ok else None,
+                "via": st.via if st else None,
+                "attempts": [a.to_dict() for a in st.attempts] if st else [],
+            })
+        return {
+            "table": self.name,
+            "stream": self.stream,
+            "resolved": self._resolved,
+            "min_driver": self.min_driver(),
+            "min_driver_release": format_version(self.min_driver()) if self.min_driver() else None,
+            "entries": rows,
+        }
+
+    # --- lifecycle ---------------------------------------------------------------
+    def reset(self, *, source: Driver | Runtime | Callable[[], Driver | Runtime] | None = None) -> None:
+        """Forget every resolution (tests, a driver reload, a forked child); the next access resolves again."""
+        with self._lock:
+            for e in self.entries:
+                self.__dict__.pop(e.attr, None)
+            self._states = {}
+            self._resolved = False
+            self._forked_refused = False
+            if source is not None:
+                self._source = source
+
+    def _forked(self) -> None:
+        """In a forked child: drop pointers resolved by the parent, or refuse use."""
+        if not self._resolved:
+            return
+        self._lock = threading.RLock()  # the parent's lock may have been held at fork time
+        refuse = self._on_fork == "refuse"
+        self.reset()
+        self._forked_refused = refuse
+
+    def __repr__(self) -> str:
+        state = "resolved" if self._resolved else "unresolved"
+        return f"<cuentry.Table {self.name!r} {self.stream} {len(self.entries)} entries, {state}>"
