@@ -83,25 +83,33 @@ def _pycparser() -> Any:
 # --- preprocessing and parsing -----------------------------------------------------
 
 
-def present_headers(include: Path) -> list[str]:
-    """The typedef headers of ``include`` whose companion API header is there too."""
+def present_headers(include: Path, fallback: Path | None = None) -> list[str]:
+    """The typedef headers of ``include`` whose companion API header is there (or in ``fallback``)."""
+    dirs = [include] + ([fallback] if fallback else [])
     return [
         h for h in TYPEDEF_HEADERS
-        if (include / h).is_file() and (include / h.replace("Typedefs", "")).is_file()
+        if (include / h).is_file() and any((d / h.replace("Typedefs", "")).is_file() for d in dirs)
     ]
 
 
-def preprocess(include: Path, *, windows: bool = False, cc: str = "cc", extra: Sequence[str] = ()) -> str:
-    """Preprocess all typedef headers of ``include`` as one translation unit."""
+def preprocess(include: Path, *, windows: bool = False, cc: str = "cc", extra: Sequence[str] = (),
+               fallback: Path | None = None) -> str:
+    """Preprocess all typedef headers of ``include`` as one translation unit.
+
+    ``fallback`` is searched after ``include`` for companion headers that a
+    toolkit wheel does not ship (the runtime wheels lack cudaProfiler.h).
+    """
     include = Path(include)
     if not (include / "cudaTypedefs.h").is_file():
         raise HeaderParseError(str(include), "no cudaTypedefs.h in this directory")
-    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(f"#include <{h}>\n" for h in present_headers(include))
+    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(
+        f"#include <{h}>\n" for h in present_headers(include, fallback))
     src += "".join(extra)
     defines = ["-D__CUDA_API_VERSION_INTERNAL"]
     if windows:
         defines += ["-D_WIN32", "-D__stdcall="]
-    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *defines, "-"]
+    after = [f"-idirafter{fallback}"] if fallback else []
+    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *after, *defines, "-"]
     try:
         proc = subprocess.run(cmd, input=src, capture_output=True, text=True, check=False)
     except OSError as exc:
@@ -360,13 +368,16 @@ def scan_groups(include: Path) -> tuple[dict[str, str], dict[str, str]]:
     return func_group, titles
 
 
-def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: str = "cc") -> dict[str, str]:
+def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: str = "cc",
+                fallback: Path | None = None) -> dict[str, str]:
     """What each base name expands to in user code: ``cuMemAlloc`` -> ``cuMemAlloc_v2``."""
     bases = sorted(set(bases))
-    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(f"#include <{h}>\n" for h in present_headers(include))
+    src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(
+        f"#include <{h}>\n" for h in present_headers(include, fallback))
     src += "".join(f'@@ "{b}" {b}\n' for b in bases)
     defines = ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"] if per_thread else []
-    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *defines, "-"]
+    after = [f"-idirafter{fallback}"] if fallback else []
+    cmd = [cc, "-E", "-P", "-nostdinc", "-x", "c", f"-I{FAKE_INCLUDE}", f"-I{include}", *after, *defines, "-"]
     proc = subprocess.run(cmd, input=src, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise HeaderParseError(str(include), f"preprocessor failed on the name map: {proc.stderr.strip()[:300]}")
@@ -429,15 +440,17 @@ class ToolkitScan:
     linux: Extracted
     windows: Extracted
     include: Path
+    fallback: Path | None = None
 
 
-def scan_toolkit(include: Path, toolkit: str, cc: str = "cc") -> ToolkitScan:
+def scan_toolkit(include: Path, toolkit: str, cc: str = "cc", fallback: Path | None = None) -> ToolkitScan:
+    """Parse one toolkit's typedef headers (Linux and Windows passes)."""
     b = _Builder()
-    lin = b.extract(parse(preprocess(include, cc=cc), f"{include}/<linux>"))
-    win = b.extract(parse(preprocess(include, windows=True, cc=cc), f"{include}/<windows>"))
+    lin = b.extract(parse(preprocess(include, cc=cc, fallback=fallback), f"{include}/<linux>"))
+    win = b.extract(parse(preprocess(include, windows=True, cc=cc, fallback=fallback), f"{include}/<windows>"))
     if not lin.pfn:
         raise HeaderParseError(str(include / "cudaTypedefs.h"), "no PFN_cu*_v* typedefs found")
-    return ToolkitScan(toolkit, lin, win, include)
+    return ToolkitScan(toolkit, lin, win, include, fallback)
 
 
 def _header_of(include: Path) -> dict[str, str]:
@@ -456,9 +469,9 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
     """Build the catalog data from the primary include dir plus optional history scans."""
     b = _Builder()
     main = scan_toolkit(primary, toolkit, cc=cc)
-    scans = [*history]
-    if not any(s.toolkit == toolkit for s in scans):
-        scans.append(main)
+    # The primary scan goes after a history scan of the same release (a stable sort), so it
+    # describes what both declare and adds what the wheel lacks.
+    scans = [*history, main]
     scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
 
     # The union of all ABIs; each described by the newest toolkit that declares it.
@@ -492,8 +505,8 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
         found = match_exported(
             keys,
             s.linux.declared | s.windows.declared,
-            macro_names(s.include, bases, per_thread=False, cc=cc),
-            macro_names(s.include, bases, per_thread=True, cc=cc),
+            macro_names(s.include, bases, per_thread=False, cc=cc, fallback=s.fallback),
+            macro_names(s.include, bases, per_thread=True, cc=cc, fallback=s.fallback),
         )
         for k, v in found.items():
             if v is not None or k not in exported:
@@ -534,7 +547,7 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
     return {
         "format": FORMAT,
         "primary_toolkit": toolkit,
-        "history": [s.toolkit for s in scans],
+        "history": list(dict.fromkeys(s.toolkit for s in scans)),
         "groups": dict(sorted(titles.items())),
         "entries": entries,
         **types,
@@ -662,7 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         scans: list[ToolkitScan] = []
         if args.history:
             for tk, inc in fetch_history(args.cache, progress=lambda m: print(m, file=sys.stderr)):
-                scans.append(scan_toolkit(inc, tk))
+                scans.append(scan_toolkit(inc, tk, fallback=args.include))
         data = build(args.include, args.toolkit, scans)
     except HeaderParseError as exc:
         print(f"cuentry: error: {exc}", file=sys.stderr)

@@ -1,0 +1,74 @@
+"""Shared fixtures: the fake driver, built once per test session with the system C compiler."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuentry.driver import Driver
+from cuentry.testing import fakedriver
+
+DATA = Path(__file__).parent / "data"
+TRUTH_FILE = DATA / "driver-580.159.04-truth.json"
+CUDA_INCLUDE = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        skip = pytest.mark.skip(reason="no C compiler: the fake driver cannot be built")
+        for item in items:
+            if "fake" in item.fixturenames or "driver" in item.fixturenames:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def fake(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Paths of the fake driver's variants: full, v1, nogpa, stub."""
+    root = tmp_path_factory.mktemp("fake")
+    return {v: str(fakedriver.build(root, v)) for v in fakedriver.VARIANTS}
+
+
+@pytest.fixture
+def fake_version(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Set the version the fake driver pretends to be (before loading it)."""
+
+    def set_version(v: int) -> None:
+        monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", str(v))
+
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    return set_version
+
+
+@pytest.fixture
+def driver(fake: dict[str, str], fake_version: Any) -> Iterator[Driver]:
+    """A 13.0 fake driver."""
+    d = Driver.load(fake["full"])
+    yield d
+    d.close()
+
+
+@pytest.fixture
+def load(fake: dict[str, str], fake_version: Any) -> Iterator[Any]:
+    """load(variant, version) -> Driver; closed after the test."""
+    opened: list[Driver] = []
+
+    def _load(variant: str = "full", version: int = 13000, **kw: Any) -> Driver:
+        fake_version(version)
+        d = Driver.load(fake[variant], **kw)
+        opened.append(d)
+        return d
+
+    yield _load
+    for d in opened:
+        d.close()
+
+
+@pytest.fixture(scope="session")
+def truth() -> dict[str, Any]:
+    return json.loads(TRUTH_FILE.read_text())  # type: ignore[no-any-return]
