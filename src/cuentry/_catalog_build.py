@@ -198,6 +198,9 @@ class _Builder:
                         params.append(p)
                 args = a.ParamList(params)
             return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+        if isinstance(typ, (a.Struct, a.Union)) and typ.name is None and typ.decls is not None:
+            # An anonymous member (C11): the aggregate itself is the field's type.
+            return self.expand(a.TypeDecl(None, [], None, typ), ex, depth + 1)
         if isinstance(typ, a.TypeDecl):
             inner = typ.type
             if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:

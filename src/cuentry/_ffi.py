@@ -195,6 +195,8 @@ class TypeMap:
             return f"void *{name}{arr};"
         if t.startswith("enum "):
             return f"{self.enum_type(t[5:])} {name}{arr};"
+        if self._typedefs.get(t, {}).get("canonical", "").startswith("enum"):
+            return f"int {name}{arr};"
         m2 = re.fullmatch(r"(struct|union) (\w+)", t)
         if m2:
             self.declare(m2.group(2))
@@ -227,8 +229,13 @@ class TypeMap:
         rec = self._aggs.get(tag)
         if rec is None or rec.get("opaque"):
             raise TypeError(f"struct {tag} has no known layout")
-        fields = " ".join(self.field(canon, name) for name, _, canon in rec["fields"])
-        ffi.cdef(f"{rec['kind']} {tag} {{ {fields} }};")
+        try:
+            fields = " ".join(self.field(canon, name) for name, _, canon in rec["fields"])
+            ffi.cdef(f"{rec['kind']} {tag} {{ {fields} }};")
+        except (TypeError, cffi.CDefError) as exc:
+            with self._lock:
+                self._declared.discard(tag)
+            raise TypeError(f"cannot declare {rec['kind']} {tag}: {exc}") from None
 
     def function_type(self, ffi_types: list[str], returns: str = "int") -> str:
         return f"{returns}(*)({', '.join(ffi_types) or 'void'})"
