@@ -184,7 +184,12 @@ class _Builder:
         if isinstance(typ, a.PtrDecl):
             return a.PtrDecl(list(typ.quals), self.expand(typ.type, ex, depth + 1))
         if isinstance(typ, a.ArrayDecl):
-            return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), typ.dim, list(typ.dim_quals))
+            dim = typ.dim
+            if dim is not None and not isinstance(dim, a.Constant):
+                v = self.eval_const(dim, self.all_enum_values(ex), ex)
+                if v is not None:
+                    dim = a.Constant("int", str(v))
+            return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
         if isinstance(typ, a.FuncDecl):
             args = None
             if typ.args is not None:
@@ -244,10 +249,12 @@ class _Builder:
         return typ
 
     # enum values -----------------------------------------------------------
-    def eval_const(self, node: Any, env: dict[str, int | None]) -> int | None:
+    def eval_const(self, node: Any, env: dict[str, int | None], ex: Extracted | None = None) -> int | None:
         a = self.ast
         if node is None:
             return None
+        if isinstance(node, a.UnaryOp) and node.op == "sizeof" and ex is not None:
+            return self._sizeof(node.expr, ex)
         if isinstance(node, a.Constant):
             text = node.value.rstrip("uUlL")
             try:
@@ -259,15 +266,15 @@ class _Builder:
         if isinstance(node, a.ID):
             return env.get(node.name)
         if isinstance(node, a.UnaryOp):
-            v = self.eval_const(node.expr, env)
+            v = self.eval_const(node.expr, env, ex)
             if v is None:
                 return None
             return {"-": -v, "+": v, "~": ~v, "!": int(not v)}.get(node.op)
         if isinstance(node, a.Cast):
-            return self.eval_const(node.expr, env)
+            return self.eval_const(node.expr, env, ex)
         if isinstance(node, a.BinaryOp):
-            x = self.eval_const(node.left, env)
-            y = self.eval_const(node.right, env)
+            x = self.eval_const(node.left, env, ex)
+            y = self.eval_const(node.right, env, ex)
             if x is None or y is None:
                 return None
             ops = {"<<": lambda: x << y, ">>": lambda: x >> y, "|": lambda: x | y, "&": lambda: x & y,
@@ -275,6 +282,20 @@ class _Builder:
             fn = ops.get(node.op)
             return fn() if fn else None
         return None
+
+    _SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2,
+               "int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "double": 8}
+
+    def _sizeof(self, node: Any, ex: Extracted) -> int | None:
+        """sizeof of a scalar or enum type (all the headers use in array bounds)."""
+        a = self.ast
+        typ = node.type if isinstance(node, a.Typename) else None
+        if typ is None:
+            return None
+        text = self.render(self.expand(typ, ex))
+        if text.startswith("enum") :
+            return 4
+        return self._SIZES.get(text.replace("const ", ""))
 
     def walk_aggregates(self, node: Any, ex: Extracted) -> None:
         """Record every struct/union with a body and every enum, wherever declared."""
