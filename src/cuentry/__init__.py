@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 logging.getLogger("cuentry").addHandler(logging.NullHandler())
 
 _EXPORTS = {
-    "catalog": "cuentry.catalog",
+    "get_catalog": "cuentry.catalog",
     "Catalog": "cuentry.catalog",
     "Abi": "cuentry.catalog",
     "format_version": "cuentry.catalog",
@@ -49,7 +49,7 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .callables import as_bytes, as_str, out
-    from .catalog import Abi, Catalog, catalog, format_version, parse_version
+    from .catalog import Abi, Catalog, format_version, get_catalog, parse_version
     from .diagnostics import Classification, Diagnostic
     from .driver import Driver, Resolved, Runtime, default_driver, resolve
     from .errors import (

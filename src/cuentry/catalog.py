@@ -382,3 +382,6 @@ def catalog() -> Catalog:
                 raise CatalogDataError(f"cannot load the catalog data: {exc}",
                                        hint="reinstall cuentry; the package data is damaged") from exc
         return _CATALOG
+
+
+get_catalog = catalog
