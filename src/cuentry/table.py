@@ -425,5 +425,6 @@ class Table:
         self._forked_refused = refuse
 
     def __repr__(self) -> str:
-        state = "resolved" if self._resolved else "unresolved"
-        return f"<cuentry.Table {self.name!r} {self.stream} {len(self.entries)} entries, {state}>"
+        d = self.__dict__
+        state = "resolved" if d.get("_resolved") else "unresolved"
+        return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {len(d.get('entries', ()))} entries, {state}>"

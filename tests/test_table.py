@@ -1,0 +1,242 @@
+"""Function tables on the fake driver: modes, fallbacks, thread safety, fork, reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+import pytest
+
+from cuentry import Driver, Table, optional, out, required
+from cuentry.catalog import catalog
+from cuentry.errors import ForkError, TableDeclarationError, TableResolutionError, UnavailableError, UsageError
+from cuentry.table import Unavailable, stream_from_env
+
+
+def _gpa_calls(d: Driver) -> int:
+    from cuentry import _ffi
+
+    return int(_ffi.function_at(d.library.address("cuentryFakeGetProcAddressCalls"), "long(*)(void)")())
+
+
+def test_lazy_once_and_cached_as_plain_attributes(driver: Driver) -> None:
+    t = Table("t", [required("cuDeviceGetCount", 2000), required("PFN_cuCtxGetCurrent_v4000")],
+              stream="legacy", source=driver)
+    assert not t.resolved
+    before = _gpa_calls(driver)
+    n = out("int")
+    assert t.cuDeviceGetCount(n) == 0 and n[0] == 1
+    assert t.resolved and _gpa_calls(driver) - before == 2
+    assert "cuDeviceGetCount" in t.__dict__  # a plain instance attribute from now on
+    t.cuCtxGetCurrent(out("CUcontext"))
+    assert _gpa_calls(driver) - before == 2
+
+
+def test_per_thread_and_legacy_tables_hold_different_stream_functions(driver: Driver) -> None:
+    entries = [required("cuMemcpyHtoDAsync", 7000), required("cuStreamBeginCapture", 10010),
+               required("cuMemAlloc", 3020), required("cuCtxGetCurrent", 4000)]
+    legacy = Table("legacy", entries, stream="legacy", source=driver)
+    per_thread = Table("pt", entries, stream="per_thread", source=driver)
+    for sym in ("cuMemcpyHtoDAsync", "cuStreamBeginCapture"):
+        assert getattr(legacy, sym).address != getattr(per_thread, sym).address
+    assert per_thread.cuStreamBeginCapture.address == driver.library.address("cuStreamBeginCapture_v2_ptsz")
+    assert legacy.cuMemcpyHtoDAsync.address == driver.library.address("cuMemcpyHtoDAsync_v2")
+    for sym in ("cuMemAlloc", "cuCtxGetCurrent"):
+        assert getattr(legacy, sym).address == getattr(per_thread, sym).address
+
+
+def test_a_table_never_mixes_modes(driver: Driver) -> None:
+    with pytest.raises(TableDeclarationError, match="never mixes"):
+        Table("x", [required("PFN_cuMemcpyHtoD_v7000_ptds")], stream="legacy", source=driver)
+    with pytest.raises(TableDeclarationError, match="per-thread ABI"):
+        Table("x", [required("cuMemcpyHtoD", 3020)], stream="per_thread", source=driver)
+    with pytest.raises(TableDeclarationError, match="not allowed"):
+        Table("x", [], stream="default", source=driver)  # type: ignore[arg-type]
+    with pytest.raises(TableDeclarationError, match="no stream mode"):
+        Table("x", [], stream=None, source=driver)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("raw,mode", [("1", "per_thread"), ("true", "per_thread"), ("ON", "per_thread"),
+                                      ("0", "legacy"), ("false", "legacy"), (" off ", "legacy")])
+def test_stream_env_is_parsed_strictly(monkeypatch: pytest.MonkeyPatch, raw: str, mode: str) -> None:
+    monkeypatch.setenv("CUENTRY_PER_THREAD_DEFAULT_STREAM", raw)
+    assert stream_from_env() == mode
+
+
+def test_stream_env_rejects_garbage(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUENTRY_PER_THREAD_DEFAULT_STREAM", "maybe")
+    with pytest.raises(UsageError):
+        stream_from_env()
+    monkeypatch.delenv("CUENTRY_PER_THREAD_DEFAULT_STREAM")
+    with pytest.raises(UsageError):
+        stream_from_env()
+    assert stream_from_env("legacy") == "legacy"
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda: required("cuMemAlloc", 13000), "no ABI version 13000"),
+    (lambda: required("cuMemAlloc"), "no ABI version given"),
+    (lambda: required("PFN_cuMemAlloc_v3021"), "no ABI version 3021"),
+    (lambda: required("cuMemAloc", 3020), "did you mean"),
+    (lambda: required("cuMemAlloc_v2", 3020), "cuMemAlloc at version 3020"),
+    (lambda: optional("cuMemAlloc", 3020, fallback=42), "fallback must be"),
+])
+def test_declaration_errors(driver: Driver, bad: Any, match: str) -> None:
+    with pytest.raises(TableDeclarationError, match=match):
+        Table("x", [bad()], stream="legacy", source=driver)
+
+
+def test_duplicates_and_reserved_names(driver: Driver) -> None:
+    with pytest.raises(TableDeclarationError, match="twice"):
+        Table("x", [required("cuMemAlloc", 3020), required("cuMemAlloc", 2000)], stream="legacy", source=driver)
+    t = Table("x", [required("cuMemAlloc", 3020), required("cuMemAlloc", 2000, name="cuMemAlloc_old")],
+              stream="legacy", source=driver)
+    assert t.cuMemAlloc_old.exported == "cuMemAlloc"
+    with pytest.raises(TableDeclarationError, match="clashes"):
+        Table("x", [required("cuMemAlloc", 3020, name="report")], stream="legacy", source=driver)
+
+
+def _feature_table(d: Driver) -> Table:
+    return Table("features", [
+        required("cuMemAlloc", 3020),
+        optional("cuCtxCreate", 12050, fallback=optional("cuCtxCreate", 3020)),
+        optional("cuDeviceGetUuid", 11040, fallback=lambda *a: 0),
+        optional("cuMulticastCreate", 12010),
+    ], stream="legacy", source=d)
+
+
+def test_fallbacks_on_an_11_4_driver(load: Any) -> None:
+    t = _feature_table(load("v1", 11040))
+    assert t.cuCtxCreate.abi.version == 3020 and t.available("cuCtxCreate")
+    assert t.reason("cuCtxCreate").classification.value == "version_above_driver"  # type: ignore[union-attr]
+    assert t.cuDeviceGetUuid.abi.version == 11040  # 11.4 has the v2 uuid
+    assert isinstance(t.cuMulticastCreate, Unavailable) and not t.cuMulticastCreate
+    assert not t.available("cuMulticastCreate")
+    with pytest.raises(UnavailableError) as ei:
+        t.cuMulticastCreate(out("int"))
+    assert "12.1" in str(ei.value) and ei.value.reason.classification.value == "driver_too_old"
+
+
+def test_fallbacks_on_a_12_0_driver(load: Any) -> None:
+    t = _feature_table(load("full", 12000))
+    assert t.cuCtxCreate.abi.version == 3020
+    assert t.cuMulticastCreate.reason.hint.startswith("cuMulticastCreate needs driver >= 12.1")
+    rep = t.report()
+    json.dumps(rep)
+    rows = {r["name"]: r for r in rep["entries"]}
+    assert rows["cuMemAlloc"]["status"] == "resolved" and rows["cuMemAlloc"]["exported"] == "cuMemAlloc_v2"
+    assert rows["cuCtxCreate"]["status"] == "fallback" and rows["cuCtxCreate"]["via"] == "entry cuCtxCreate@3020"
+    assert rows["cuMulticastCreate"]["status"] == "unavailable"
+    assert rows["cuMulticastCreate"]["attempts"][0]["classification"] == "driver_too_old"
+
+
+def test_callable_fallback(load: Any) -> None:
+    t = Table("x", [optional("cuMulticastCreate", 12010, fallback=lambda *a: "emulated")],
+              stream="legacy", source=load("full", 12000))
+    assert t.cuMulticastCreate() == "emulated" and t.available("cuMulticastCreate")
+    assert t.report()["entries"][0]["via"].startswith("callable")
+
+
+def test_required_failures_are_all_listed(load: Any) -> None:
+    t = Table("x", [required("cuMulticastCreate", 12010), required("cuCtxCreate", 12050),
+                    required("cuMemAlloc", 3020)], stream="legacy", source=load("full", 12000))
+    with pytest.raises(TableResolutionError) as ei:
+        t.cuMemAlloc
+    assert [f.symbol for f in ei.value.failures] == ["cuMulticastCreate", "cuCtxCreate"]
+    assert "2 required entries failed" in str(ei.value)
+    assert t.report()["entries"][0]["status"] == "failed"
+
+
+def test_min_driver(driver: Driver) -> None:
+    t = Table("x", [required("cuMemAlloc", 3020), required("cuCtxCreate", 12050),
+                    optional("cuMulticastBindMem", 13010)], stream="legacy", source=driver)
+    assert t.min_driver() == 12050
+    assert t.report()["min_driver_release"] == "12.5"
+
+
+def test_32_threads_at_first_use_see_one_resolution(driver: Driver) -> None:
+    syms = [a for a in catalog() if not a.variant and a.version <= 13000 and "linux" in a.platforms
+            and a.symbol != "cuEventCreateFromEGLSync"]
+    chosen = {}
+    for a in syms:
+        chosen.setdefault(a.symbol, a)
+    entries = [required(a.symbol, a.version) for a in list(chosen.values())[:60]]
+    t = Table("threads", entries, stream="legacy", source=driver)
+    before = _gpa_calls(driver)
+    barrier = threading.Barrier(32)
+    seen: list[int] = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            barrier.wait()
+            seen.append(getattr(t, entries[-1].attr).address)
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(32)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert len(seen) == 32 and len(set(seen)) == 1
+    assert _gpa_calls(driver) - before == len(entries)
+
+
+def test_reset_and_rebinding(driver: Driver, load: Any) -> None:
+    t = Table("x", [required("cuMemAlloc", 3020)], stream="legacy", source=driver)
+    first = t.cuMemAlloc
+    t.reset()
+    assert not t.resolved and "cuMemAlloc" not in t.__dict__
+    assert t.cuMemAlloc is not first
+    other = load("full", 13000)
+    t.reset(source=other)
+    assert t.cuMemAlloc.address == other.library.address("cuMemAlloc_v2")
+
+
+def test_closed_driver_is_a_clear_error(fake: dict[str, str], fake_version: Any) -> None:
+    from cuentry.errors import DriverClosedError
+
+    d = Driver.load(fake["full"])
+    t = Table("x", [required("cuMemAlloc", 3020)], stream="legacy", source=d)
+    d.close()
+    with pytest.raises(DriverClosedError):
+        t.cuMemAlloc
+
+
+def test_unknown_entry_attribute(driver: Driver) -> None:
+    t = Table("x", [required("cuMemAlloc", 3020)], stream="legacy", source=driver)
+    with pytest.raises(AttributeError, match="no entry"):
+        t.cuMemFree
+    with pytest.raises(AttributeError):
+        t.available("cuMemFree")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.parametrize("policy", ["reresolve", "refuse"])
+def test_fork(driver: Driver, policy: str) -> None:
+    t = Table("x", [required("cuDeviceGetCount", 2000)], stream="legacy", source=driver,
+              on_fork=policy)  # type: ignore[arg-type]
+    t.resolve()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the exit code only
+        code = 0
+        try:
+            if t.resolved:
+                code = 10
+            else:
+                try:
+                    n = out("int")
+                    t.cuDeviceGetCount(n)
+                    code = 20 if policy == "reresolve" and t.resolved else 30
+                except ForkError:
+                    code = 40 if policy == "refuse" else 50
+        except BaseException:  # noqa: BLE001
+            code = 60
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == (20 if policy == "reresolve" else 40)
+    assert t.resolved  # the parent is untouched
