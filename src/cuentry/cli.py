@@ -10,6 +10,7 @@ Every report takes ``--json`` (schemas in docs/cli.md). Exit codes:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -319,21 +320,36 @@ def load_manifest(path: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         import re
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+        if "(at end of document)" in str(exc):
+            lines = text.splitlines() or [""]
+            raise ManifestError(path, f"invalid TOML: {msg} (at the end of the file)", line=len(lines),
+                                column=len(lines[-1]) + 1) from None
         if m:
             raise ManifestError(path, f"invalid TOML: {msg}", line=int(m.group(1)), column=int(m.group(2))) from None
         raise ManifestError(path, f"invalid TOML: {msg}") from None
 
-    def where(needle: str) -> tuple[int | None, int | None]:
+    def where(needle: str) -> dict[str, int | None]:
         for i, ln in enumerate(text.splitlines(), 1):
             col = ln.find(needle)
             if col >= 0:
-                return i, col + 1
-        return None, None
+                return {"line": i, "column": col + 1}
+        return {"line": None, "column": None}
 
     table = data.get("table", {})
     if not isinstance(table, dict):
-        raise ManifestError(path, "[table] must be a table", *where("table"))
+        raise ManifestError(path, "[table] must be a table", **where("table"))
+    # Entries may sit at the top level or inside [table] (where TOML puts keys written after it).
+    for kind in ("required", "optional"):
+        if kind in table:
+            if kind in data:
+                raise ManifestError(path, f"{kind} is given twice (top level and in [table])", **where(kind))
+            data[kind] = table.pop(kind)
+    unknown_t = set(table) - {"name", "stream"}
+    if unknown_t:
+        key = sorted(unknown_t)[0]
+        raise ManifestError(path, f"unknown key {key!r} in [table]", **where(key),
+                            hint="[table] takes name, stream, required, optional")
     stream = table.get("stream")
     if stream is None:
         raise ManifestError(path, "no stream mode: add `stream = \"legacy\"` or `\"per_thread\"` under [table]",
@@ -342,33 +358,33 @@ def load_manifest(path: str) -> dict[str, Any]:
     unknown = set(data) - {"table", "required", "optional"}
     if unknown:
         key = sorted(unknown)[0]
-        raise ManifestError(path, f"unknown key {key!r}", *where(key), hint="top-level keys: table, required, optional")
+        raise ManifestError(path, f"unknown key {key!r}", **where(key), hint="top-level keys: table, required, optional")
     for kind in ("required", "optional"):
         items = data.get(kind, [])
         if not isinstance(items, list):
-            raise ManifestError(path, f"{kind} must be an array", *where(kind))
+            raise ManifestError(path, f"{kind} must be an array", **where(kind))
         for it in items:
             if isinstance(it, str):
                 spec: dict[str, Any] = {"pfn": it} if it.startswith("PFN_") else _at_spec(path, it, where)
             elif isinstance(it, dict):
                 spec = dict(it)
             else:
-                raise ManifestError(path, f"{kind} entries are strings or tables, got {it!r}", *where(str(it)))
+                raise ManifestError(path, f"{kind} entries are strings or tables, got {it!r}", **where(str(it)))
             spec["required"] = kind == "required"
             entries.append(spec)
     return {"name": table.get("name", os.path.basename(path)), "stream": stream, "entries": entries,
             "where": where}
 
 
-def _at_spec(path: str, it: str, where: Callable[[str], tuple[int | None, int | None]]) -> dict[str, Any]:
+def _at_spec(path: str, it: str, where: Callable[[str], dict[str, int | None]]) -> dict[str, Any]:
     if "@" not in it:
-        raise ManifestError(path, f"entry {it!r} has no version", *where(it),
+        raise ManifestError(path, f"entry {it!r} has no version", **where(it),
                             hint="write 'cuMemAlloc@3020', 'PFN_cuMemAlloc_v3020' or {symbol=..., version=...}")
     sym, _, ver = it.partition("@")
     try:
         return {"symbol": sym, "version": int(ver)}
     except ValueError:
-        raise ManifestError(path, f"entry {it!r}: version {ver!r} is not a number", *where(it)) from None
+        raise ManifestError(path, f"entry {it!r}: version {ver!r} is not a number", **where(it)) from None
 
 
 def cmd_check(args: argparse.Namespace, out: _Out) -> int:
@@ -389,15 +405,14 @@ def cmd_check(args: argparse.Namespace, out: _Out) -> int:
                 e = mk(spec["symbol"], spec["version"], name=spec.get("name"))
             entries.append(e)
         except CuentryError as exc:
-            line, col = m["where"](str(label))
-            raise ManifestError(args.manifest, f"entry {label!r}: {exc.message}", line=line, column=col,
+            raise ManifestError(args.manifest, f"entry {label!r}: {exc.message}", **m["where"](str(label)),
                                 hint=exc.hint) from None
     try:
         table = Table(m["name"], entries, stream=m["stream"])
     except CuentryError as exc:
-        needle = next((w for w in str(exc.message).split() if w.startswith("cu")), "stream")
-        line, col = m["where"](needle.split("@")[0].strip("'\":,"))
-        raise ManifestError(args.manifest, exc.message, line=line, column=col, hint=exc.hint) from None
+        labels = [str(sp.get("pfn") or sp.get("symbol")) for sp in m["entries"]]
+        needle = next((lb for lb in labels if lb in exc.message), "stream")
+        raise ManifestError(args.manifest, exc.message, **m["where"](needle), hint=exc.hint) from None
     floor = table.min_driver()
     try:
         drv = Driver.load(args.driver)
@@ -545,7 +560,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        args = parser.parse_args(argv)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
