@@ -517,10 +517,10 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
     groups, titles = scan_groups(newest.include)
     for s in scans[:-1]:
         g2, t2 = scan_groups(s.include)
-        for k, v in g2.items():
-            groups.setdefault(k, v)
-        for k, v in t2.items():
-            titles.setdefault(k, v)
+        for fname, gid in g2.items():
+            groups.setdefault(fname, gid)
+        for gid, title in t2.items():
+            titles.setdefault(gid, title)
 
     exported: dict[tuple[str, int, str], str | None] = {}
     for s in scans:

@@ -26,7 +26,7 @@ from typing import Any
 
 import cffi
 
-ffi = cffi.FFI()
+ffi: Any = cffi.FFI()  # typed as Any: this module is the untyped boundary
 _IS_WINDOWS = sys.platform == "win32"
 
 if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
@@ -39,7 +39,7 @@ if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
         unsigned long GetLastError(void);
         """
     )
-    _dl = ffi.dlopen("kernel32.dll")
+    _dl: Any = ffi.dlopen("kernel32.dll")
 else:
     ffi.cdef(
         """
@@ -110,7 +110,7 @@ class SharedLibrary:
             if addr:
                 info = ffi.new("Dl_info *")
                 if _dl.dladdr(ffi.cast("void *", addr), info) and info.dli_fname != NULL:
-                    return os.path.realpath(ffi.string(info.dli_fname).decode(errors="replace"))
+                    return os.path.realpath(_cstr(info.dli_fname))
         return self.name
 
     def close(self) -> None:
@@ -256,7 +256,9 @@ def _match_brace(text: str) -> tuple[str, str]:
 
 def _split_top(body: str) -> list[str]:
     """Split declarations on ';' outside braces."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in body:
         if ch == "{":
             depth += 1
@@ -291,7 +293,12 @@ def from_buffer(obj: Any) -> Any:
 
 
 def string(cdata: Any) -> bytes:
-    return bytes(ffi.string(cdata))
+    got = ffi.string(cdata)
+    return got if isinstance(got, bytes) else str(got).encode()
+
+
+def _cstr(cdata: Any) -> str:
+    return string(cdata).decode(errors="replace")
 
 
 def address_of(cdata: Any) -> int:
@@ -378,14 +385,14 @@ class Bootstrap:
             if self.has(name):
                 out = ffi.new("char **")
                 if int(self.fn(name)(code, out)) == 0 and out[0] != NULL:
-                    return ffi.string(out[0]).decode(errors="replace")
+                    return _cstr(out[0])
         return None
 
     def error_string(self, code: int) -> str | None:
         if self.has("cuGetErrorString"):
             out = ffi.new("char **")
             if int(self.fn("cuGetErrorString")(code, out)) == 0 and out[0] != NULL:
-                return ffi.string(out[0]).decode(errors="replace")
+                return _cstr(out[0])
         return None
 
     def call(self, name: str, *args: Any) -> int:

@@ -17,7 +17,7 @@ import sys
 import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
 
 from . import __version__
 from .catalog import Abi, Catalog, catalog, format_version, parse_version
@@ -268,7 +268,7 @@ def cmd_show(args: argparse.Namespace, out: _Out) -> int:
         out.json(info)
         return EXIT_OK
     out.print(out.bold(sym) + (f"  [{g.id}: {g.title}]" if g else ""))
-    out.print(f"  ABI versions: {', '.join(map(str, info['versions']))}; first declared in toolkit "
+    out.print(f"  ABI versions: {', '.join(map(str, cat.versions(sym)))}; first declared in toolkit "
               f"{info['first_toolkit']} of the catalog's history ({cat.history[0]}-{cat.history[-1]})")
     for a in abis:
         mode = "per-thread" if a.variant else "legacy"
@@ -283,7 +283,8 @@ def cmd_list(args: argparse.Namespace, out: _Out) -> int:
     cat = catalog()
     if args.groups:
         counts = Counter((cat.group(s) or None) for s in cat.symbols())
-        rows = [{"id": g.id, "title": g.title, "symbols": counts.get(g, 0)} for g in cat.groups.values()]
+        rows: list[dict[str, Any]] = [{"id": g.id, "title": g.title, "symbols": counts.get(g, 0)}
+                                      for g in cat.groups.values()]
         if args.json:
             out.json(rows)
         else:
@@ -304,6 +305,11 @@ def cmd_list(args: argparse.Namespace, out: _Out) -> int:
 
 
 # --- check ---------------------------------------------------------------------------
+
+
+class _Pos(TypedDict):
+    line: int | None
+    column: int | None
 
 
 def load_manifest(path: str) -> dict[str, Any]:
@@ -329,7 +335,7 @@ def load_manifest(path: str) -> dict[str, Any]:
             raise ManifestError(path, f"invalid TOML: {msg}", line=int(m.group(1)), column=int(m.group(2))) from None
         raise ManifestError(path, f"invalid TOML: {msg}") from None
 
-    def where(needle: str) -> dict[str, int | None]:
+    def where(needle: str) -> _Pos:
         for i, ln in enumerate(text.splitlines(), 1):
             col = ln.find(needle)
             if col >= 0:
@@ -376,7 +382,7 @@ def load_manifest(path: str) -> dict[str, Any]:
             "where": where}
 
 
-def _at_spec(path: str, it: str, where: Callable[[str], dict[str, int | None]]) -> dict[str, Any]:
+def _at_spec(path: str, it: str, where: Callable[[str], _Pos]) -> dict[str, Any]:
     if "@" not in it:
         raise ManifestError(path, f"entry {it!r} has no version", **where(it),
                             hint="write 'cuMemAlloc@3020', 'PFN_cuMemAlloc_v3020' or {symbol=..., version=...}")

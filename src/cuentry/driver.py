@@ -112,7 +112,7 @@ class _Source:
 
     @property
     def closed(self) -> bool:
-        return self.library.closed
+        return bool(self.library.closed)
 
     def _require_open(self, what: str) -> None:
         if self.library.closed:

@@ -236,7 +236,9 @@ class Table:
         while isinstance(out[-1].fallback, Entry):
             if len(out) > 16:
                 raise TableDeclarationError(f"{e.describe()}: fallback chain is too long")
-            out.append(out[-1].fallback)  # type: ignore[arg-type]
+            nxt = out[-1].fallback
+            assert isinstance(nxt, Entry)
+            out.append(nxt)
         return out
 
     def _validate(self, e: Entry) -> None:
