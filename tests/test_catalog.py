@@ -140,9 +140,22 @@ def test_bad_versions(bad: object) -> None:
 
 
 def test_catalog_has_no_header_text() -> None:
-    raw = (Path(__import__("cuentry").__file__).parent / "_data" / "catalog.json").read_text()
-    for phrase in ("Copyright", "NVIDIA", "\\param", "Licensed", "@{"):
-        assert phrase not in raw
+    pkg = Path(__import__("cuentry").__file__).parent
+    data = (pkg / "_catalog_data.py").read_text()
+    body = data.split('"""', 2)[2]  # after the module's own docstring
+    types = (pkg / "_data" / "types.json").read_text()
+    for phrase in ("Copyright", "NVIDIA", "\\param", "Licensed", "@{", "/*", "//"):
+        assert phrase not in body and phrase not in types
+
+
+def test_records_are_frozen_values() -> None:
+    a = CAT.get("cuMemAlloc", 3020)
+    with pytest.raises(AttributeError):
+        a.version = 1  # type: ignore[misc]
+    b = CAT.parse_pfn("PFN_cuMemAlloc_v3020")
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a.replace(version=2000) != a and "cuMemAlloc" in repr(a)
+    assert dict(a.fields())["exported"] == "cuMemAlloc_v2"
 
 
 # --- against the installed CUDA 13.0 headers -----------------------------------------

@@ -7,12 +7,12 @@ catalog look-up never loads cffi or the driver.
 from __future__ import annotations
 
 import importlib
-import logging
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
-
-logging.getLogger("cuentry").addHandler(logging.NullHandler())
 
 _EXPORTS = {
     "get_catalog": "cuentry.catalog",

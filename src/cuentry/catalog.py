@@ -12,22 +12,24 @@ back to the legacy ones for functions that have no per-thread variant).
 
 from __future__ import annotations
 
-import difflib
-import json
+import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Literal
-
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVersionError, UsageError
 
-Stream = Literal["legacy", "per_thread"]
+TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import Any, Literal
+
+    Stream = Literal["legacy", "per_thread"]
+else:
+    Stream = str
 STREAMS: tuple[Stream, ...] = ("legacy", "per_thread")
 
-_PFN = re.compile(r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
-_SUFFIXED = re.compile(r"^(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$")
+# Compiled on first use (re caches them), not at import.
+_PFN = r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$"
+_SUFFIXED = r"^(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$"
 
 
 def format_version(version: int) -> str:
@@ -52,21 +54,68 @@ def parse_version(text: str | int) -> int:
     raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Record:
+    """Base of the catalog's frozen, slotted value records.
+
+    It gives what the frozen dataclasses would (immutability, equality, hashing,
+    a repr, ``replace``, ``fields``) without importing :mod:`dataclasses`, which
+    alone costs about 13 ms on a CI-class machine (it imports inspect, enum and
+    re): the whole budget of ``import cuentry`` plus a first look-up.
+    """
+
+    __slots__: tuple[str, ...] = ()
+
+    def _set(self, **values: object) -> None:
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def fields(self) -> tuple[tuple[str, object], ...]:
+        return tuple((k, getattr(self, k)) for k in self.__slots__)
+
+    def replace(self, **changes: object) -> Record:
+        new = object.__new__(type(self))
+        new._set(**{**dict(self.fields()), **changes})
+        return new
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *(getattr(self, k) for k in self.__slots__)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
+
+
+class Param(Record):
     """One parameter: its name, its type as the header spells it, and fully resolved."""
 
+    __slots__ = ("name", "type", "canonical")
     name: str
     type: str
     canonical: str
 
+    def __init__(self, name: str, type: str, canonical: str) -> None:  # noqa: A002 - C's word
+        self._set(name=name, type=type, canonical=canonical)
 
-@dataclass(frozen=True, slots=True)
-class Signature:
+
+class Signature(Record):
     """A function type: return type and parameters."""
 
+    __slots__ = ("returns", "params")
     returns: str
     params: tuple[Param, ...]
+
+    def __init__(self, returns: str, params: tuple[Param, ...]) -> None:
+        self._set(returns=returns, params=params)
 
     def c_params(self, *, names: bool = True) -> str:
         if not self.params:
@@ -83,10 +132,10 @@ def _declare(ctype: str, name: str) -> str:
     return f"{ctype} {name}" if not ctype.endswith("*") else f"{ctype}{name}"
 
 
-@dataclass(frozen=True, slots=True)
-class Abi:
-    """One ABI of one driver entry point (one PFN typedef)."""
+class Abi(Record):
+    """One ABI of one driver entry point (one PFN typedef), keyed by (symbol, version)."""
 
+    __slots__ = ("symbol", "version", "variant", "signature", "exported", "header", "platforms", "toolkits", "group")
     symbol: str
     version: int
     variant: str  # "" (legacy), "ptds" or "ptsz" (per-thread default stream)
@@ -96,6 +145,11 @@ class Abi:
     platforms: tuple[str, ...]
     toolkits: tuple[str, ...]
     group: str | None
+
+    def __init__(self, symbol: str, version: int, variant: str, signature: Signature, exported: str | None,
+                 header: str, platforms: tuple[str, ...], toolkits: tuple[str, ...], group: str | None) -> None:
+        self._set(symbol=symbol, version=version, variant=variant, signature=signature, exported=exported,
+                  header=header, platforms=platforms, toolkits=toolkits, group=group)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -133,14 +187,17 @@ class Abi:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Suggestion:
+class Suggestion(Record):
     """What a user probably meant by a name that is not a catalog symbol."""
 
+    __slots__ = ("symbol", "version", "stream", "reason")
     symbol: str
-    version: int | None = None
-    stream: Stream | None = None
-    reason: str = ""
+    version: int | None
+    stream: Stream | None
+    reason: str
+
+    def __init__(self, symbol: str, version: int | None = None, stream: Stream | None = None, reason: str = "") -> None:
+        self._set(symbol=symbol, version=version, stream=stream, reason=reason)
 
     def __str__(self) -> str:
         parts = [self.symbol]
@@ -152,73 +209,115 @@ class Suggestion:
         return f"{text} ({self.reason})" if self.reason else text
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(Record):
     """A doc group of cuda.h (``CUDA_MEM``: Memory Management, ...)."""
 
+    __slots__ = ("id", "title")
     id: str
     title: str
 
+    def __init__(self, id: str, title: str) -> None:  # noqa: A002 - cuda.h's word
+        self._set(id=id, title=title)
+
+
+def _abi_from_rich(e: Mapping[str, Any]) -> Abi:
+    return Abi(
+        symbol=e["symbol"],
+        version=int(e["version"]),
+        variant=e["variant"],
+        signature=Signature(e["returns"], tuple(Param(*p) for p in e["params"])),
+        exported=e.get("exported"),
+        header=e.get("header", ""),
+        platforms=tuple(e.get("platforms", ())),
+        toolkits=tuple(e.get("toolkits", ())),
+        group=e.get("group"),
+    )
+
 
 class Catalog:
-    """Read-only index over the ABI records. Use :func:`catalog` for the shipped one."""
+    """Read-only index over the ABI records. Use :func:`catalog` for the shipped one.
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
+    ``data`` is either what the generator builds (entries as dicts) or the shipped
+    compact form (entries as rows, see ``_catalog_build.compact``). Records are
+    made on first use of a symbol, so a look-up does not pay for the whole catalog.
+    """
+
+    def __init__(self, data: Mapping[str, Any], types: Mapping[str, Any] | None = None) -> None:
         self._data = data
+        self._types = types
         self.primary_toolkit: str = data.get("primary_toolkit", "")
         self.history: tuple[str, ...] = tuple(data.get("history", ()))
         self.groups: dict[str, Group] = {k: Group(k, v) for k, v in data.get("groups", {}).items()}
-        by_symbol: dict[str, list[Abi]] = {}
-        by_key: dict[tuple[str, int], list[Abi]] = {}
-        by_exported: dict[str, Abi] = {}
+        self._platforms: tuple[str, ...] = tuple(data.get("platforms", ("linux", "windows")))
+        compact = data.get("format", 1) >= 2
+        raw: dict[str, list[Any]] = {}
+        exported: dict[str, tuple[str, int]] = {}
         for e in data["entries"]:
-            abi = Abi(
-                symbol=e["symbol"],
-                version=int(e["version"]),
-                variant=e["variant"],
-                signature=Signature(e["returns"], tuple(Param(*p) for p in e["params"])),
-                exported=e.get("exported"),
-                header=e.get("header", ""),
-                platforms=tuple(e.get("platforms", ())),
-                toolkits=tuple(e.get("toolkits", ())),
-                group=e.get("group"),
-            )
-            by_symbol.setdefault(abi.symbol, []).append(abi)
-            by_key.setdefault(abi.key, []).append(abi)
-            if abi.exported:
-                by_exported.setdefault(abi.exported, abi)
-        for lst in by_symbol.values():
-            lst.sort(key=lambda a: (a.version, a.variant))
-        self._by_symbol = {k: tuple(v) for k, v in by_symbol.items()}
-        self._by_key = {k: tuple(v) for k, v in by_key.items()}
-        self._by_exported = by_exported
-        self._lower = {k.lower(): k for k in self._by_symbol}
+            sym, ver, exp = (e[0], e[1], e[6]) if compact else (e["symbol"], e["version"], e.get("exported"))
+            raw.setdefault(sym, []).append(e)
+            if exp:
+                exported.setdefault(exp, (sym, ver))
+        self._compact = compact
+        self._raw = raw
+        self._exported = exported
+        self._by_symbol: dict[str, tuple[Abi, ...]] = {}
+        self._lower = {k.lower(): k for k in raw}
+        self._lock = threading.Lock()
+
+    def _make(self, row: Any) -> Abi:
+        if not self._compact:
+            return _abi_from_rich(row)
+        sym, ver, var, ret, params, header, exp, pf, tk, group = row
+        return Abi(
+            symbol=sym, version=ver, variant=var,
+            signature=Signature(ret, tuple(Param(p[0], p[1], p[2] if len(p) > 2 else p[1]) for p in params)),
+            exported=exp, header=header,
+            platforms=tuple(p for i, p in enumerate(self._platforms) if pf >> i & 1),
+            toolkits=tuple(t for i, t in enumerate(self.history) if tk >> i & 1),
+            group=group,
+        )
+
+    def _records(self, symbol: str) -> tuple[Abi, ...] | None:
+        got = self._by_symbol.get(symbol)
+        if got is None:
+            rows = self._raw.get(symbol)
+            if rows is None:
+                return None
+            got = tuple(sorted((self._make(r) for r in rows), key=lambda a: (a.version, a.variant)))
+            with self._lock:
+                got = self._by_symbol.setdefault(symbol, got)
+        return got
 
     # --- basic access ---------------------------------------------------------
     def __len__(self) -> int:
-        return sum(len(v) for v in self._by_key.values())
+        return sum(len(v) for v in self._raw.values())
 
     def __iter__(self) -> Iterator[Abi]:
-        for sym in sorted(self._by_symbol):
-            yield from self._by_symbol[sym]
+        for sym in sorted(self._raw):
+            yield from self.abis(sym)
 
     def __contains__(self, symbol: object) -> bool:
-        return symbol in self._by_symbol
+        return symbol in self._raw
 
     def symbols(self) -> tuple[str, ...]:
-        return tuple(sorted(self._by_symbol))
+        return tuple(sorted(self._raw))
 
     @property
     def types(self) -> Mapping[str, Any]:
-        """Typedefs, enums and aggregates the signatures use (for the FFI layer)."""
-        return {k: self._data.get(k, {}) for k in ("typedefs", "enums", "aggregates")}
+        """Typedefs, enums and aggregates the signatures use (for the FFI layer); loaded on first use."""
+        if self._types is None:
+            if "typedefs" in self._data:
+                self._types = {k: self._data.get(k, {}) for k in ("typedefs", "enums", "aggregates")}
+            else:
+                self._types = _load_json("types.json")
+        return self._types
 
     def abis(self, symbol: str) -> tuple[Abi, ...]:
         """All ABIs of ``symbol``, oldest first (legacy before per-thread at one version)."""
-        try:
-            return self._by_symbol[symbol]
-        except (KeyError, TypeError):
-            raise self._unknown(symbol) from None
+        got = self._records(symbol) if isinstance(symbol, str) else None
+        if got is None:
+            raise self._unknown(symbol)
+        return got
 
     def versions(self, symbol: str) -> tuple[int, ...]:
         """The distinct ABI versions of ``symbol``, ascending."""
@@ -226,9 +325,8 @@ class Catalog:
 
     def at(self, symbol: str, version: int) -> tuple[Abi, ...]:
         """The ABIs declared exactly at (symbol, version): legacy, per-thread, or both."""
-        found = self._by_key.get((symbol, version))
-        if found is None:
-            self.abis(symbol)  # raises for an unknown symbol
+        found = tuple(a for a in self.abis(symbol) if a.version == version)
+        if not found:
             raise UnknownVersionError(symbol, version, self.versions(symbol), hint=self._version_hint(symbol, version))
         return found
 
@@ -287,11 +385,14 @@ class Catalog:
 
     def by_exported(self, name: str) -> Abi | None:
         """The ABI whose exported library name is ``name`` (``cuMemAlloc_v2`` -> cuMemAlloc@3020)."""
-        return self._by_exported.get(name)
+        key = self._exported.get(name)
+        if key is None:
+            return None
+        return next(a for a in self.abis(key[0]) if a.exported == name)
 
     def parse_pfn(self, name: str) -> Abi:
         """Look up a typedef name such as ``PFN_cuMemAlloc_v3020`` or ``PFN_cuMemcpy_v7000_ptds``."""
-        m = _PFN.match(name.strip())
+        m = re.match(_PFN, name.strip())
         if not m:
             raise UsageError(f"{name!r} is not a PFN typedef name", hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
         symbol, version, var = m.group("api"), int(m.group("ver")), m.group("var") or ""
@@ -311,6 +412,8 @@ class Catalog:
                     gid = k
                     break
             if gid is None:
+                import difflib
+
                 close = difflib.get_close_matches(g.upper(), list(self.groups), n=3, cutoff=0.5)
                 raise UsageError(f"unknown group {group!r}",
                                  hint=("did you mean " + ", ".join(close) + "?") if close else "see `cuentry list --groups`")
@@ -333,8 +436,8 @@ class Catalog:
         if exp is not None and name != exp.symbol:
             out.append(Suggestion(exp.symbol, exp.version, exp.stream,
                                   f"{name} is the exported name of that ABI; ask for the base name"))
-        m = _SUFFIXED.match(name)
-        if not out and m and (m.group("n") or m.group("var")) and m.group("base") in self._by_symbol:
+        m = re.match(_SUFFIXED, name)
+        if not out and m and (m.group("n") or m.group("var")) and m.group("base") in self._raw:
             base = m.group("base")
             stream: Stream = "per_thread" if m.group("var") else "legacy"
             out.append(Suggestion(base, self.newest(base, stream).version, stream,
@@ -343,7 +446,9 @@ class Catalog:
         if low and low != name:
             out.append(Suggestion(low, None, None, "names are case-sensitive"))
         if not out:
-            for c in difflib.get_close_matches(name, list(self._by_symbol), n=3, cutoff=0.75):
+            import difflib
+
+            for c in difflib.get_close_matches(name, list(self._raw), n=3, cutoff=0.75):
                 out.append(Suggestion(c, None, None, "similar name"))
         return tuple(out)
 
@@ -376,12 +481,29 @@ def catalog() -> Catalog:
     with _LOCK:
         if _CATALOG is None:
             try:
-                raw = resources.files("cuentry").joinpath("_data/catalog.json").read_bytes()
-                _CATALOG = Catalog(json.loads(raw))
-            except (OSError, ValueError, KeyError) as exc:
+                from . import _catalog_data as d
+
+                _CATALOG = Catalog({"format": d.FORMAT, "primary_toolkit": d.PRIMARY_TOOLKIT, "history": d.HISTORY,
+                                    "platforms": d.PLATFORMS, "groups": d.GROUPS, "entries": d.ROWS})
+            except (ImportError, AttributeError, KeyError, TypeError, ValueError) as exc:
                 raise CatalogDataError(f"cannot load the catalog data: {exc}",
                                        hint="reinstall cuentry; the package data is damaged") from exc
         return _CATALOG
+
+
+_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_data")
+
+
+def _load_json(name: str) -> Any:
+    import json
+
+    path = os.path.join(_DATA_DIR, name)
+    try:
+        with open(path, "rb") as fh:
+            return json.loads(fh.read())
+    except (OSError, ValueError) as exc:
+        raise CatalogDataError(f"cannot load the catalog data {path}: {exc}",
+                               hint="reinstall cuentry; the package data is damaged") from exc
 
 
 get_catalog = catalog

@@ -8,8 +8,10 @@ raised directly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
 class CuentryError(Exception):
