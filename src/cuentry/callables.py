@@ -30,7 +30,7 @@ _TYPEMAPS: dict[int, _ffi.TypeMap] = {}
 
 
 def typemap(cat: Catalog | None = None) -> _ffi.TypeMap:
-    cat = cat or catalog()
+    cat = catalog() if cat is None else cat
     tm = _TYPEMAPS.get(id(cat))
     if tm is None:
         with _TYPEMAP_LOCK:
@@ -126,7 +126,7 @@ def _to_struct(v: Any) -> Any:
 _CONVERTERS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     _ffi.INT: ("int", _to_int),
     _ffi.HANDLE: ("int", _to_handle),
-    _ffi.FLOAT: ("float", lambda v: float(v)),
+    _ffi.FLOAT: ("float", float),
     _ffi.POINTER: ("cdata", _to_pointer),
     _ffi.STRING: ("bytes", _to_string),
     _ffi.STRUCT: ("cdata", _to_struct),
@@ -152,7 +152,7 @@ def bind(
         kinds.append(k)
     fntype = tm.function_type(ffi_types)
     cfn = _ffi.function_at(address, fntype)
-    factory = _factory(tuple(_CONVERTERS[k][0] for k in kinds))
+    factory = _factory(len(kinds))
     label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
 
     def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
@@ -171,8 +171,12 @@ def bind(
         name = error_name(rc) if error_name else f"CUresult({rc})"
         return CudaError(rc, name, call=label)
 
-    convs = [_CONVERTERS[k][1] for k in kinds]
-    fn, checked = factory(cfn, _ffi.OWNED_CDATA, bad, err, *convs)
+    convs = tuple(_CONVERTERS[k][1] for k in kinds)
+
+    def conv(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(c(v) for c, v in zip(convs, args))
+
+    fn, checked = factory(cfn, conv, bad, err)
     fn.checked = checked
     fn.abi = abi
     fn.address = address
@@ -205,41 +209,42 @@ def _fn_cell(f: Any) -> Any:
 
 
 _FACTORY_LOCK = threading.Lock()
-_FACTORIES: dict[tuple[str, ...], Callable[..., tuple[Any, Any]]] = {}
+_FACTORIES: dict[int, Callable[..., tuple[Any, Any]]] = {}
 
 
-def _factory(fast: tuple[str, ...]) -> Callable[..., tuple[Any, Any]]:
-    """A compiled maker of (call, checked) closures for one pattern of argument kinds.
+def _factory(arity: int) -> Callable[..., tuple[Any, Any]]:
+    """A compiled maker of (call, checked) closures for one arity, shared by all signatures.
 
-    Shared by every signature with the same pattern, so binding costs no compile.
+    The fast path hands the arguments to cffi as they are (ints, cffi pointers,
+    bytes pass straight through). cffi rejects anything else with TypeError or
+    OverflowError before the C function runs, so only then are the arguments
+    converted (handles from objects, buffers, None, str) and the call made again;
+    if that fails too, the error names the argument.
     """
-    f = _FACTORIES.get(fast)
+    f = _FACTORIES.get(arity)
     if f is not None:
         return f
-    names = [f"a{i}" for i in range(len(fast))]
-    exprs = []
-    for i, (n, k) in enumerate(zip(names, fast)):
-        test = {"int": "int", "float": "float", "bytes": "bytes"}.get(k, "_Own")
-        exprs.append(f"{n} if {n}.__class__ is {test} else _c{i}({n})")
-    args = ", ".join(names)
-    tup = f"({args}{',' if names else ''})"
-    call = f"_fn({', '.join(exprs)})"
-    convs = "".join(f", _c{i}" for i in range(len(fast)))
+    args = ", ".join(f"a{i}" for i in range(arity))
+    tup = f"({args}{',' if arity else ''})"
     code = (
-        f"def make(_fn, _Own, _bad, _err{convs}):\n"
+        "def make(_fn, _conv, _bad, _err):\n"
         f"    def call({args}):\n"
-        f"        try:\n            return {call}\n"
+        f"        try:\n            return _fn({args})\n"
+        "        except (TypeError, OverflowError):\n            pass\n"
+        f"        try:\n            return _fn(*_conv({tup}))\n"
         f"        except (TypeError, OverflowError) as e:\n            raise _bad(e, {tup}) from None\n"
         f"    def checked({args}):\n"
-        f"        try:\n            rc = {call}\n"
-        f"        except (TypeError, OverflowError) as e:\n            raise _bad(e, {tup}) from None\n"
-        f"        if rc:\n            raise _err(rc)\n"
-        f"    return call, checked\n"
+        f"        try:\n            rc = _fn({args})\n"
+        "        except (TypeError, OverflowError):\n"
+        f"            try:\n                rc = _fn(*_conv({tup}))\n"
+        f"            except (TypeError, OverflowError) as e:\n                raise _bad(e, {tup}) from None\n"
+        "        if rc:\n            raise _err(rc)\n"
+        "    return call, checked\n"
     )
     ns: dict[str, Any] = {}
-    exec(compile(code, f"<cuentry call/{len(fast)}>", "exec"), ns)
+    exec(compile(code, f"<cuentry call/{arity}>", "exec"), ns)
     with _FACTORY_LOCK:
-        f = _FACTORIES.setdefault(fast, ns["make"])
+        f = _FACTORIES.setdefault(arity, ns["make"])
     return f
 
 
@@ -257,7 +262,7 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Any:
         raise ArgumentError(f"out() needs a C type name, got {ctype!r}")
     if not isinstance(count, int) or count < 1:
         raise ArgumentError(f"out() needs a positive count, got {count!r}")
-    cat = cat or catalog()
+    cat = catalog() if cat is None else cat
     name = ctype.strip()
     typedefs = cat.types["typedefs"]
     canonical = typedefs[name]["canonical"] if name in typedefs else name

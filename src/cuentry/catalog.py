@@ -289,6 +289,9 @@ class Catalog:
         return got
 
     # --- basic access ---------------------------------------------------------
+    def __bool__(self) -> bool:
+        return True
+
     def __len__(self) -> int:
         return sum(len(v) for v in self._raw.values())
 

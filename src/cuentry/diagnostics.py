@@ -60,7 +60,7 @@ def cu_result_name(code: int | None, cat: Catalog | None = None) -> str:
     """The CUresult's enumerator name, from the catalog's copy of the enum."""
     if code is None:
         return "-"
-    names = _cu_names(cat or catalog())
+    names = _cu_names(catalog() if cat is None else cat)
     return names.get(code, f"CUresult({code})")
 
 
@@ -148,7 +148,9 @@ class Diagnostic:
         return d
 
     def log(self) -> None:
-        (log.debug if self.ok else log.info)("cuentry: %s", self.log_line())
+        level = logging.DEBUG if self.ok else logging.INFO
+        if log.isEnabledFor(level):
+            log.log(level, "cuentry: %s", self.log_line())
 
 
 def classify(
@@ -165,7 +167,7 @@ def classify(
     platform: str = "linux",
 ) -> tuple[Classification, str]:
     """Classify an answer from the driver or the runtime and give the hint for it."""
-    cat = cat or catalog()
+    cat = catalog() if cat is None else cat
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
     known = symbol in cat
     if result != 0:

@@ -98,7 +98,7 @@ class _Source:
     kind = "driver"
 
     def __init__(self, found: Any, cat: Catalog | None) -> None:
-        self.cat = cat or catalog()
+        self.cat = catalog() if cat is None else cat
         self._found = found
         self.library = found.library
         self.path: str = found.path

@@ -133,6 +133,36 @@ def optional(symbol: str, version: int | None = None, *, fallback: Entry | Calla
     return _entry(symbol, version, False, fallback, name)
 
 
+class _Lazy:
+    """What an entry's slot holds before resolution: using it resolves the table.
+
+    Tables define no ``__getattr__`` (it would slow every attribute read); instead
+    each slot starts as one of these, and resolution overwrites it with the real
+    function, so later reads cost one slot access.
+    """
+
+    __slots__ = ("_table", "_attr")
+
+    def __init__(self, table: Table, attr: str) -> None:
+        self._table = table
+        self._attr = attr
+
+    def _target(self) -> Any:
+        return getattr(self._table.resolve(), self._attr)
+
+    def __call__(self, *args: Any) -> Any:
+        return self._target()(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+    def __bool__(self) -> bool:
+        return bool(self._target())
+
+    def __repr__(self) -> str:
+        return f"<unresolved entry {self._attr} of table {self._table.name!r}>"
+
+
 class Unavailable:
     """Stands in for an optional entry that did not resolve; falsy; calling it raises with the reason."""
 
@@ -176,7 +206,23 @@ if hasattr(os, "register_at_fork"):
 
 
 class Table:
-    """A declared set of entry points in one stream mode, resolved lazily once."""
+    """A declared set of entry points in one stream mode, resolved lazily once.
+
+    Each table is an instance of its own subclass whose ``__slots__`` are the entry
+    names, so a resolved entry is read as a slot: as fast as any attribute access,
+    however many entries the table has.
+    """
+
+    def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
+        listed = tuple(entries)
+        slots = tuple(dict.fromkeys(
+            e.attr for e in listed
+            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in _RESERVED and not e.attr.startswith("_")))
+        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__})
+        self: Table = object.__new__(sub)
+        self.__dict__["_declared_entries"] = listed
+        return self
 
     def __init__(
         self,
@@ -188,8 +234,10 @@ class Table:
         on_fork: Literal["reresolve", "refuse"] = "reresolve",
         cat: Catalog | None = None,
     ) -> None:
-        object.__setattr__(self, "_lock", threading.RLock())
-        self._init(name, list(entries), stream, source, on_fork, cat or catalog())
+        self._lock = threading.RLock()
+        declared = self.__dict__.pop("_declared_entries", None)
+        self._init(name, list(entries if declared is None else declared), stream, source, on_fork,
+                   catalog() if cat is None else cat)
         _TABLES.add(self)
 
     def _init(self, name: str, entries: list[Entry], stream: Any, source: Any, on_fork: str, cat: Catalog) -> None:
@@ -229,6 +277,7 @@ class Table:
                                             hint="give it another name='...'")
             seen[e.attr] = e
         self.entries: tuple[Entry, ...] = tuple(seen.values())
+        self._fill_lazy()
 
     @staticmethod
     def _chain(e: Entry) -> list[Entry]:
@@ -337,12 +386,9 @@ class Table:
                           tuple(attempts))
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
 
-    def __getattr__(self, attr: str) -> Any:
-        # Only reached before resolution (afterwards every entry is an instance attribute).
-        if attr.startswith("_") or attr not in {e.attr for e in self.__dict__.get("entries", ())}:
-            raise AttributeError(f"table {self.__dict__.get('name', '?')!r} has no entry {attr!r}")
-        self.resolve()
-        return self.__dict__[attr]
+    def _fill_lazy(self) -> None:
+        for e in self.entries:
+            object.__setattr__(self, e.attr, _Lazy(self, e.attr))
 
     # --- queries -------------------------------------------------------------------
     @property
@@ -409,8 +455,7 @@ class Table:
     def reset(self, *, source: Driver | Runtime | Callable[[], Driver | Runtime] | None = None) -> None:
         """Forget every resolution (tests, a driver reload, a forked child); the next access resolves again."""
         with self._lock:
-            for e in self.entries:
-                self.__dict__.pop(e.attr, None)
+            self._fill_lazy()
             self._states = {}
             self._resolved = False
             self._forked_refused = False

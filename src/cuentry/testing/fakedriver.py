@@ -248,7 +248,7 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
     """The C source of the fake driver for ``variant``."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown fake driver variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    cat = cat or catalog()
+    cat = catalog() if cat is None else cat
     abis = [a for a in cat if "linux" in a.platforms and a.exported and a.symbol not in NOT_ON_LINUX]
     if variant != "full":
         abis = [a for a in abis if a.exported != "cuGetProcAddress_v2"]

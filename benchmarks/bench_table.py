@@ -1,0 +1,147 @@
+"""Function tables on a driver (the fake by default): resolution, cached access, call overhead.
+
+Every number is a ratio against a baseline measured in the same run (issue 4):
+  * resolving a 100-entry table, against 100 raw cuGetProcAddress_v2 calls (goal: < 2 ms absolute);
+  * a cached entry access, against a plain attribute access (goal: within 1.5x);
+  * a call through a resolved entry, against the fastest raw FFI call by hand (goal: within 1.3x),
+    with cffi ABI mode and ctypes both measured.
+
+    python benchmarks/bench_table.py [--driver PATH] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import platform
+import time
+
+from _common import add_src, per_call
+
+add_src()
+
+from cuentry import _ffi  # noqa: E402
+from cuentry.catalog import catalog  # noqa: E402
+from cuentry.driver import Driver  # noqa: E402
+from cuentry.table import Table, required  # noqa: E402
+
+N = 100_000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--driver", help="driver library (default: build and use the fake driver)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    path = a.driver
+    if path is None:
+        from cuentry.testing.fakedriver import build
+
+        os.environ.setdefault("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+        path = str(build())
+    drv = Driver.load(path)
+    cat = catalog()
+    picks = []
+    for sym in cat.symbols():
+        abi = cat.newest(sym)
+        if drv.driver_version and abi.version <= drv.driver_version and "linux" in abi.platforms and \
+                sym not in ("cuEventCreateFromEGLSync",):
+            picks.append(required(sym, abi.version))
+        if len(picks) == 100:
+            break
+    res: dict[str, object] = {"driver": drv.path, "driver_version": drv.driver_version, "fake": drv.fake,
+                              "python": platform.python_version(), "machine": platform.machine(),
+                              "date": time.strftime("%Y-%m-%d")}
+
+    # 1. resolving a 100-entry table vs 100 raw queries
+    names = [(e.symbol.encode(), e.version) for e in picks]
+    fn = drv.boot.fn("cuGetProcAddress_v2")
+    pfn, st = _ffi.new("void **"), _ffi.new("int *")
+
+    def raw_queries() -> None:
+        for s, v in names:
+            fn(s, pfn, v, 1, st)
+
+    def table_resolve() -> None:
+        Table("bench", picks, stream="legacy", source=drv).resolve()
+
+    table_resolve()
+    raw_ns = per_call(raw_queries, inner=1, repeats=30)
+    tab_ns = per_call(table_resolve, inner=1, repeats=30)
+    res["resolve_100_ms"] = round(tab_ns / 1e6, 3)
+    res["resolve_100_vs_raw_queries"] = round(tab_ns / raw_ns, 2)
+
+    # 2. cached access vs plain attribute
+    t = Table("bench", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=drv).resolve()
+
+    class Plain:
+        pass
+
+    o = Plain()
+    o.cuCtxGetCurrent = t.cuCtxGetCurrent  # type: ignore[attr-defined]
+
+    def attr_plain() -> None:
+        x = o
+        for _ in range(N):
+            x.cuCtxGetCurrent  # type: ignore[attr-defined]  # noqa: B018
+
+    def attr_table() -> None:
+        x = t
+        for _ in range(N):
+            x.cuCtxGetCurrent  # noqa: B018
+
+    plain_ns, table_ns = per_call(attr_plain, N), per_call(attr_table, N)
+    res["access_plain_ns"], res["access_table_ns"] = round(plain_ns, 1), round(table_ns, 1)
+    res["access_ratio"] = round(table_ns / plain_ns, 3)
+
+    # 3. a call through the entry vs raw cffi / ctypes through the same pointer
+    addr = t.cuCtxGetCurrent.address
+    out = _ffi.new("uintptr_t[1]")
+    raw_cffi = _ffi.function_at(addr, "int(*)(void *)")
+    c_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(addr)
+    c_out = ctypes.c_void_p()
+    c_ref = ctypes.byref(c_out)
+    entry = t.cuCtxGetCurrent
+
+    def call_entry() -> None:
+        f, p = entry, out
+        for _ in range(N):
+            f(p)
+
+    def call_cffi() -> None:
+        f, p = raw_cffi, out
+        for _ in range(N):
+            f(p)
+
+    def call_ctypes() -> None:
+        f, p = c_fn, c_ref
+        for _ in range(N):
+            f(p)
+
+    def empty() -> None:
+        f, p = (lambda q: 0), out
+        for _ in range(N):
+            f(p)
+
+    e_ns, cf_ns, ct_ns, lam_ns = per_call(call_entry, N), per_call(call_cffi, N), per_call(call_ctypes, N), per_call(empty, N)
+    fastest = min(cf_ns, ct_ns)
+    res.update({"call_entry_ns": round(e_ns, 1), "call_cffi_ns": round(cf_ns, 1), "call_ctypes_ns": round(ct_ns, 1),
+                "call_empty_lambda_ns": round(lam_ns, 1), "call_vs_fastest_raw": round(e_ns / fastest, 3),
+                "fastest_raw": "cffi" if cf_ns <= ct_ns else "ctypes"})
+    goals = {"resolve_100_under_2ms": res["resolve_100_ms"] < 2.0,  # type: ignore[operator]
+             "access_within_1.5x": res["access_ratio"] <= 1.5,  # type: ignore[operator]
+             "call_within_1.3x": res["call_vs_fastest_raw"] <= 1.3}  # type: ignore[operator]
+    res["goals"] = goals
+    if a.json:
+        print(json.dumps(res, indent=2))
+    else:
+        for k, v in res.items():
+            print(f"{k:<28} {v}")
+    drv.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
