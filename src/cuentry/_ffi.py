@@ -149,12 +149,19 @@ class TypeMap:
         self._typedefs: Mapping[str, Any] = types.get("typedefs", {})
         self._declared: set[str] = set()
         self._lock = threading.Lock()
+        self._params: dict[str, tuple[str, str]] = {}
 
     def enum_type(self, tag: str) -> str:
         return "unsigned int" if self._enums.get(tag, {}).get("unsigned") else "int"
 
     def param(self, canonical: str) -> tuple[str, str]:
-        """(ffi type, argument kind) for one parameter's canonical type."""
+        """(ffi type, argument kind) for one parameter's canonical type (cached)."""
+        got = self._params.get(canonical)
+        if got is None:
+            got = self._params[canonical] = self._param(canonical)
+        return got
+
+    def _param(self, canonical: str) -> tuple[str, str]:
         t = " ".join(canonical.replace("const ", " ").replace("volatile ", " ").split())
         if "(" in t:
             return "void *", POINTER
@@ -340,9 +347,14 @@ class Bootstrap:
     def __init__(self, lib: SharedLibrary) -> None:
         self._lib = lib
         self._fns: dict[str, Any] = {}
+        self._has: dict[str, bool] = {}
+        self._names: dict[int, str | None] = {}
 
     def has(self, name: str) -> bool:
-        return self._lib.address(name) != 0
+        got = self._has.get(name)
+        if got is None:
+            got = self._has[name] = self._lib.address(name) != 0
+        return got
 
     def fn(self, name: str) -> Any:
         f = self._fns.get(name)
@@ -381,12 +393,16 @@ class Bootstrap:
         return rc, int(status[0]), int(ffi.cast("uintptr_t", pfn[0]))
 
     def error_name(self, code: int) -> str | None:
-        for name in ("cuGetErrorName",):
-            if self.has(name):
-                out = ffi.new("char **")
-                if int(self.fn(name)(code, out)) == 0 and out[0] != NULL:
-                    return _cstr(out[0])
-        return None
+        """cuGetErrorName's answer for ``code`` (cached: the names never change)."""
+        if code in self._names:
+            return self._names[code]
+        name = None
+        if self.has("cuGetErrorName"):
+            out = ffi.new("char **")
+            if int(self.fn("cuGetErrorName")(code, out)) == 0 and out[0] != NULL:
+                name = _cstr(out[0])
+        self._names[code] = name
+        return name
 
     def error_string(self, code: int) -> str | None:
         if self.has("cuGetErrorString"):

@@ -184,8 +184,7 @@ def bind(
     fn.ffi_type = fntype
     fn.__name__ = fn.__qualname__ = abi.symbol
     checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
-    fn.__doc__ = (f"{abi.c_typedef()}\n\nArguments: {abi.signature.c_params()}.\n"
-                  "Returns the CUresult as an int; .checked(...) raises CudaError.")
+    fn.__doc__ = f"{abi.pfn}: returns the CUresult as an int; .checked(...) raises CudaError. See .abi.c_typedef()."
     return fn  # type: ignore[no-any-return]
 
 

@@ -83,9 +83,13 @@ def flags_name(flags: int) -> str:
     return FLAG_NAMES.get(flags, f"flags({flags})")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Diagnostic:
-    """Everything known about one query, and what it means."""
+    """Everything known about one query, and what it means. Treat it as read-only.
+
+    (Not a frozen dataclass: a frozen one costs three times as much to make, and a
+    table makes one per entry.)
+    """
 
     symbol: str
     version: int | None

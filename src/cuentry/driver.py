@@ -134,7 +134,7 @@ class _Source:
 
     def error_name(self, code: int) -> str:
         if not self.library.closed:
-            name = self.boot.error_name(code) if self.boot.has("cuGetErrorName") else None
+            name = self.boot.error_name(code)
             if name:
                 return name
         return cu_result_name(code, self.cat)
@@ -299,6 +299,10 @@ class Driver(_Source):
         Raises :class:`ResolutionError` with the full diagnostic when anything is off.
         """
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
+        return self.resolve_checked(sym, ver, mode, abi)
+
+    def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
+        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
         if self.library.closed:
             raise DriverClosedError(f"resolve {sym}")
         rc, st, addr, emulated = self.query(sym, ver, FLAGS[mode])
@@ -352,6 +356,10 @@ class Runtime(_Source):
                 allow_deprecated: bool = False) -> Resolved:
         """Resolve through the runtime; same rules and diagnostics as :meth:`Driver.resolve`."""
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
+        return self.resolve_checked(sym, ver, mode, abi, allow_deprecated=allow_deprecated)
+
+    def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi, *, allow_deprecated: bool = False) -> Resolved:
+        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
         self._require_open(f"resolve {sym}")
         flags = FLAGS[mode]
         if self.by_version:

@@ -360,7 +360,9 @@ class Table:
                                 f"{format_version(drv_version)} ({drv_version})",
                            abi=self._cat.pick(e.symbol, e.version, self.stream).pfn)  # type: ignore[union-attr]
             raise ResolutionError(d)
-        r = src.resolve(e.symbol, e.version, self.stream)
+        abi = self._cat.pick(e.symbol, e.version, self.stream)
+        assert abi is not None  # checked at declaration
+        r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
     def _resolve_entry(self, src: Driver | Runtime, e: Entry) -> _State:

@@ -179,21 +179,31 @@ static const struct abi abis[] = {
 };
 static const size_t n_abis = sizeof abis / sizeof abis[0];
 
+/* The table is sorted by base name (byte order): find the symbol's run by binary search. */
+static size_t first_of(const char *symbol) {
+    size_t lo = 0, hi = n_abis;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(abis[mid].base, symbol) < 0) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 /* 0: found; 1: symbol not found; 2: version not sufficient. */
 static int lookup(const char *symbol, int version, int per_thread, void **out) {
     int drv = driver_version(), known = 0, has_pt = 0;
     if (version < 0) version = 1 << 30;
-    for (size_t i = 0; i < n_abis; i++) {
-        if (strcmp(abis[i].base, symbol) == 0 && abis[i].version <= drv) {
-            known = 1; if (abis[i].per_thread) has_pt = 1;
-        }
+    size_t start = first_of(symbol), end = start;
+    while (end < n_abis && strcmp(abis[end].base, symbol) == 0) end++;
+    for (size_t i = start; i < end; i++) {
+        if (abis[i].version <= drv) { known = 1; if (abis[i].per_thread) has_pt = 1; }
     }
     if (!known) { *out = 0; return 1; }
     int want = per_thread && has_pt;
     const struct abi *best = 0;
-    for (size_t i = 0; i < n_abis; i++) {
+    for (size_t i = start; i < end; i++) {
         const struct abi *a = &abis[i];
-        if (a->version <= drv && a->version <= version && a->per_thread == want && strcmp(a->base, symbol) == 0)
+        if (a->version <= drv && a->version <= version && a->per_thread == want)
             if (!best || a->version > best->version) best = a;
     }
     if (!best) { *out = 0; return 2; }
@@ -257,6 +267,7 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
     names = sorted({a.exported for a in abis if a.exported})
     stubs = [f"EXPORT CUresult {n}(void) {{ STUB_GUARD return 801; }}" for n in names if n not in _IMPLEMENTED]
     protos = [f"extern CUresult {n}();" for n in names if n in _IMPLEMENTED]
+    abis.sort(key=lambda a: (a.symbol.encode(), a.version, a.variant))  # byte order, for the C binary search
     rows = [f"    {{{_c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
     errors = [f"    {{{c}, {_c_string(n)}, {_c_string(t)}}}," for c, n, t in _ERRORS]
     body = _IMPL.replace("@ABIS@", "\n".join(rows)).replace("@ERRORS@", "\n".join(errors))
