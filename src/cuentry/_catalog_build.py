@@ -682,8 +682,14 @@ def compact(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         params = [[n, t] if c == t else [n, t, c] for n, t, c in e["params"]]
         rows.append([e["symbol"], e["version"], e["variant"], e["returns"], params, e["header"],
                      e["exported"], pf, tk, e["group"]])
+    hints = {
+        "opaque": sorted(k for k, v in data["aggregates"].items() if v.get("opaque")),
+        "unsigned_enums": sorted(k for k, v in data["enums"].items() if v.get("unsigned")),
+        "enum_typedefs": sorted(k for k, v in data["typedefs"].items() if v.get("canonical", "").strip() == "enum"),
+    }
     main = {"format": 2, "primary_toolkit": data["primary_toolkit"], "history": hist,
-            "platforms": list(PLATFORMS), "columns": list(ROW_COLUMNS), "groups": data["groups"], "entries": rows}
+            "platforms": list(PLATFORMS), "columns": list(ROW_COLUMNS), "groups": data["groups"],
+            "ffi_hints": hints, "entries": rows}
     types = {k: data[k] for k in ("typedefs", "enums", "aggregates")}
     return main, types
 
@@ -720,6 +726,7 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
         f"PLATFORMS = {_py(main['platforms'])}",
         f"COLUMNS = {_py(main['columns'])}",
         f"GROUPS = {_py(main['groups'])}",
+        f"FFI_HINTS = {_py(main['ffi_hints'])}",
         "ROWS = (",
     ]
     lines.extend(_py(r) + "," for r in main["entries"])

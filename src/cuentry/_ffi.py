@@ -143,16 +143,21 @@ INT, FLOAT, HANDLE, POINTER, STRING, STRUCT = "int", "float", "handle", "pointer
 class TypeMap:
     """Maps catalog canonical C types to FFI types, declaring by-value structs on demand."""
 
-    def __init__(self, types: Mapping[str, Any]) -> None:
-        self._enums: Mapping[str, Any] = types.get("enums", {})
-        self._aggs: Mapping[str, Any] = types.get("aggregates", {})
-        self._typedefs: Mapping[str, Any] = types.get("typedefs", {})
+    def __init__(self, hints: Mapping[str, frozenset[str]], types: Callable[[], Mapping[str, Any]]) -> None:
+        """``hints``: the opaque struct tags, unsigned enum tags and anonymous-enum typedef
+        names (enough to map every parameter); ``types``: loads the full type data, needed
+        only to declare a struct passed by value."""
+        self._opaque = hints["opaque"]
+        self._unsigned = hints["unsigned_enums"]
+        self._enum_typedefs = hints["enum_typedefs"]
+        self._load_types = types
         self._declared: set[str] = set()
         self._lock = threading.Lock()
         self._params: dict[str, tuple[str, str]] = {}
+        self._fntypes: dict[tuple[str, ...], Any] = {}
 
     def enum_type(self, tag: str) -> str:
-        return "unsigned int" if self._enums.get(tag, {}).get("unsigned") else "int"
+        return "unsigned int" if tag in self._unsigned else "int"
 
     def param(self, canonical: str) -> tuple[str, str]:
         """(ffi type, argument kind) for one parameter's canonical type (cached)."""
@@ -168,7 +173,7 @@ class TypeMap:
         if t.endswith("*"):
             inner = t[:-1].strip()
             m = re.fullmatch(r"(struct|union) (\w+)", inner)
-            if m and self._aggs.get(m.group(2), {}).get("opaque"):
+            if m and m.group(2) in self._opaque:
                 return "uintptr_t", HANDLE
             if inner in ("char", "signed char"):
                 return "char *", STRING
@@ -179,8 +184,7 @@ class TypeMap:
         if m:
             self.declare(m.group(2))
             return f"{m.group(1)} {m.group(2)}", STRUCT
-        td = self._typedefs.get(t)
-        if td is not None and td.get("canonical", "").startswith("enum"):
+        if t in self._enum_typedefs:
             return "int", INT  # an anonymous enum, known only by its typedef name
         t = _ALIASES.get(t, t)
         if t in ("float", "double"):
@@ -202,7 +206,7 @@ class TypeMap:
             return f"void *{name}{arr};"
         if t.startswith("enum "):
             return f"{self.enum_type(t[5:])} {name}{arr};"
-        if self._typedefs.get(t, {}).get("canonical", "").startswith("enum"):
+        if t in self._enum_typedefs:
             return f"int {name}{arr};"
         m2 = re.fullmatch(r"(struct|union) (\w+)", t)
         if m2:
@@ -233,7 +237,7 @@ class TypeMap:
             if tag in self._declared:
                 return
             self._declared.add(tag)
-        rec = self._aggs.get(tag)
+        rec = self._load_types()["aggregates"].get(tag)
         if rec is None or rec.get("opaque"):
             raise TypeError(f"struct {tag} has no known layout")
         try:
@@ -244,8 +248,39 @@ class TypeMap:
                 self._declared.discard(tag)
             raise TypeError(f"cannot declare {rec['kind']} {tag}: {exc}") from None
 
-    def function_type(self, ffi_types: list[str], returns: str = "int") -> str:
-        return f"{returns}(*)({', '.join(ffi_types) or 'void'})"
+    def function_type(self, ffi_types: list[str] | tuple[str, ...], returns: str = "int") -> Any:
+        """The cffi function-pointer type, built from its parts (cached per shape).
+
+        Built with the backend's constructors, not by parsing a C string: parsing
+        costs about half a millisecond per new type, which made the first
+        resolution of a large table slow.
+        """
+        key = (returns, *ffi_types)
+        got = self._fntypes.get(key)
+        if got is None:
+            args = tuple(_typeof(t) for t in ffi_types)
+            got = self._fntypes[key] = ffi._backend.new_function_type(args, _typeof(returns), False)
+        return got
+
+
+_TYPEOF: dict[str, Any] = {}
+
+
+def _typeof(name: str) -> Any:
+    """cffi's type for a simple type name: primitives and pointers built directly, others parsed once."""
+    t = _TYPEOF.get(name)
+    if t is None:
+        b = ffi._backend
+        if name == "void *":
+            t = b.new_pointer_type(b.new_void_type())
+        elif name == "char *":
+            t = b.new_pointer_type(b.new_primitive_type("char"))
+        elif name in _SCALARS:
+            t = b.new_primitive_type(name)
+        else:
+            t = ffi.typeof(name)
+        _TYPEOF[name] = t
+    return t
 
 
 def _match_brace(text: str) -> tuple[str, str]:

@@ -34,7 +34,7 @@ def typemap(cat: Catalog | None = None) -> _ffi.TypeMap:
     tm = _TYPEMAPS.get(id(cat))
     if tm is None:
         with _TYPEMAP_LOCK:
-            tm = _TYPEMAPS.setdefault(id(cat), _ffi.TypeMap(cat.types))
+            tm = _TYPEMAPS.setdefault(id(cat), _ffi.TypeMap(cat.ffi_hints, lambda: cat.types))
     return tm
 
 
@@ -181,7 +181,7 @@ def bind(
     fn.abi = abi
     fn.address = address
     fn.exported = abi.exported
-    fn.ffi_type = fntype
+    fn.ffi_type = fntype.cname
     fn.__name__ = fn.__qualname__ = abi.symbol
     checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
     fn.__doc__ = f"{abi.pfn}: returns the CUresult as an int; .checked(...) raises CudaError. See .abi.c_typedef()."

@@ -315,6 +315,20 @@ class Catalog:
                 self._types = _load_json("types.json")
         return self._types
 
+    @property
+    def ffi_hints(self) -> dict[str, frozenset[str]]:
+        """What the FFI layer needs to map every parameter, without loading the full types."""
+        hints = self._data.get("ffi_hints")
+        if hints is None:
+            t = self.types
+            hints = {
+                "opaque": [k for k, v in t["aggregates"].items() if v.get("opaque")],
+                "unsigned_enums": [k for k, v in t["enums"].items() if v.get("unsigned")],
+                "enum_typedefs": [k for k, v in t["typedefs"].items() if v.get("canonical", "").startswith("enum")
+                                  and " " not in v.get("canonical", "").strip()],
+            }
+        return {k: frozenset(v) for k, v in hints.items()}
+
     def abis(self, symbol: str) -> tuple[Abi, ...]:
         """All ABIs of ``symbol``, oldest first (legacy before per-thread at one version)."""
         got = self._records(symbol) if isinstance(symbol, str) else None
@@ -487,7 +501,8 @@ def catalog() -> Catalog:
                 from . import _catalog_data as d
 
                 _CATALOG = Catalog({"format": d.FORMAT, "primary_toolkit": d.PRIMARY_TOOLKIT, "history": d.HISTORY,
-                                    "platforms": d.PLATFORMS, "groups": d.GROUPS, "entries": d.ROWS})
+                                    "platforms": d.PLATFORMS, "groups": d.GROUPS, "entries": d.ROWS,
+                                    "ffi_hints": d.FFI_HINTS})
             except (ImportError, AttributeError, KeyError, TypeError, ValueError) as exc:
                 raise CatalogDataError(f"cannot load the catalog data: {exc}",
                                        hint="reinstall cuentry; the package data is damaged") from exc

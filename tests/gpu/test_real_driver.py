@@ -155,7 +155,9 @@ def test_framework_stream_handles(real: Driver, ctx: int) -> None:
     try:
         import cupy
 
-        record.checked(ev[0], cupy.cuda.Stream(non_blocking=True).ptr)
+        cs = cupy.cuda.Stream(non_blocking=True)  # kept alive: its .ptr is only valid while it lives
+        record.checked(ev[0], cs.ptr)
+        cs.synchronize()
     except ImportError:
         pass
 
