@@ -83,7 +83,9 @@ def main() -> int:
     from cuda.bindings import driver as cb
 
     drv = Driver.load()
-    res: dict[str, object] = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
+    from cuentry._ffi import backend
+
+    res: dict[str, object] = {"backend": backend()["name"], "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                               "driver_version": drv.driver_version, "driver": drv.path,
                               "cuda_bindings": getattr(sys.modules.get("cuda.bindings"), "__version__", "?")}
     try:

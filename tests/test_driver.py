@@ -331,6 +331,27 @@ def test_out_rejects_nonsense() -> None:
         out("int", 0)
 
 
+def test_backend_is_reported_and_used(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuentry import _ffi
+
+    fn = driver.call("cuCtxGetCurrent", 4000)
+    name = _ffi.backend()["name"]
+    assert fn.backend == name and name in ("compiled", "pure")
+    monkeypatch.setenv("CUENTRY_BACKEND", "pure")
+    assert _ffi.backend()["name"] == "pure"
+    pure = driver.call("cuCtxGetCurrent", 4000)
+    assert pure.backend == "pure" and pure.address == fn.address
+    c1, c2 = out("CUcontext"), out("CUcontext")
+    assert fn(c1) == pure(c2) == 0 and c1[0] == c2[0]
+    monkeypatch.setenv("CUENTRY_BACKEND", "auto")
+    monkeypatch.setenv("CUENTRY_BACKEND", "compiled")
+    if _ffi.backend()["name"] == "missing":  # no stubs installed: asking for them is an error
+        with pytest.raises(ImportError, match="compiled stubs are not installed"):
+            _ffi.stubs()
+    else:
+        assert driver.call("cuCtxGetCurrent", 4000).backend == "compiled"
+
+
 def test_every_newest_abi_binds(driver: Driver) -> None:
     """Every catalog signature maps onto an FFI type (the typed callable builds)."""
     from cuentry.callables import bind

@@ -359,6 +359,57 @@ def is_cdata(obj: object) -> bool:
     return isinstance(obj, ffi.CData)
 
 
+# --- backends --------------------------------------------------------------------
+
+BACKEND_ENV = "CUENTRY_BACKEND"
+_STUBS_LOCK = threading.Lock()
+_STUBS: list[Any] = []  # [lib or None] once looked for
+_STUBS_WHY: list[str] = []
+
+
+def stubs() -> Any:
+    """The compiled stubs' lib (``cuentry._stubs``), or None for the pure backend.
+
+    ``$CUENTRY_BACKEND``: ``pure`` never uses the stubs; ``compiled`` requires them
+    (an ImportError otherwise, for test runs that must cover that backend); unset
+    or ``auto`` uses them when installed.
+    """
+    mode = os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
+    if mode == "pure":
+        return None
+    if not _STUBS:
+        with _STUBS_LOCK:
+            if not _STUBS:
+                try:
+                    import importlib
+
+                    _STUBS.append(importlib.import_module(f"{__package__}._stubs").lib)
+                except ImportError as exc:
+                    _STUBS.append(None)
+                    _STUBS_WHY.append(str(exc))
+    lib = _STUBS[0]
+    if lib is None and mode == "compiled":
+        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled stubs are not installed: "
+                          f"{_STUBS_WHY[0] if _STUBS_WHY else 'unknown'}")
+    return lib
+
+
+def backend() -> dict[str, str]:
+    """Which call backend is active, and why."""
+    mode = os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
+    try:
+        lib = stubs()
+    except ImportError as exc:
+        return {"name": "missing", "detail": str(exc)}
+    if lib is not None:
+        return {"name": "compiled", "detail": "C call stubs built at install (cffi API mode), no libffi per call"}
+    if mode == "pure":
+        return {"name": "pure", "detail": f"cffi ABI mode through libffi (forced by {BACKEND_ENV}=pure)"}
+    why = _STUBS_WHY[0] if _STUBS_WHY else ""
+    return {"name": "pure", "detail": "cffi ABI mode through libffi: the compiled stubs are not installed "
+                                      f"(no C compiler at install time?){' - ' + why if why else ''}"}
+
+
 # --- the fixed bootstrap functions ---------------------------------------------------
 
 BOOTSTRAP: dict[str, str] = {

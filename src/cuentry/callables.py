@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from . import _ffi
+from ._stubgen import stub_name
 from .catalog import Abi, Catalog, catalog
 from .errors import ArgumentError, CudaError, DriverClosedError
 
@@ -150,9 +151,18 @@ def bind(
         t, k = tm.param(p.canonical)
         ffi_types.append(t)
         kinds.append(k)
-    fntype = tm.function_type(ffi_types)
-    cfn = _ffi.function_at(address, fntype)
-    factory = _factory(len(kinds))
+    lib = _ffi.stubs()
+    stub, fntype_name = _compiled_stub(lib, tuple(ffi_types)) if lib is not None else (None, "")
+    if stub is not None:
+        target: Any = stub
+        backend = "compiled"
+    else:
+        fntype = tm.function_type(ffi_types)
+        target = _ffi.function_at(address, fntype)
+        backend = "pure"
+        fntype_name = fntype.cname
+    pointers = tuple(i for i, k in enumerate(kinds) if k in (_ffi.POINTER, _ffi.STRING))
+    factory = _factory(len(kinds), compiled=stub is not None, pointers=pointers)
     label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
 
     def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
@@ -176,16 +186,30 @@ def bind(
     def conv(args: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(c(v) for c, v in zip(convs, args))
 
-    fn, checked = factory(cfn, conv, bad, err)
+    fn, checked = factory(target, address, conv, bad, err)
     fn.checked = checked
     fn.abi = abi
     fn.address = address
     fn.exported = abi.exported
-    fn.ffi_type = fntype.cname
+    fn.ffi_type = fntype_name
+    fn.backend = backend
     fn.__name__ = fn.__qualname__ = abi.symbol
     checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
     fn.__doc__ = f"{abi.pfn}: returns the CUresult as an int; .checked(...) raises CudaError. See .abi.c_typedef()."
     return fn  # type: ignore[no-any-return]
+
+
+_STUBS_BY_SHAPE: dict[tuple[str, ...], tuple[Any, str]] = {}
+
+
+def _compiled_stub(lib: Any, shape: tuple[str, ...]) -> tuple[Any, str]:
+    """The compiled stub for a shape (None when it has none) and the C function type, cached."""
+    got = _STUBS_BY_SHAPE.get(shape)
+    if got is None:
+        name = stub_name(shape)
+        got = _STUBS_BY_SHAPE[shape] = (getattr(lib, name, None) if name else None,
+                                        f"int(*)({', '.join(shape) or 'void'})")
+    return got
 
 
 def invalidate(fn: Any, what: str) -> None:
@@ -208,10 +232,10 @@ def _fn_cell(f: Any) -> Any:
 
 
 _FACTORY_LOCK = threading.Lock()
-_FACTORIES: dict[int, Callable[..., tuple[Any, Any]]] = {}
+_FACTORIES: dict[tuple[int, bool, tuple[int, ...]], Callable[..., tuple[Any, Any]]] = {}
 
 
-def _factory(arity: int) -> Callable[..., tuple[Any, Any]]:
+def _factory(arity: int, compiled: bool = False, pointers: tuple[int, ...] = ()) -> Callable[..., tuple[Any, Any]]:
     """A compiled maker of (call, checked) closures for one arity, shared by all signatures.
 
     The fast path hands the arguments to cffi as they are (ints, cffi pointers,
@@ -220,30 +244,38 @@ def _factory(arity: int) -> Callable[..., tuple[Any, Any]]:
     converted (handles from objects, buffers, None, str) and the call made again;
     if that fails too, the error names the argument.
     """
-    f = _FACTORIES.get(arity)
+    key = (arity, compiled, pointers)
+    f = _FACTORIES.get(key)
     if f is not None:
         return f
-    args = ", ".join(f"a{i}" for i in range(arity))
+    names = [f"a{i}" for i in range(arity)]
+    args = ", ".join(names)
     tup = f"({args}{',' if arity else ''})"
+    # None is the usual way to pass NULL (cuLaunchKernel's `extra`); cffi wants ffi.NULL, so
+    # pointer parameters map None on the fast path instead of taking the slow one.
+    fast = [f"_NULL if {n} is None else {n}" if i in pointers else n for i, n in enumerate(names)]
+    # The compiled stubs take the function pointer first; cffi's own pointers do not.
+    head = ", ".join(["_addr", *fast]) if compiled else ", ".join(fast)
+    conv_call = "_addr, *_conv(" + tup + ")" if compiled else "*_conv(" + tup + ")"
     code = (
-        "def make(_fn, _conv, _bad, _err):\n"
+        "def make(_fn, _addr, _conv, _bad, _err):\n"
         f"    def call({args}):\n"
-        f"        try:\n            return _fn({args})\n"
+        f"        try:\n            return _fn({head})\n"
         "        except (TypeError, OverflowError):\n            pass\n"
-        f"        try:\n            return _fn(*_conv({tup}))\n"
+        f"        try:\n            return _fn({conv_call})\n"
         f"        except (TypeError, OverflowError) as e:\n            raise _bad(e, {tup}) from None\n"
         f"    def checked({args}):\n"
-        f"        try:\n            rc = _fn({args})\n"
+        f"        try:\n            rc = _fn({head})\n"
         "        except (TypeError, OverflowError):\n"
-        f"            try:\n                rc = _fn(*_conv({tup}))\n"
+        f"            try:\n                rc = _fn({conv_call})\n"
         f"            except (TypeError, OverflowError) as e:\n                raise _bad(e, {tup}) from None\n"
         "        if rc:\n            raise _err(rc)\n"
         "    return call, checked\n"
     )
-    ns: dict[str, Any] = {}
-    exec(compile(code, f"<cuentry call/{arity}>", "exec"), ns)
+    ns: dict[str, Any] = {"_NULL": _ffi.NULL}
+    exec(compile(code, f"<cuentry call/{arity}{'/compiled' if compiled else ''}>", "exec"), ns)
     with _FACTORY_LOCK:
-        f = _FACTORIES.setdefault(arity, ns["make"])
+        f = _FACTORIES.setdefault(key, ns["make"])
     return f
 
 

@@ -88,7 +88,9 @@ def _fail(out: _Out, exc: CuentryError, code: int) -> int:
 
 
 def _backend() -> dict[str, str]:
-    return {"name": "cffi-abi", "detail": "cffi ABI mode through libffi (pure Python fallback backend)"}
+    from ._ffi import backend
+
+    return backend()
 
 
 def _coverage(drv: Any, cat: Catalog, out: _Out) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""Build hook: compile cuentry's C call stubs into the wheel where a C compiler exists.
+
+Without a compiler (or Python headers) the wheel is built pure and cuentry runs on
+its pure backend; `cuentry doctor` then says so. Set CUENTRY_NO_COMPILE=1 to build
+a pure wheel on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
+    PLUGIN_NAME = "cuentry-stubs"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel":
+            return
+        if os.environ.get("CUENTRY_NO_COMPILE"):
+            self.app.display_warning("cuentry: CUENTRY_NO_COMPILE set: building the pure backend only")
+            return
+        src = os.path.join(self.root, "src")
+        sys.path.insert(0, src)
+        try:
+            from cuentry._stubgen import build
+
+            tmp = tempfile.mkdtemp(prefix="cuentry-stubs-")
+            so = build(tmp)
+        except Exception as exc:  # noqa: BLE001 - any failure means: ship the pure backend
+            self.app.display_warning(f"cuentry: compiled call stubs not built ({type(exc).__name__}: {exc}); "
+                                     "the pure backend will be used")
+            return
+        finally:
+            sys.path.remove(src)
+            for m in [m for m in sys.modules if m == "cuentry" or m.startswith("cuentry.")]:
+                del sys.modules[m]
+        name = os.path.basename(so)
+        if version == "editable":
+            shutil.copy2(so, os.path.join(src, "cuentry", name))
+        else:
+            build_data["force_include"][so] = f"cuentry/{name}"
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+        self.app.display_info(f"cuentry: compiled call stubs built ({name})")
