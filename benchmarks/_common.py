@@ -42,3 +42,14 @@ def per_call(fn: Callable[[], object], inner: int = 100_000, repeats: int = 7) -
 def add_src() -> None:
     if SRC not in sys.path:
         sys.path.insert(0, SRC)
+
+
+def race(thunks: dict[str, Callable[[], object]], inner: int, rounds: int = 9) -> dict[str, float]:
+    """Best ns per call of each thunk, measured in interleaved rounds so drift hits all alike."""
+    best = {k: float("inf") for k in thunks}
+    for _ in range(rounds):
+        for k, fn in thunks.items():
+            t = time.perf_counter_ns()
+            fn()
+            best[k] = min(best[k], (time.perf_counter_ns() - t) / inner)
+    return best

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from _common import add_src, env, per_call
+from _common import add_src, env, race
 
 add_src()
 
@@ -127,14 +127,10 @@ def main() -> int:
                 for _ in range(n):
                     f()
             return run
-        r = {"call": label}
-        r["cuentry"] = per_call(loop(entry_call), n, 5)
-        r["cffi"] = per_call(loop(cffi_call), n, 5)
-        r["ctypes"] = per_call(loop(ctypes_call), n, 5)
-        r["cuda_bindings"] = per_call(loop(cb_call), n, 5)
-        r["c_loop"] = min(c_loop(n) / n for _ in range(5))
         lam = lambda: None  # noqa: E731
-        r["empty_lambda"] = per_call(loop(lam), n, 5)
+        r = {"call": label, **race({"cuentry": loop(entry_call), "cffi": loop(cffi_call), "ctypes": loop(ctypes_call),
+                                    "cuda_bindings": loop(cb_call), "empty_lambda": loop(lam)}, n, 7)}
+        r["c_loop"] = min(c_loop(n) / n for _ in range(5))
         r = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()}
         r["vs_cuda_bindings"] = round(r["cuentry"] / r["cuda_bindings"], 3)  # type: ignore[operator]
         r["vs_fastest_raw"] = round(r["cuentry"] / min(r["cffi"], r["ctypes"]), 3)  # type: ignore[operator,type-var]

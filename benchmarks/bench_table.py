@@ -18,7 +18,7 @@ import os
 import platform
 import time
 
-from _common import add_src, per_call
+from _common import add_src, per_call, race
 
 add_src()
 
@@ -120,7 +120,8 @@ def main() -> int:
         for _ in range(N):
             x.cuCtxGetCurrent  # noqa: B018
 
-    plain_ns, table_ns = per_call(attr_plain, N), per_call(attr_table, N)
+    r = race({"plain": attr_plain, "table": attr_table}, N)
+    plain_ns, table_ns = r["plain"], r["table"]
     res["access_plain_ns"], res["access_table_ns"] = round(plain_ns, 1), round(table_ns, 1)
     res["access_ratio"] = round(table_ns / plain_ns, 3)
 
@@ -153,7 +154,8 @@ def main() -> int:
         for _ in range(N):
             f(p)
 
-    e_ns, cf_ns, ct_ns, lam_ns = per_call(call_entry, N), per_call(call_cffi, N), per_call(call_ctypes, N), per_call(empty, N)
+    r = race({"entry": call_entry, "cffi": call_cffi, "ctypes": call_ctypes, "empty": empty}, N)
+    e_ns, cf_ns, ct_ns, lam_ns = r["entry"], r["cffi"], r["ctypes"], r["empty"]
     fastest = min(cf_ns, ct_ns)
     res.update({"call_entry_ns": round(e_ns, 1), "call_cffi_ns": round(cf_ns, 1), "call_ctypes_ns": round(ct_ns, 1),
                 "call_empty_lambda_ns": round(lam_ns, 1), "call_vs_fastest_raw": round(e_ns / fastest, 3),

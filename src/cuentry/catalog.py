@@ -13,7 +13,6 @@ back to the legacy ones for functions that have no per-thread variant).
 from __future__ import annotations
 
 import os
-import re
 import threading
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVersionError, UsageError
 
@@ -46,8 +45,10 @@ def parse_version(text: str | int) -> int:
             raise UsageError(f"invalid CUDA version {text}", hint="versions are positive, e.g. 12050")
         return text
     s = str(text).strip()
-    if re.fullmatch(r"\d+", s):
+    if s.isdigit():
         return int(s)
+    import re  # not at module level: `import cuentry` stays cheap
+
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", s)
     if m:
         return int(m.group(1)) * 1000 + int(m.group(2)) * 10
@@ -409,6 +410,8 @@ class Catalog:
 
     def parse_pfn(self, name: str) -> Abi:
         """Look up a typedef name such as ``PFN_cuMemAlloc_v3020`` or ``PFN_cuMemcpy_v7000_ptds``."""
+        import re
+
         m = re.match(_PFN, name.strip())
         if not m:
             raise UsageError(f"{name!r} is not a PFN typedef name", hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
@@ -453,6 +456,8 @@ class Catalog:
         if exp is not None and name != exp.symbol:
             out.append(Suggestion(exp.symbol, exp.version, exp.stream,
                                   f"{name} is the exported name of that ABI; ask for the base name"))
+        import re
+
         m = re.match(_SUFFIXED, name)
         if not out and m and (m.group("n") or m.group("var")) and m.group("base") in self._raw:
             base = m.group("base")
