@@ -77,18 +77,25 @@ def is_stub_path(path: str) -> bool:
     return f"{os.sep}stubs{os.sep}" in path or path.endswith(f"{os.sep}stubs")
 
 
+def _open(cand: str, how: str, attempts: list[Attempt]) -> _ffi.SharedLibrary | None:
+    """dlopen one candidate, recording why it failed."""
+    if os.sep in cand and not os.path.exists(cand):
+        attempts.append(Attempt(cand, how, "no such file"))
+        return None
+    try:
+        return _ffi.SharedLibrary(cand)
+    except _ffi.LoadFailure as exc:
+        attempts.append(Attempt(cand, how, str(exc)))
+        return None
+
+
 def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Found:
     """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError."""
     attempts: list[Attempt] = []
     tried_paths: set[str] = set()
     for cand, how in driver_candidates(explicit):
-        if os.sep in cand and not os.path.exists(cand):
-            attempts.append(Attempt(cand, how, "no such file"))
-            continue
-        try:
-            lib = _ffi.SharedLibrary(cand)
-        except _ffi.LoadFailure as exc:
-            attempts.append(Attempt(cand, how, str(exc)))
+        lib = _open(cand, how, attempts)
+        if lib is None:
             continue
         path = lib.path()
         if path in tried_paths:
@@ -139,13 +146,8 @@ def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
 def load_runtime(explicit: str | None = None) -> Found:
     attempts: list[Attempt] = []
     for cand, how in runtime_candidates(explicit):
-        if os.sep in cand and not os.path.exists(cand):
-            attempts.append(Attempt(cand, how, "no such file"))
-            continue
-        try:
-            lib = _ffi.SharedLibrary(cand)
-        except _ffi.LoadFailure as exc:
-            attempts.append(Attempt(cand, how, str(exc)))
+        lib = _open(cand, how, attempts)
+        if lib is None:
             continue
         if not lib.address("cudaRuntimeGetVersion"):
             attempts.append(Attempt(cand, how, "does not export cudaRuntimeGetVersion"))
