@@ -1,0 +1,16 @@
+"""Modelled on a Python GPU library's ctypes binding: hand-written prototypes and suffixes."""
+import ctypes
+
+libcuda = ctypes.CDLL("libcuda.so.1")
+cu_ctx_get_device = getattr(libcuda, "cuCtxGetDevice_v2")  # expect: CE003
+sync = libcuda.cuCtxSynchronize_v2  # expect: CE003
+proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)  # expect: CE004
+
+ver = ctypes.c_int()
+libcuda.cuDriverGetVersion(ctypes.byref(ver))
+pfn = ctypes.c_void_p()
+status = ctypes.c_int()
+rc = libcuda.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(pfn), ver.value, 1, ctypes.byref(status))  # expect: CE001
+rc = libcuda.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(pfn), 3020, 1, None)  # expect: CE006
+alloc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)(pfn.value)  # expect: CE004
+rc = libcuda.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(pfn), 3020, 1, ctypes.byref(status))
