@@ -1,4 +1,4 @@
-"""Build hook: compile cuentry's C call stubs into the wheel where a C compiler exists.
+"""Build hook: compile cuentry's fast call extension into the wheel where a C compiler exists.
 
 Without a compiler (or Python headers) the wheel is built pure and cuentry runs on
 its pure backend; `cuentry doctor` then says so. Set CUENTRY_NO_COMPILE=1 to build
@@ -28,12 +28,12 @@ class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
         src = os.path.join(self.root, "src")
         sys.path.insert(0, src)
         try:
-            from cuentry._stubgen import build
+            from cuentry._fastgen import build
 
             tmp = tempfile.mkdtemp(prefix="cuentry-stubs-")
             so = build(tmp)
         except Exception as exc:  # noqa: BLE001 - any failure means: ship the pure backend
-            self.app.display_warning(f"cuentry: compiled call stubs not built ({type(exc).__name__}: {exc}); "
+            self.app.display_warning(f"cuentry: compiled call extension not built ({type(exc).__name__}: {exc}); "
                                      "the pure backend will be used")
             return
         finally:
@@ -47,4 +47,4 @@ class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
             build_data["force_include"][so] = f"cuentry/{name}"
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        self.app.display_info(f"cuentry: compiled call stubs built ({name})")
+        self.app.display_info(f"cuentry: compiled call extension built ({name})")

@@ -368,7 +368,7 @@ _STUBS_WHY: list[str] = []
 
 
 def stubs() -> Any:
-    """The compiled stubs' lib (``cuentry._stubs``), or None for the pure backend.
+    """The compiled backend (the ``cuentry._fastcall`` extension), or None for the pure backend.
 
     ``$CUENTRY_BACKEND``: ``pure`` never uses the stubs; ``compiled`` requires them
     (an ImportError otherwise, for test runs that must cover that backend); unset
@@ -383,13 +383,17 @@ def stubs() -> Any:
                 try:
                     import importlib
 
-                    _STUBS.append(importlib.import_module(f"{__package__}._stubs").lib)
+                    mod = importlib.import_module(f"{__package__}._fastcall")
+                    probes = (ffi.new("uintptr_t[1]"), ffi.from_buffer(bytearray(8)))
+                    if not all(mod.calibrate(p, int(ffi.cast("uintptr_t", p))) for p in probes):
+                        raise ImportError("cannot locate cffi's pointer in its objects (an unknown cffi?)")
+                    _STUBS.append(mod)
                 except ImportError as exc:
                     _STUBS.append(None)
                     _STUBS_WHY.append(str(exc))
     lib = _STUBS[0]
     if lib is None and mode == "compiled":
-        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled stubs are not installed: "
+        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled stubs are not installed (cuentry._fastcall): "
                           f"{_STUBS_WHY[0] if _STUBS_WHY else 'unknown'}")
     return lib
 
@@ -402,12 +406,13 @@ def backend() -> dict[str, str]:
     except ImportError as exc:
         return {"name": "missing", "detail": str(exc)}
     if lib is not None:
-        return {"name": "compiled", "detail": "C call stubs built at install (cffi API mode), no libffi per call"}
+        return {"name": "compiled", "detail": "C vectorcall callers built at install (cuentry._fastcall): "
+                                              "no libffi and no Python frame per call"}
     if mode == "pure":
         return {"name": "pure", "detail": f"cffi ABI mode through libffi (forced by {BACKEND_ENV}=pure)"}
     why = _STUBS_WHY[0] if _STUBS_WHY else ""
-    return {"name": "pure", "detail": "cffi ABI mode through libffi: the compiled stubs are not installed "
-                                      f"(no C compiler at install time?){' - ' + why if why else ''}"}
+    return {"name": "pure", "detail": "cffi ABI mode through libffi: the compiled extension is not installed "
+                                      f"(no C compiler or Python headers at install time?){' - ' + why if why else ''}"}
 
 
 # --- the fixed bootstrap functions ---------------------------------------------------

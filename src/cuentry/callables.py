@@ -151,18 +151,13 @@ def bind(
         t, k = tm.param(p.canonical)
         ffi_types.append(t)
         kinds.append(k)
-    lib = _ffi.stubs()
-    stub, fntype_name = _compiled_stub(lib, tuple(ffi_types)) if lib is not None else (None, "")
-    if stub is not None:
-        target: Any = stub
-        backend = "compiled"
-    else:
-        fntype = tm.function_type(ffi_types)
-        target = _ffi.function_at(address, fntype)
-        backend = "pure"
-        fntype_name = fntype.cname
+    fast = _ffi.stubs()
+    shape = _compiled_shape(fast, tuple(ffi_types)) if fast is not None else None
+    fntype = tm.function_type(ffi_types)
+    target = _ffi.function_at(address, fntype)
+    fntype_name = fntype.cname
     pointers = tuple(i for i, k in enumerate(kinds) if k in (_ffi.POINTER, _ffi.STRING))
-    factory = _factory(len(kinds), compiled=stub is not None, pointers=pointers)
+    factory = _factory(len(kinds), compiled=False, pointers=pointers)
     label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
 
     def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
@@ -187,6 +182,13 @@ def bind(
         return tuple(c(v) for c, v in zip(convs, args))
 
     fn, checked = factory(target, address, conv, bad, err)
+    backend = "pure"
+    if shape is not None:
+        # The C caller converts what it can and hands anything else to the pure wrapper.
+        idx, codes, kinds_c = shape
+        fn = fast.Caller(address, idx, codes, kinds_c, fn)
+        checked = fast.Caller(address, idx, codes, kinds_c, checked, 1, err)
+        backend = "compiled"
     fn.checked = checked
     fn.abi = abi
     fn.address = address
@@ -199,16 +201,23 @@ def bind(
     return fn  # type: ignore[no-any-return]
 
 
-_STUBS_BY_SHAPE: dict[tuple[str, ...], tuple[Any, str]] = {}
+_SHAPES: dict[tuple[str, ...], tuple[int, str, str] | None] = {}
+_SHAPE_INDEX: dict[str, int] = {}
 
 
-def _compiled_stub(lib: Any, shape: tuple[str, ...]) -> tuple[Any, str]:
-    """The compiled stub for a shape (None when it has none) and the C function type, cached."""
-    got = _STUBS_BY_SHAPE.get(shape)
-    if got is None:
-        name = stub_name(shape)
-        got = _STUBS_BY_SHAPE[shape] = (getattr(lib, name, None) if name else None,
-                                        f"int(*)({', '.join(shape) or 'void'})")
+def _compiled_shape(fast: Any, shape: tuple[str, ...]) -> tuple[int, str, str] | None:
+    """(case number, shape letters, conversion letters) of a shape in the extension; None if it has none."""
+    if shape in _SHAPES:
+        return _SHAPES[shape]
+    from ._fastgen import kinds
+
+    if not _SHAPE_INDEX:
+        _SHAPE_INDEX.update({c: i for i, c in enumerate(fast.SHAPES.split(","))})
+    name = stub_name(shape)
+    codes = name[len("cuentry_call_"):] if name else ""
+    idx = _SHAPE_INDEX.get(codes) if name else None
+    got = (idx, "" if codes == "v" else codes, kinds(shape)) if idx is not None else None
+    _SHAPES[shape] = got
     return got
 
 
@@ -219,6 +228,9 @@ def invalidate(fn: Any, what: str) -> None:
         raise DriverClosedError(what)
 
     for f in (fn, getattr(fn, "checked", None)):
+        if f is not None and hasattr(f, "_close"):  # a compiled caller
+            f._close(closed)
+            continue
         cell = _fn_cell(f)
         if cell is not None:
             cell.cell_contents = closed
