@@ -360,3 +360,17 @@ def test_every_newest_abi_binds(driver: Driver) -> None:
         for a in cuentry.get_catalog().abis(sym):
             fn = bind(a, driver.library.address("cuInit"))
             assert fn.abi is a and fn.ffi_type.startswith("int(*)(")
+
+
+def test_which_calls_keep_the_gil() -> None:
+    from cuentry.callables import holds_gil
+
+    assert holds_gil("cuCtxGetCurrent") and holds_gil("cuStreamQuery") and holds_gil("cuDeviceGetAttribute")
+    assert not holds_gil("cuStreamSynchronize") and not holds_gil("cuMemcpyDtoH") and not holds_gil("cuLaunchKernel")
+
+
+def test_compiled_and_pure_callables_carry_the_same_attributes(driver: Driver) -> None:
+    fn = driver.call("cuDeviceGetUuid", 11040)
+    for attr in ("abi", "address", "exported", "checked", "backend", "ffi_type"):
+        assert hasattr(fn, attr), attr
+    assert fn.__name__ == "cuDeviceGetUuid" and fn.abi.pfn in fn.__doc__

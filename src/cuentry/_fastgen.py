@@ -58,6 +58,7 @@ typedef struct {
     int shape;
     int nargs;
     int check;
+    int nogil;
     char codes[MAXARGS + 1];
     char kinds[MAXARGS + 1];
     PyObject *slow;      /* called with the same arguments when C cannot convert one */
@@ -132,9 +133,13 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
     }
     int rc = 0;
     int shaped;
-    Py_BEGIN_ALLOW_THREADS
-    shaped = call_shape(self->shape, self->fn, a, &rc);
-    Py_END_ALLOW_THREADS
+    if (self->nogil) {
+        Py_BEGIN_ALLOW_THREADS
+        shaped = call_shape(self->shape, self->fn, a, &rc);
+        Py_END_ALLOW_THREADS
+    } else {
+        shaped = call_shape(self->shape, self->fn, a, &rc);
+    }
     for (Py_ssize_t j = 0; j < n; j++) if (held[j]) PyBuffer_Release(&views[j]);
     if (!shaped) return fallback(self, args, n);
     if (self->check) {
@@ -154,11 +159,12 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
 static int caller_init(PyObject *obj, PyObject *args, PyObject *kw) {
     Caller *self = (Caller *)obj;
     unsigned long long fn;
-    int shape, check = 0;
+    int shape, check = 0, nogil = 1;
     const char *codes, *kinds;
     PyObject *slow, *err = Py_None;
-    static char *names[] = {"fn", "shape", "codes", "kinds", "slow", "check", "err", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "KissO|iO", names, &fn, &shape, &codes, &kinds, &slow, &check, &err))
+    static char *names[] = {"fn", "shape", "codes", "kinds", "slow", "check", "err", "nogil", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "KissO|iOi", names, &fn, &shape, &codes, &kinds, &slow, &check, &err,
+                                     &nogil))
         return -1;
     size_t n = strlen(kinds);
     if (n > MAXARGS || strlen(codes) != n) { PyErr_SetString(PyExc_ValueError, "bad signature shape"); return -1; }
@@ -166,6 +172,7 @@ static int caller_init(PyObject *obj, PyObject *args, PyObject *kw) {
     self->shape = shape;
     self->nargs = (int)n;
     self->check = check;
+    self->nogil = nogil;
     memcpy(self->codes, codes, n + 1);
     memcpy(self->kinds, kinds, n + 1);
     Py_INCREF(slow); Py_XSETREF(self->slow, slow);

@@ -186,8 +186,9 @@ def bind(
     if shape is not None:
         # The C caller converts what it can and hands anything else to the pure wrapper.
         idx, codes, kinds_c = shape
-        fn = fast.Caller(address, idx, codes, kinds_c, fn)
-        checked = fast.Caller(address, idx, codes, kinds_c, checked, 1, err)
+        nogil = int(not holds_gil(abi.symbol))
+        fn = fast.Caller(address, idx, codes, kinds_c, fn, 0, None, nogil)
+        checked = fast.Caller(address, idx, codes, kinds_c, checked, 1, err, nogil)
         backend = "compiled"
     fn.checked = checked
     fn.abi = abi
@@ -199,6 +200,16 @@ def bind(
     checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
     fn.__doc__ = f"{abi.pfn}: returns the CUresult as an int; .checked(...) raises CudaError. See .abi.c_typedef()."
     return fn  # type: ignore[no-any-return]
+
+
+def holds_gil(symbol: str) -> bool:
+    """Whether the compiled backend keeps the GIL during the call.
+
+    Getters and queries return at once, and releasing and retaking the GIL would
+    cost more than the call; every other driver function may block (synchronise,
+    copy, allocate, launch into a full queue) and runs with the GIL released.
+    """
+    return "Get" in symbol or symbol.endswith("Query")
 
 
 _SHAPES: dict[tuple[str, ...], tuple[int, str, str] | None] = {}
