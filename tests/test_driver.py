@@ -346,7 +346,7 @@ def test_backend_is_reported_and_used(driver: Driver, monkeypatch: pytest.Monkey
     monkeypatch.setenv("CUENTRY_BACKEND", "auto")
     monkeypatch.setenv("CUENTRY_BACKEND", "compiled")
     if _ffi.backend()["name"] == "missing":  # no stubs installed: asking for them is an error
-        with pytest.raises(ImportError, match="compiled stubs are not installed"):
+        with pytest.raises(ImportError, match="compiled extension cuentry._fastcall is not installed"):
             _ffi.stubs()
     else:
         assert driver.call("cuCtxGetCurrent", 4000).backend == "compiled"

@@ -393,7 +393,7 @@ def stubs() -> Any:
                     _STUBS_WHY.append(str(exc))
     lib = _STUBS[0]
     if lib is None and mode == "compiled":
-        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled stubs are not installed (cuentry._fastcall): "
+        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled extension cuentry._fastcall is not installed: "
                           f"{_STUBS_WHY[0] if _STUBS_WHY else 'unknown'}")
     return lib
 
