@@ -125,32 +125,31 @@ def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
                                      "has one stream mode; keep legacy and per-thread entries in separate tables")
 
 
-def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, ...]]]:
+    """Each literal pin of a catalog symbol: (query, symbol, pin, the symbol's ABI versions)."""
     for q in u.queries:
-        if q.version is None or not _known(q, cat):
-            continue
-        assert q.symbol is not None
-        vs = cat.versions(q.symbol)
-        if q.version < vs[0]:
-            yield q.line, q.col, (f"{q.symbol} pinned at {q.version}, below its first ABI {vs[0]}: it never resolves "
+        if q.version is not None and q.symbol is not None and q.symbol in cat:
+            yield q, q.symbol, q.version, cat.versions(q.symbol)
+
+
+def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    for q, sym, pin, vs in _pins(u, cat):
+        if pin < vs[0]:
+            yield q.line, q.col, (f"{sym} pinned at {pin}, below its first ABI {vs[0]}: it never resolves "
                                   f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}")
-        elif q.version > vs[-1]:
-            yield q.line, q.col, (f"{q.symbol} pinned at {q.version}, above its newest ABI {vs[-1]}: it fails on drivers "
-                                  f"older than {format_version(q.version)} although the ABI exists since "
+        elif pin > vs[-1]:
+            yield q.line, q.col, (f"{sym} pinned at {pin}, above its newest ABI {vs[-1]}: it fails on drivers "
+                                  f"older than {format_version(pin)} although the ABI exists since "
                                   f"{format_version(vs[-1])}; pin {vs[-1]}")
 
 
 def pin_not_an_abi(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for q in u.queries:
-        if q.version is None or not _known(q, cat):
-            continue
-        assert q.symbol is not None
-        vs = cat.versions(q.symbol)
-        if vs[0] < q.version < vs[-1] and q.version not in vs:
-            below = max(v for v in vs if v <= q.version)
-            yield q.line, q.col, (f"{q.symbol} pinned at {q.version}, which is not one of its ABI versions "
+    for q, sym, pin, vs in _pins(u, cat):
+        if vs[0] < pin < vs[-1] and pin not in vs:
+            below = max(v for v in vs if v <= pin)
+            yield q.line, q.col, (f"{sym} pinned at {pin}, which is not one of its ABI versions "
                                   f"({', '.join(map(str, vs))}): the driver gives the {below} ABI; pin {below} "
-                                  f"(PFN_{q.symbol}_v{below}) to say so and lower the driver floor")
+                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor")
 
 
 RULES: tuple[Rule, ...] = (
