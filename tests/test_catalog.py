@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cuentry.catalog import Abi, Catalog, catalog, format_version, parse_version
+from cuentry.catalog import Catalog, catalog, format_version, parse_version
 from cuentry.errors import HeaderParseError, UnknownSymbolError, UnknownVersionError, UsageError
 
 from .conftest import CUDA_INCLUDE

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from cuentry import _ffi  # noqa: E402
 from cuentry.catalog import catalog  # noqa: E402
 from cuentry.driver import Driver  # noqa: E402
 

@@ -756,6 +756,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("-o", "--output", type=Path, default=DATA_MODULE,
                     help="the data module to write (types.json is written beside the package's _data)")
     args = ap.parse_args(argv)
+    if args.output == DATA_MODULE and not args.history:
+        print("cuentry: note: writing the package's own catalog without --history: each ABI's toolkit list "
+              f"will name only {args.toolkit}", file=sys.stderr)
     try:
         scans: list[ToolkitScan] = []
         if args.history:

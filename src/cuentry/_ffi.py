@@ -505,8 +505,3 @@ class Bootstrap:
     def call(self, name: str, *args: Any) -> int:
         return int(self.fn(name)(*args))
 
-
-def make_raiser(exc_factory: Callable[[], BaseException]) -> Callable[..., Any]:
-    def closed(*args: Any, **kwargs: Any) -> Any:
-        raise exc_factory()
-    return closed

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     Stream = Literal["legacy", "per_thread"]
 else:
     Stream = str
-STREAMS: tuple[Stream, ...] = ("legacy", "per_thread")
 
 # Compiled on first use (re caches them), not at import.
 _PFN = r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$"

@@ -23,7 +23,6 @@ import re
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -411,5 +410,3 @@ def resolve(symbol: str, version: int, stream: str, *, driver: Driver | None = N
     """Resolve through the default driver and return the typed callable."""
     return (driver or default_driver()).resolve(symbol, version, stream, allow_default=allow_default).function
 
-
-ErrorNamer = Callable[[int], str]

@@ -287,7 +287,7 @@ def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, 
     # The stub variant mimics the toolkit's stubs directory, which is how real stubs are found.
     sub = out_dir / ("stubs" if variant == "stub" else variant)
     sub.mkdir(exist_ok=True)
-    lib = sub / f"libcuda.so.1"
+    lib = sub / "libcuda.so.1"
     stamp = sub / "build.sha"
     if lib.exists() and stamp.exists() and stamp.read_text() == digest:
         return lib
