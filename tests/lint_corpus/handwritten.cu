@@ -16,7 +16,7 @@ void load() {
   r = cuGetProcAddress("cuTensorMapEncodeTiled", (void **)&encode_tiled, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE004
   r = cuGetProcAddress("cuCtxGetCurrent", (void **)&get_current, 4000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE004
   cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void **)&encode_tiled, cudaEnableDefault, &rq); // expect: CE004 CE005 CE007
-  (void)r; (void)e;
+  check(r, q); check(e, rq);
 }
 
 __global__ void k(int *p) { p[0] = 1; }

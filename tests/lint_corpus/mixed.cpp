@@ -6,5 +6,5 @@ void mixed() {
   CUdriverProcAddressQueryResult q;
   CUresult r = cuGetProcAddress("cuStreamQuery", &a, 7000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);
   r = cuGetProcAddress("cuStreamQuery", &b, 7000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q); // expect: CE008
-  (void)r;
+  check(r, q);
 }

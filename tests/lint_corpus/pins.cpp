@@ -14,5 +14,5 @@ void pins() {
   r = cuGetProcAddress("cuMemAlloc", &p, 3020, 0, &q); // expect: CE007
   cuGetProcAddress("cuMemFree", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE006
   r = cuGetProcAddress("cuMemAlloc", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE001
-  (void)r;
+  check(r, q);
 }

@@ -15,5 +15,5 @@ void init(DriverAPI *api) {
   cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemAddressReserve", (void **)&api->cuMemAddressReserve_, 12000, cudaEnableLegacyStream, &q); // expect: CE002 CE009
   e = cudaGetDriverEntryPointByVersion("cuDeviceGetUuid", (void **)&api->cuDeviceGetUuid_, 11040, cudaEnableLegacyStream, nullptr); // expect: CE006
   e = cudaGetDriverEntryPointByVersion("cuMulticastCreate", (void **)&api->cuMulticastCreate_, CUDART_VERSION, cudaEnableLegacyStream, &q); // expect: CE001
-  (void)e;
+  check(e, q);
 }

@@ -96,6 +96,40 @@ def _int(text: str) -> int | None:
         return None
 
 
+_TESTS = ("if_statement", "while_statement", "conditional_expression", "return_statement", "binary_expression",
+          "unary_expression", "call_expression", "switch_statement")
+
+
+def _tested_after(call: Any) -> set[str]:
+    """Names tested (in a condition, comparison, return or call) after ``call`` in its function."""
+    fn = call.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is None:
+        return set()
+    end = call.end_byte
+    out: set[str] = set()
+    for n in _walk(fn):
+        if n.start_byte >= end and n.type in _TESTS:
+            if n.type == "call_expression" and _text(n.child_by_field_name("function")).split("::")[-1] in QUERY_APIS:
+                continue  # handing the status to the next query overwrites it; that is no check
+            cond = n.child_by_field_name("condition") if n.type.endswith("_statement") and n.type != "return_statement" else n
+            for x in _walk(cond if cond is not None else n):
+                if x.type in ("identifier", "field_identifier"):
+                    out.add(_text(x))
+    return out
+
+
+def _assigned_to(call: Any) -> str | None:
+    """The variable a call's result is stored in (``CUresult r = call`` or ``r = call``)."""
+    p = call.parent
+    if p is not None and p.type == "init_declarator":
+        return _text(p.child_by_field_name("declarator"))
+    if p is not None and p.type == "assignment_expression" and p.child_by_field_name("right") == call:
+        return _text(p.child_by_field_name("left"))
+    return None
+
+
 def extract(text: str, path: str) -> Unit:
     """Parse one C/C++/CUDA file into facts."""
     src = text.encode("utf-8", errors="replace")
@@ -198,6 +232,12 @@ def extract(text: str, path: str) -> Unit:
         f = arg("flags")
         q.flags_text = _text(f) if f is not None else ""
         st = arg("status")
+        if q.result_used:
+            tested = _tested_after(n)
+            names = [x for x in (_assigned_to(n),) if x]
+            if st is not None and st.type == "pointer_expression":
+                names.append(_text(st.child_by_field_name("argument")))
+            q.unchecked = tuple(x for x in names if x not in tested)
         if "status" in layout:
             if st is None:
                 q.status = "missing"

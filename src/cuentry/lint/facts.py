@@ -37,6 +37,7 @@ class Query:
     flags_text: str = ""
     status: str = "missing"                # given | null | missing | not_applicable
     result_used: bool = True
+    unchecked: tuple[str, ...] = ()         # result/status variables never tested after the call (C family)
     target: str | None = None              # the variable that receives the pointer
     target_type: str | None = None         # its declared type, as written
     handwritten: str | None = None         # why the target's type is a hand-written function type

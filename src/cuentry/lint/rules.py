@@ -104,6 +104,10 @@ def unchecked_result(u: Unit, cat: Catalog) -> Iterator[Hit]:
         elif q.status in ("null", "missing"):
             yield q.line, q.col, (f"no query result is passed to {q.api}: pass a CUdriverProcAddressQueryResult and "
                                   "check it, or a miss cannot be told from a version problem")
+        elif q.unchecked:
+            yield q.line, q.col, (f"{' and '.join(q.unchecked)} from {q.api} {'is' if len(q.unchecked) == 1 else 'are'} "
+                                  "never tested afterwards: check the CUresult, then the query result, then the "
+                                  "pointer, before calling through it")
 
 
 def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -163,7 +167,8 @@ RULES: tuple[Rule, ...] = (
          handwritten_signature),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
          deprecated_runtime_entry_point),
-    Rule("CE006", "unchecked-result", "the CUresult or the query result is not checked", unchecked_result),
+    Rule("CE006", "unchecked-result", "the CUresult or the query result is ignored, not passed or never tested",
+         unchecked_result),
     Rule("CE007", "default-stream-mode", "CU_GET_PROC_ADDRESS_DEFAULT / cudaEnableDefault: mode not pinned",
          default_stream_mode),
     Rule("CE008", "mixed-stream-modes", "legacy and per-thread flags in one file", mixed_stream_modes),
