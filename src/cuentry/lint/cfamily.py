@@ -234,10 +234,10 @@ def extract(text: str, path: str) -> Unit:
         st = arg("status")
         if q.result_used:
             tested = _tested_after(n)
-            names = [x for x in (_assigned_to(n),) if x]
+            stored = [x for x in (_assigned_to(n),) if x]
             if st is not None and st.type == "pointer_expression":
-                names.append(_text(st.child_by_field_name("argument")))
-            q.unchecked = tuple(x for x in names if x not in tested)
+                stored.append(_text(st.child_by_field_name("argument")))
+            q.unchecked = tuple(x for x in stored if x not in tested)
         if "status" in layout:
             if st is None:
                 q.status = "missing"
