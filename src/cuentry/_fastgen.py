@@ -21,21 +21,7 @@ import sysconfig
 import tempfile
 from collections.abc import Sequence
 
-from ._stubgen import CODES, catalog_shapes
-
-# C type, union member, conversion kind, for each shape letter.
-_C = {
-    "int": ("int", "i", "s"), "unsigned int": ("unsigned int", "I", "u"), "short": ("short", "t", "s"),
-    "unsigned short": ("unsigned short", "T", "u"), "char": ("char", "c", "s"), "signed char": ("signed char", "b", "s"),
-    "unsigned char": ("unsigned char", "B", "u"), "long": ("long", "l", "s"), "unsigned long": ("unsigned long", "L", "u"),
-    "long long": ("long long", "q", "s"), "unsigned long long": ("unsigned long long", "Q", "u"),
-    "float": ("float", "f", "f"), "double": ("double", "d", "f"), "size_t": ("size_t", "z", "u"),
-    "int8_t": ("int8_t", "1", "s"), "uint8_t": ("uint8_t", "2", "u"), "int16_t": ("int16_t", "3", "s"),
-    "uint16_t": ("uint16_t", "4", "u"), "int32_t": ("int32_t", "5", "s"), "uint32_t": ("uint32_t", "u", "u"),
-    "int64_t": ("int64_t", "6", "s"), "uint64_t": ("uint64_t", "U", "u"), "intptr_t": ("intptr_t", "7", "s"),
-    "uintptr_t": ("uintptr_t", "h", "u"), "ptrdiff_t": ("ptrdiff_t", "8", "s"), "wchar_t": ("wchar_t", "w", "s"),
-    "void *": ("void *", "p", "p"), "char *": ("char *", "s", "p"),
-}
+from ._stubgen import CODES, KINDS, catalog_shapes
 
 _TEMPLATE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -279,30 +265,21 @@ static int call_shape(int shape, void *fn, slot *a, int *rc) {
 """
 
 
-def _member(kind: str) -> str:
-    return {"s": "s", "u": "u", "f": "f", "p": "p"}[kind]
-
-
 def source(shapes: Sequence[tuple[str, ...]]) -> str:
     """The extension's C source for ``shapes`` (shape i is case i; SHAPES lists their codes)."""
     cases = []
     names = []
     for i, shape in enumerate(shapes):
-        ctypes_ = [_C[t][0] for t in shape]
-        args = ", ".join(f"({_C[t][0]})a[{j}].{_member(_C[t][2])}" for j, t in enumerate(shape))
-        cases.append(f"    case {i}: *rc = ((int (*)({', '.join(ctypes_) or 'void'}))fn)({args}); return 1;")
+        # The type names of a shape are C type names; the slot member is the conversion letter.
+        args = ", ".join(f"({t})a[{j}].{KINDS[t]}" for j, t in enumerate(shape))
+        cases.append(f"    case {i}: *rc = ((int (*)({', '.join(shape) or 'void'}))fn)({args}); return 1;")
         names.append("".join(CODES[t] for t in shape) or "v")
     return _TEMPLATE.replace("@CASES@", "\n".join(cases)).replace("@SHAPES@", ",".join(names))
 
 
-def kinds(shape: Sequence[str]) -> str:
-    """Conversion letters of a shape: s(igned), u(nsigned), f(loat), p(ointer)."""
-    return "".join(_C[t][2] for t in shape)
-
-
 def build(out_dir: str, cc: str | None = None) -> str:
     """Compile ``cuentry._fastcall`` into ``out_dir``; return the file's path."""
-    shapes = [s for s in catalog_shapes() if len(s) <= 32 and all(t in _C for t in s)]
+    shapes = [s for s in catalog_shapes() if len(s) <= 32]
     src = os.path.join(out_dir, "_fastcall.c")
     with open(src, "w") as fh:
         fh.write(source(shapes))

@@ -20,6 +20,16 @@ CODES = {
 }
 
 
+# How the compiled backend converts each type: s(igned), u(nsigned), f(loat), p(ointer).
+KINDS = {t: ("p" if t.endswith("*") else "f" if t in ("float", "double") else
+             "u" if t.startswith(("unsigned", "uint", "size_t")) or t in ("uintptr_t",) else "s") for t in CODES}
+
+
+def kinds(shape: Sequence[str]) -> str:
+    """Conversion letters of a shape, as the compiled backend reads them."""
+    return "".join(KINDS[t] for t in shape)
+
+
 def stub_name(ffi_types: Sequence[str]) -> str | None:
     """The stub's C name for a shape, or None when the shape has no stub (a struct by value)."""
     try:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from . import _ffi
-from ._stubgen import stub_name
+from ._stubgen import kinds, stub_name
 from .catalog import Abi, Catalog, catalog
 from .errors import ArgumentError, CudaError, DriverClosedError
 
@@ -220,8 +220,6 @@ def _compiled_shape(fast: Any, shape: tuple[str, ...]) -> tuple[int, str, str] |
     """(case number, shape letters, conversion letters) of a shape in the extension; None if it has none."""
     if shape in _SHAPES:
         return _SHAPES[shape]
-    from ._fastgen import kinds
-
     if not _SHAPE_INDEX:
         _SHAPE_INDEX.update({c: i for i, c in enumerate(fast.SHAPES.split(","))})
     name = stub_name(shape)
