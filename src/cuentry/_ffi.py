@@ -374,9 +374,12 @@ def stubs() -> Any:
     (an ImportError otherwise, for test runs that must cover that backend); unset
     or ``auto`` uses them when installed.
     """
-    mode = os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
+    raw = os.environ.get(BACKEND_ENV)
+    mode = "auto" if raw is None else (raw.strip().lower() or "auto")
     if mode == "pure":
         return None
+    if _STUBS and _STUBS[0] is not None:
+        return _STUBS[0]
     if not _STUBS:
         with _STUBS_LOCK:
             if not _STUBS:

@@ -154,10 +154,7 @@ def bind(
     fast = _ffi.stubs()
     shape = _compiled_shape(fast, tuple(ffi_types)) if fast is not None else None
     fntype = tm.function_type(ffi_types)
-    target = _ffi.function_at(address, fntype)
     fntype_name = fntype.cname
-    pointers = tuple(i for i, k in enumerate(kinds) if k in (_ffi.POINTER, _ffi.STRING))
-    factory = _factory(len(kinds), compiled=False, pointers=pointers)
     label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
 
     def bad(exc: Exception, args: tuple[Any, ...]) -> ArgumentError:
@@ -181,15 +178,26 @@ def bind(
     def conv(args: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(c(v) for c, v in zip(convs, args))
 
-    fn, checked = factory(target, address, conv, bad, err)
-    backend = "pure"
+    built: list[tuple[Any, Any]] = []
+
+    def pure() -> tuple[Any, Any]:
+        """The pure backend's (call, checked) pair; made on first need when the compiled one fronts it."""
+        if not built:
+            pointers = tuple(i for i, k in enumerate(kinds) if k in (_ffi.POINTER, _ffi.STRING))
+            factory = _factory(len(kinds), compiled=False, pointers=pointers)
+            built.append(factory(_ffi.function_at(address, fntype), address, conv, bad, err))
+        return built[0]
+
     if shape is not None:
         # The C caller converts what it can and hands anything else to the pure wrapper.
         idx, codes, kinds_c = shape
         nogil = int(not holds_gil(abi.symbol))
-        fn = fast.Caller(address, idx, codes, kinds_c, fn, 0, None, nogil)
-        checked = fast.Caller(address, idx, codes, kinds_c, checked, 1, err, nogil)
+        fn = fast.Caller(address, idx, codes, kinds_c, lambda *a: pure()[0](*a), 0, None, nogil)
+        checked = fast.Caller(address, idx, codes, kinds_c, lambda *a: pure()[1](*a), 1, err, nogil)
         backend = "compiled"
+    else:
+        fn, checked = pure()
+        backend = "pure"
     fn.checked = checked
     fn.abi = abi
     fn.address = address
