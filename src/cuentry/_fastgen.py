@@ -21,7 +21,7 @@ import sysconfig
 import tempfile
 from collections.abc import Sequence
 
-from ._stubgen import CODES, KINDS, catalog_shapes
+from ._stubgen import KINDS, catalog_shapes, shape_code
 
 _TEMPLATE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -273,7 +273,7 @@ def source(shapes: Sequence[tuple[str, ...]]) -> str:
         # The type names of a shape are C type names; the slot member is the conversion letter.
         args = ", ".join(f"({t})a[{j}].{KINDS[t]}" for j, t in enumerate(shape))
         cases.append(f"    case {i}: *rc = ((int (*)({', '.join(shape) or 'void'}))fn)({args}); return 1;")
-        names.append("".join(CODES[t] for t in shape) or "v")
+        names.append(shape_code(shape) or "")
     return _TEMPLATE.replace("@CASES@", "\n".join(cases)).replace("@SHAPES@", ",".join(names))
 
 

@@ -30,17 +30,17 @@ def kinds(shape: Sequence[str]) -> str:
     return "".join(KINDS[t] for t in shape)
 
 
-def stub_name(ffi_types: Sequence[str]) -> str | None:
-    """The stub's C name for a shape, or None when the shape has no stub (a struct by value)."""
+def shape_code(ffi_types: Sequence[str]) -> str | None:
+    """A shape's letters ("v" for no parameters), or None when it has none (a struct by value)."""
     try:
-        return "cuentry_call_" + ("".join(CODES[t] for t in ffi_types) or "v")
+        return "".join(CODES[t] for t in ffi_types) or "v"
     except KeyError:
         return None
 
 
 def shapes(signatures: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
-    """The distinct shapes that get a stub, in a stable order."""
-    return sorted({tuple(s) for s in signatures if stub_name(s) is not None})
+    """The distinct shapes that have letters, in a stable order."""
+    return sorted({tuple(s) for s in signatures if shape_code(s) is not None})
 
 
 def catalog_shapes() -> list[tuple[str, ...]]:

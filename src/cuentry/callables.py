@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from . import _ffi
-from ._stubgen import kinds, stub_name
+from ._stubgen import kinds, shape_code
 from .catalog import Abi, Catalog, catalog
 from .errors import ArgumentError, CudaError, DriverClosedError
 
@@ -184,8 +184,8 @@ def bind(
         """The pure backend's (call, checked) pair; made on first need when the compiled one fronts it."""
         if not built:
             pointers = tuple(i for i, k in enumerate(kinds) if k in (_ffi.POINTER, _ffi.STRING))
-            factory = _factory(len(kinds), compiled=False, pointers=pointers)
-            built.append(factory(_ffi.function_at(address, fntype), address, conv, bad, err))
+            factory = _factory(len(kinds), pointers)
+            built.append(factory(_ffi.function_at(address, fntype), conv, bad, err))
         return built[0]
 
     if shape is not None:
@@ -230,10 +230,9 @@ def _compiled_shape(fast: Any, shape: tuple[str, ...]) -> tuple[int, str, str] |
         return _SHAPES[shape]
     if not _SHAPE_INDEX:
         _SHAPE_INDEX.update({c: i for i, c in enumerate(fast.SHAPES.split(","))})
-    name = stub_name(shape)
-    codes = name[len("cuentry_call_"):] if name else ""
-    idx = _SHAPE_INDEX.get(codes) if name else None
-    got = (idx, "" if codes == "v" else codes, kinds(shape)) if idx is not None else None
+    codes = shape_code(shape)
+    idx = _SHAPE_INDEX.get(codes) if codes else None
+    got = (idx, "" if codes == "v" else codes, kinds(shape)) if idx is not None and codes else None
     _SHAPES[shape] = got
     return got
 
@@ -261,10 +260,10 @@ def _fn_cell(f: Any) -> Any:
 
 
 _FACTORY_LOCK = threading.Lock()
-_FACTORIES: dict[tuple[int, bool, tuple[int, ...]], Callable[..., tuple[Any, Any]]] = {}
+_FACTORIES: dict[tuple[int, tuple[int, ...]], Callable[..., tuple[Any, Any]]] = {}
 
 
-def _factory(arity: int, compiled: bool = False, pointers: tuple[int, ...] = ()) -> Callable[..., tuple[Any, Any]]:
+def _factory(arity: int, pointers: tuple[int, ...] = ()) -> Callable[..., tuple[Any, Any]]:
     """A compiled maker of (call, checked) closures for one arity, shared by all signatures.
 
     The fast path hands the arguments to cffi as they are (ints, cffi pointers,
@@ -273,7 +272,7 @@ def _factory(arity: int, compiled: bool = False, pointers: tuple[int, ...] = ())
     converted (handles from objects, buffers, None, str) and the call made again;
     if that fails too, the error names the argument.
     """
-    key = (arity, compiled, pointers)
+    key = (arity, pointers)
     f = _FACTORIES.get(key)
     if f is not None:
         return f
@@ -282,12 +281,10 @@ def _factory(arity: int, compiled: bool = False, pointers: tuple[int, ...] = ())
     tup = f"({args}{',' if arity else ''})"
     # None is the usual way to pass NULL (cuLaunchKernel's `extra`); cffi wants ffi.NULL, so
     # pointer parameters map None on the fast path instead of taking the slow one.
-    fast = [f"_NULL if {n} is None else {n}" if i in pointers else n for i, n in enumerate(names)]
-    # The compiled stubs take the function pointer first; cffi's own pointers do not.
-    head = ", ".join(["_addr", *fast]) if compiled else ", ".join(fast)
-    conv_call = "_addr, *_conv(" + tup + ")" if compiled else "*_conv(" + tup + ")"
+    head = ", ".join(f"_NULL if {n} is None else {n}" if i in pointers else n for i, n in enumerate(names))
+    conv_call = f"*_conv({tup})"
     code = (
-        "def make(_fn, _addr, _conv, _bad, _err):\n"
+        "def make(_fn, _conv, _bad, _err):\n"
         f"    def call({args}):\n"
         f"        try:\n            return _fn({head})\n"
         "        except (TypeError, OverflowError):\n            pass\n"
@@ -302,7 +299,7 @@ def _factory(arity: int, compiled: bool = False, pointers: tuple[int, ...] = ())
         "    return call, checked\n"
     )
     ns: dict[str, Any] = {"_NULL": _ffi.NULL}
-    exec(compile(code, f"<cuentry call/{arity}{'/compiled' if compiled else ''}>", "exec"), ns)
+    exec(compile(code, f"<cuentry call/{arity}>", "exec"), ns)
     with _FACTORY_LOCK:
         f = _FACTORIES.setdefault(key, ns["make"])
     return f
