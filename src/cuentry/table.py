@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .catalog import Catalog, Stream, catalog, format_version
-from .diagnostics import Classification, Diagnostic
+from .diagnostics import Classification, Diagnostic, driver_too_old_hint
 from .driver import Driver, Runtime, default_driver, parse_stream
 from .errors import (
     CuentryError,
@@ -350,18 +350,16 @@ class Table:
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
         drv_version = src.driver_version
         first = self._cat.first_version(e.symbol, self.stream)
+        abi = self._cat.pick(e.symbol, e.version, self.stream)
+        assert abi is not None  # checked at declaration
         if drv_version is not None and drv_version < first:
             # The seed's first step: the driver cannot have it; say so without asking.
             d = Diagnostic(symbol=e.symbol, version=e.version, flags=2 if self.stream == "per_thread" else 1,
                            stream=self.stream, access="-", driver_version=drv_version, library=src.path,
                            result=None, result_name="-", query=None, query_emulated=False, address=0,
                            classification=Classification.DRIVER_TOO_OLD,
-                           hint=f"{e.symbol} needs driver >= {format_version(first)} ({first}); this driver is "
-                                f"{format_version(drv_version)} ({drv_version})",
-                           abi=self._cat.pick(e.symbol, e.version, self.stream).pfn)  # type: ignore[union-attr]
+                           hint=driver_too_old_hint(e.symbol, first, drv_version), abi=abi.pfn)
             raise ResolutionError(d)
-        abi = self._cat.pick(e.symbol, e.version, self.stream)
-        assert abi is not None  # checked at declaration
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
