@@ -367,6 +367,12 @@ _STUBS: list[Any] = []  # [lib or None] once looked for
 _STUBS_WHY: list[str] = []
 
 
+def _backend_mode() -> str:
+    """``$CUENTRY_BACKEND`` as pure, compiled or auto (unset or empty)."""
+    raw = os.environ.get(BACKEND_ENV)
+    return "auto" if raw is None else (raw.strip().lower() or "auto")
+
+
 def stubs() -> Any:
     """The compiled backend (the ``cuentry._fastcall`` extension), or None for the pure backend.
 
@@ -374,8 +380,7 @@ def stubs() -> Any:
     (an ImportError otherwise, for test runs that must cover that backend); unset
     or ``auto`` uses them when installed.
     """
-    raw = os.environ.get(BACKEND_ENV)
-    mode = "auto" if raw is None else (raw.strip().lower() or "auto")
+    mode = _backend_mode()
     if mode == "pure":
         return None
     if _STUBS and _STUBS[0] is not None:
@@ -403,7 +408,7 @@ def stubs() -> Any:
 
 def backend() -> dict[str, str]:
     """Which call backend is active, and why."""
-    mode = os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
+    mode = _backend_mode()
     try:
         lib = stubs()
     except ImportError as exc:
