@@ -27,9 +27,12 @@ _EXPORTS = {
     "default_driver": "cuentry.driver",
     "Diagnostic": "cuentry.diagnostics",
     "Classification": "cuentry.diagnostics",
-    "out": "cuentry.callables",
-    "as_bytes": "cuentry.callables",
-    "as_str": "cuentry.callables",
+    "out": "cuentry.calls",
+    "as_bytes": "cuentry.calls",
+    "as_str": "cuentry.calls",
+    "address": "cuentry.calls",
+    "kernel_params": "cuentry.calls",
+    "Out": "cuentry.calls",
     "Table": "cuentry.table",
     "Entry": "cuentry.table",
     "required": "cuentry.table",
@@ -48,7 +51,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from .callables import as_bytes, as_str, out
+    from .calls import Out, address, as_bytes, as_str, kernel_params, out
     from .catalog import Abi, Catalog, format_version, get_catalog, parse_version
     from .diagnostics import Classification, Diagnostic
     from .driver import Driver, Resolved, Runtime, default_driver, resolve

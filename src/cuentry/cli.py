@@ -88,7 +88,7 @@ def _fail(out: _Out, exc: CuentryError, code: int) -> int:
 
 
 def _backend() -> dict[str, str]:
-    from ._ffi import backend
+    from .calls import backend
 
     return backend()
 

@@ -22,16 +22,18 @@ from __future__ import annotations
 import re
 import threading
 import warnings
-import weakref
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import _ffi
-from .callables import TypedFunction, bind, invalidate
+from .calls import bind
+from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, Stream, catalog, format_version
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name
 from .errors import CudaError, DriverClosedError, ResolutionError, UsageError
 from .loader import Attempt, load_driver, load_runtime
+
+if TYPE_CHECKING:
+    from .calls import TypedFunction
 
 Mode = Literal["legacy", "per_thread", "default"]
 FLAGS: dict[str, int] = {"default": 0, "legacy": 1, "per_thread": 2}
@@ -104,8 +106,7 @@ class _Source:
         self.how: str = found.how
         self.attempts: list[Attempt] = list(found.attempts)
         self.fake: bool = found.fake
-        self.boot = _ffi.Bootstrap(found.library)
-        self._bound: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.boot = Bootstrap(found.library)
         self._lock = threading.Lock()
         self.driver_version: int | None = None
 
@@ -118,11 +119,11 @@ class _Source:
             raise DriverClosedError(what)
 
     def close(self) -> None:
-        """Unload the library; every function bound from it raises DriverClosedError afterwards."""
-        with self._lock:
-            for fn in list(self._bound):
-                invalidate(fn, f"{fn.abi.symbol} ({self.path})")
-            self._bound.clear()
+        """Unload the library; every function bound from it raises DriverClosedError afterwards.
+
+        Calls in flight in other threads are waited for (a few seconds at most); if
+        they do not return, DriverBusyError is raised and the library stays mapped.
+        """
         self.library.close()
 
     def __enter__(self) -> Any:
@@ -211,9 +212,7 @@ class _Source:
         d.log()
         if not d.ok:
             raise ResolutionError(d)
-        fn = bind(abi, addr, error_name=self.error_name, cat=self.cat)
-        with self._lock:
-            self._bound.add(fn)
+        fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
         return Resolved(fn, d)
 
     def _result_name(self, rc: int) -> str:
@@ -344,10 +343,10 @@ class Runtime(_Source):
         return cls(load_runtime(path), cat)
 
     def _result_name(self, rc: int) -> str:
-        if self.boot.has("cudaGetErrorName") and not self.library.closed:
-            p = self.boot.fn("cudaGetErrorName")(rc)
-            if p != _ffi.NULL:
-                return _ffi.string(p).decode()
+        if not self.library.closed:
+            name = self.boot.runtime_error_name(rc)
+            if name:
+                return name
         from .diagnostics import RUNTIME_ERROR_NAMES
         return RUNTIME_ERROR_NAMES.get(rc, f"cudaError_t({rc})")
 

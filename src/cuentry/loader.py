@@ -16,7 +16,7 @@ import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import _ffi
+from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
 from .errors import DriverNotFoundError, StubLibraryError
 
 DRIVER_ENV = "CUENTRY_DRIVER"
@@ -42,7 +42,7 @@ class Attempt:
 class Found:
     """A loaded library and how it was found."""
 
-    library: _ffi.SharedLibrary
+    library: SharedLibrary
     path: str
     how: str
     attempts: list[Attempt] = field(default_factory=list)
@@ -77,14 +77,14 @@ def is_stub_path(path: str) -> bool:
     return f"{os.sep}stubs{os.sep}" in path or path.endswith(f"{os.sep}stubs")
 
 
-def _open(cand: str, how: str, attempts: list[Attempt]) -> _ffi.SharedLibrary | None:
+def _open(cand: str, how: str, attempts: list[Attempt]) -> SharedLibrary | None:
     """dlopen one candidate, recording why it failed."""
     if os.sep in cand and not os.path.exists(cand):
         attempts.append(Attempt(cand, how, "no such file"))
         return None
     try:
-        return _ffi.SharedLibrary(cand)
-    except _ffi.LoadFailure as exc:
+        return SharedLibrary(cand)
+    except LoadFailure as exc:
         attempts.append(Attempt(cand, how, str(exc)))
         return None
 
@@ -108,7 +108,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             continue
         stub = is_stub_path(path) or is_stub_path(cand)
         if not stub:
-            boot = _ffi.Bootstrap(lib)
+            boot = Bootstrap(lib)
             stub = boot.call("cuInit", 0) == 34
         if stub and not allow_stub:
             lib.close()
