@@ -204,7 +204,7 @@ def test_round_trip_declarations_compile_against_the_real_header(tmp_path: Path)
 @needs_headers
 @needs_cc
 def test_struct_layouts_match_the_real_header(tmp_path: Path, scanned13: object) -> None:
-    """cffi's layout of every aggregate equals the C compiler's, for those 13.0 defines as the catalog does.
+    """ctypes' layout of every aggregate equals the C compiler's, for those 13.0 defines as the catalog does.
 
     The catalog takes aggregates from the newest toolkit; a few grew after 13.0 and are left out here.
     """
@@ -244,7 +244,7 @@ def test_struct_layouts_match_the_real_header(tmp_path: Path, scanned13: object)
     assert proc.returncode == 0, proc.stderr[:2000]
     sizes = [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True).stdout.split()]
     wrong = [(t, s, c) for (t, _, s), c in zip(checked, sizes) if s != c]
-    assert not wrong, f"cffi size vs C size differ: {wrong[:5]}"
+    assert not wrong, f"ctypes size vs C size differ: {wrong[:5]}"
     assert len(sizes) == len(checked)
     assert len(checked) > 50
 

@@ -1,7 +1,7 @@
 """cuentry: safe, ABI-pinned access to CUDA Driver API entry points.
 
 The names below are imported lazily, so ``import cuentry`` stays cheap and a
-catalog look-up never loads cffi or the driver.
+catalog look-up never loads ctypes or the driver.
 """
 
 from __future__ import annotations

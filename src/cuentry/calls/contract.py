@@ -236,7 +236,7 @@ class Contract:
     def range_error(self, s: ParamSpec, value: int) -> ArgumentRangeError:
         return ArgumentRangeError(
             f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): {value} is outside the range of "
-            f"{s.ctype}, {s.low}..{s.high}", function=self.abi.symbol, parameter=s.name, value=value, low=s.low,
+            f"{s.ctype if s.kind == INT else 'a pointer'}, {s.low}..{s.high}", function=self.abi.symbol, parameter=s.name, value=value, low=s.low,
             high=s.high, hint=f"pass a value in {s.low}..{s.high}; signature: {self.abi.c_typedef()}")
 
     def arity_error(self, args: tuple[Any, ...], kw: Mapping[str, Any]) -> ArgumentError:
@@ -293,6 +293,8 @@ class Contract:
 
 
 def _show(v: Any) -> str:
+    if isinstance(v, Out):
+        return repr(v)
     text = repr(v) if isinstance(v, (int, float, str, bytes, type(None))) else f"a {type(v).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
