@@ -108,7 +108,8 @@ def _print_doctor(r: dict[str, Any], out: Out) -> None:
             reason = d.get("reasons", [])[i] if i < len(d.get("reasons", [])) else ""
             out.print(f"              {s['candidate']}  [{s['how']}]" + (f"  -> {reason}" if reason else ""))
         out.print(f"            fix: {d['hint']}")
-        out.print("            (no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report on cuentry's fake driver)")
+        out.print("            (no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report "
+                  "on cuentry's fake driver)")
     rt = r["runtime"]
     if rt["found"]:
         by = "yes" if rt.get("cudaGetDriverEntryPointByVersion") else out.warn("no (runtime older than 12.5)")
