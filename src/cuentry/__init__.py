@@ -6,7 +6,7 @@ catalog look-up never loads ctypes or the driver.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
 if TYPE_CHECKING:
@@ -101,7 +101,8 @@ def __getattr__(name: str) -> Any:
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'cuentry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(mod), name)
+    __import__(mod)  # not importlib.import_module: importing importlib costs a cold start a millisecond
+    value = getattr(sys.modules[mod], name)
     globals()[name] = value
     return value
 

@@ -19,10 +19,7 @@ symbol or output pointer (a real driver crashes on those).
 
 from __future__ import annotations
 
-import threading
-import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import _thread
 
 from .calls import bind
 from .calls.ffi import Bootstrap
@@ -49,16 +46,37 @@ from .names import (
     stream_of_flags,
 )
 
+TYPE_CHECKING = False  # typing, dataclasses and warnings are not imported at run time: a cold start stays cheap
 if TYPE_CHECKING:
+    from typing import Any
+
     from .calls import TypedFunction
 
 
-@dataclass(frozen=True)
 class Resolved:
-    """A successful resolution: the typed callable and its diagnostic."""
+    """A successful resolution: the typed callable and its diagnostic (read-only)."""
 
+    __slots__ = ("function", "diagnostic")
     function: TypedFunction
     diagnostic: Diagnostic
+
+    def __init__(self, function: TypedFunction, diagnostic: Diagnostic) -> None:
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "diagnostic", diagnostic)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Resolved is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Resolved:
+            return NotImplemented
+        return (self.function, self.diagnostic) == (other.function, other.diagnostic)
+
+    def __hash__(self) -> int:
+        return hash((self.function, id(self.diagnostic)))
+
+    def __repr__(self) -> str:
+        return f"Resolved(function={self.function!r}, diagnostic={self.diagnostic!r})"
 
     @property
     def address(self) -> int:
@@ -78,7 +96,7 @@ class _Source:
         self.attempts: list[Attempt] = list(found.attempts)
         self.fake: bool = found.fake
         self.boot = Bootstrap(found.library)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self.driver_version: int | None = None
 
     @property
@@ -326,6 +344,8 @@ class Runtime(_Source):
             rc, st, addr = self.boot.runtime_entry_point(sym.encode(), ver, flags)
             access = "runtime"
         elif allow_deprecated and self.boot.has("cudaGetDriverEntryPoint"):
+            import warnings
+
             warnings.warn(
                 f"cudaGetDriverEntryPoint asks at the runtime's own version ({self.runtime_version}), "
                 f"not at the pin {ver}: it may bind a newer ABI than {abi.pfn}",
@@ -350,7 +370,7 @@ class Runtime(_Source):
         }
 
 
-_DEFAULT_LOCK = threading.Lock()
+_DEFAULT_LOCK = _thread.allocate_lock()
 _DEFAULT: Driver | None = None
 
 

@@ -16,7 +16,7 @@ touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
 
 from __future__ import annotations
 
-import threading
+import _thread
 
 from ..errors import ArgumentError, CudaError
 from . import contract, ffi
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
            "kernel_params", "out"]
 
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
 
 
@@ -65,6 +65,37 @@ def _catalog_parts(cat: Catalog | None) -> tuple[Catalog, contract.Hints, ffi.St
     return cat, got[0], got[1]
 
 
+_TYPEDEFS: dict[int, dict[str, str]] = {}
+
+
+def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
+    """Remember the typedef names a signature spells (``CUcontext *`` is ``struct CUctx_st **``).
+
+    out() then finds the common names without loading the catalog's full type
+    data (a 160 kB JSON file: milliseconds a cold start need not pay).
+    """
+    known = _TYPEDEFS.setdefault(id(cat), {})
+    for s in c.specs:
+        t, k = s.type, s.canonical
+        while t.endswith("*") and k.endswith("*"):
+            t, k = t[:-1].strip(), k[:-1].strip()
+        t = t.removeprefix("const ").strip()
+        k = k.removeprefix("const ").removesuffix(" const").strip()
+        if t.isidentifier() and t not in known:
+            known[t] = k
+
+
+def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
+    """The canonical C type of a type name: C's own names as they are, typedefs through the catalog."""
+    if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
+        return name
+    got = _TYPEDEFS.get(id(cat), {}).get(name)
+    if got is not None:
+        return got
+    typedefs = cat.types["typedefs"]
+    return " ".join(typedefs[name]["canonical"].split()) if name in typedefs else name
+
+
 def struct_type(tag: str, cat: Catalog | None = None) -> Any:
     """The ctypes class cuentry uses for ``struct``/``union`` ``tag`` (its layout from the catalog)."""
     return _catalog_parts(cat)[2].get(tag)
@@ -80,8 +111,9 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
     if isinstance(address, bool) or not isinstance(address, int) or not 0 < address <= ffi.POINTER_MAX:
         raise ArgumentError(f"{abi.pfn}: refusing to bind the address {address!r}",
                             hint="resolve the symbol first and check its diagnostic")
-    _, hints, structs = _catalog_parts(cat)
+    cat, hints, structs = _catalog_parts(cat)
     c = contract.Contract(abi, hints, structs.get)
+    _learn_typedefs(cat, c)
     g = guard if guard is not None else ffi.Guard(f"{abi.symbol} at {address:#x}")
     label = c.label
 
@@ -137,8 +169,7 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
         raise ArgumentError(f"out() needs a count in 1..{1 << 31}, got {count!r}")
     cat, hints, structs = _catalog_parts(cat)
     name = " ".join(ctype.split())
-    typedefs = cat.types["typedefs"]
-    canonical = " ".join(typedefs[name]["canonical"].split()) if name in typedefs else name
+    canonical = _canonical(cat, hints, name)
     t = canonical.replace("const ", "").replace("volatile ", "").strip()
     try:
         elem, code, tag = _element(t, hints, structs)

@@ -14,7 +14,6 @@ See docs/calls.md for the table.
 from __future__ import annotations
 
 import ctypes
-import math
 
 from ..errors import ArgumentError, ArgumentRangeError
 from . import ffi
@@ -342,7 +341,7 @@ def _float(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> float:
         f = float(v)
     except OverflowError:
         raise c.error(s, v, f"a number that fits a {s.ctype}") from None
-    if s.ctype == "float" and math.isfinite(f) and abs(f) > 3.4028234663852886e38:
+    if s.ctype == "float" and f - f == 0.0 and abs(f) > 3.4028234663852886e38:  # finite, beyond FLT_MAX
         raise c.error(s, v, "a number that fits a float (|x| <= 3.4028235e38)")
     return f
 
