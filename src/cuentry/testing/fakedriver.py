@@ -76,6 +76,7 @@ _PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 typedef int CUresult;
 #define EXPORT __attribute__((visibility("default")))
 #if defined(FAKE_STUB)
@@ -95,6 +96,8 @@ static char primary_ctx[64];
 EXPORT const char cuentryFakeDriver[] = "cuentry fake driver";
 EXPORT long cuentryFakeGetProcAddressCalls(void) { return __atomic_load_n(&gpa_calls, __ATOMIC_SEQ_CST); }
 EXPORT void cuentryFakeReset(void) { initialized = 0; current_ctx = 0; __atomic_store_n(&gpa_calls, 0, __ATOMIC_SEQ_CST); }
+/* A call that takes a while (tests of close() during a call in flight): sleeps ms milliseconds. */
+EXPORT CUresult cuentryFakeSleep(unsigned int ms) { struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L}; nanosleep(&t, NULL); return 0; }
 """
 
 _IMPL = r"""
