@@ -66,6 +66,7 @@ def _catalog_parts(cat: Catalog | None) -> tuple[Catalog, contract.Hints, ffi.St
 
 
 _TYPEDEFS: dict[int, dict[str, str]] = {}
+_CONTRACTS: dict[tuple[int, str], contract.Contract] = {}  # per ABI: a contract holds no per-address state
 
 
 def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
@@ -112,8 +113,11 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         raise ArgumentError(f"{abi.pfn}: refusing to bind the address {address!r}",
                             hint="resolve the symbol first and check its diagnostic")
     cat, hints, structs = _catalog_parts(cat)
-    c = contract.Contract(abi, hints, structs.get)
-    _learn_typedefs(cat, c)
+    key = (id(cat), abi.pfn)
+    c = _CONTRACTS.get(key)
+    if c is None or c.abi is not abi:
+        c = _CONTRACTS[key] = contract.Contract(abi, hints, structs.get)
+        _learn_typedefs(cat, c)
     g = guard if guard is not None else ffi.Guard(f"{abi.symbol} at {address:#x}")
     label = c.label
 
@@ -134,17 +138,11 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
 
         fn, checked = pure.make(c, address, g, err, structs.get)
         name = "pure"
-    fn.checked = checked
-    fn.abi = abi
-    fn.address = address
-    fn.exported = abi.exported
-    fn.backend = name
-    fn.params = c.names
-    fn.ffi_type = f"int(*)({', '.join(s.ctype for s in c.specs) or 'void'})"
+    fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,
+                       params=c.names, ffi_type=c.ffi_type)
     fn.__name__ = fn.__qualname__ = abi.symbol
+    fn.__doc__ = c.doc
     checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
-    fn.__doc__ = (f"{abi.pfn}({', '.join(c.names)}): returns the CUresult as an int; .checked(...) raises "
-                  "CudaError. See .abi.c_typedef().")
     return fn  # type: ignore[no-any-return]
 
 

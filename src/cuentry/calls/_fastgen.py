@@ -349,6 +349,11 @@ static PyMethodDef caller_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyGetSetDef caller_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+
 static PyTypeObject CallerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "cuentry.calls._fastcall.Caller",
@@ -365,6 +370,7 @@ static PyTypeObject CallerType = {
     .tp_clear = caller_clear,
     .tp_dealloc = caller_dealloc,
     .tp_methods = caller_methods,
+    .tp_getset = caller_getset,
 };
 
 static PyObject *register_out(PyObject *mod, PyObject *cls) {

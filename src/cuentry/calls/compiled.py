@@ -104,24 +104,28 @@ def holds_gil(symbol: str) -> bool:
 
 
 _SHAPE_INDEX: dict[str, int] = {}
+_BY_TYPES: dict[tuple[str, ...], tuple[int, str] | None] = {}
 
 
-def shape_index(ext: Any, ctypes_: tuple[str, ...]) -> int | None:
-    """The extension's case number for a shape, or None when it has none."""
+def shape_index(ext: Any, ctypes_: tuple[str, ...]) -> tuple[int, str] | None:
+    """(the extension's case number, slot letters) for a shape, or None when it has none."""
+    if ctypes_ in _BY_TYPES:
+        return _BY_TYPES[ctypes_]
     if not _SHAPE_INDEX:
         _SHAPE_INDEX.update({c: i for i, c in enumerate(ext.SHAPES.split(","))})
     code = shape_code(ctypes_)
-    return _SHAPE_INDEX.get(code) if code else None
+    idx = _SHAPE_INDEX.get(code) if code else None
+    got = _BY_TYPES[ctypes_] = (idx, "".join(SLOTS[t] for t in ctypes_)) if idx is not None else None
+    return got
 
 
 def make(ext: Any, c: Contract, address: int, guard: Guard,
          err: Callable[[int], CudaError]) -> tuple[Any, Any] | None:
     """(call, checked) compiled callers, or None when the extension has no case for this shape."""
-    ctypes_ = tuple(s.ctype for s in c.specs)
-    idx = shape_index(ext, ctypes_)
-    if idx is None:
+    shape = shape_index(ext, c.ctypes)
+    if shape is None:
         return None
-    slots = "".join(SLOTS[t] for t in ctypes_)
+    idx, slots = shape
     nogil = int(not holds_gil(c.abi.symbol))
     symbol = c.abi.symbol
 

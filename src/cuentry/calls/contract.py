@@ -225,6 +225,10 @@ class Contract:
             s.extent = FIXED_EXTENT.get((abi.symbol, s.name), 0)
             s.check = _fast_letter(s)
         self.checks = "".join(s.check for s in self.specs)
+        self.ctypes = tuple(s.ctype for s in self.specs)
+        self.ffi_type = f"int(*)({', '.join(self.ctypes) or 'void'})"
+        self.doc = (f"{abi.pfn}({', '.join(self.names)}): returns the CUresult as an int; .checked(...) raises "
+                    "CudaError. See .abi.c_typedef().")
         self.elems = "".join(s.elem[:1] if s.kind == ARRAY else "-" for s in self.specs)
 
     # errors ---------------------------------------------------------------------------
