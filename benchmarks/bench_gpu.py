@@ -25,8 +25,9 @@ from _common import add_src, env, race
 
 add_src()
 
-from cuentry import Driver, Table, out, required  # noqa: E402
 from cuentry._ffi import ffi  # noqa: E402
+
+from cuentry import Driver, Table, out, required  # noqa: E402
 from cuentry.catalog import catalog  # noqa: E402
 
 N = 50_000

@@ -14,7 +14,6 @@ import ctypes
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest

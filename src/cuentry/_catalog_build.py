@@ -43,8 +43,7 @@ GROUP_HEADERS = ("cuda.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h", "cudaProfiler
 PFN_RE = re.compile(r"^PFN_(?P<api>cu\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
 # Names from <stdint.h>/<stddef.h> stay as they are: the FFI layer knows them.
 TERMINALS = frozenset(
-    "size_t ptrdiff_t wchar_t int8_t uint8_t int16_t uint16_t int32_t uint32_t "
-    "int64_t uint64_t intptr_t uintptr_t".split()
+    ["size_t", "ptrdiff_t", "wchar_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "intptr_t", "uintptr_t"]
 )
 FAKE_INCLUDE = Path(__file__).parent / "_data" / "fake_include"
 FORMAT = 1

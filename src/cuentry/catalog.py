@@ -12,8 +12,8 @@ back to the legacy ones for functions that have no per-thread variant).
 
 from __future__ import annotations
 
-import os
 import _thread
+import os
 
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 from .names import (

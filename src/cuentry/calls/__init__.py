@@ -199,7 +199,7 @@ def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[A
         return ctypes.c_char, "c", None
     if s in ("float", "double"):
         return ffi.SCALARS[s], s[0], None
-    lo, _, signed = contract._int_range(s)
+    _, _, signed = contract._int_range(s)
     return ffi.SCALARS[s], contract._INT_CODES[(signed, ffi.sizeof(s))], None
 
 

@@ -159,7 +159,7 @@ def classify(index: int, p: Param, h: Hints) -> ParamSpec:
         raise TypeError(f"no conversion for C type {p.canonical!r}")
     if s in ("float", "double"):
         return ParamSpec(index, p, ARRAY, "void *", elem="f" if s == "float" else "d", const=const)
-    lo, hi, signed = _int_range(s)
+    _, _, signed = _int_range(s)
     return ParamSpec(index, p, ARRAY, "void *", elem=_INT_CODES[(signed, ffi.sizeof(s))], const=const)
 
 
@@ -239,8 +239,9 @@ class Contract:
     def range_error(self, s: ParamSpec, value: int) -> ArgumentRangeError:
         return ArgumentRangeError(
             f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): {value} is outside the range of "
-            f"{s.ctype if s.kind == INT else 'a pointer'}, {s.low}..{s.high}", function=self.abi.symbol, parameter=s.name, value=value, low=s.low,
-            high=s.high, hint=f"pass a value in {s.low}..{s.high}; signature: {self.abi.c_typedef()}")
+            f"{s.ctype if s.kind == INT else 'a pointer'}, {s.low}..{s.high}",
+            function=self.abi.symbol, parameter=s.name, value=value, low=s.low, high=s.high,
+            hint=f"pass a value in {s.low}..{s.high}; signature: {self.abi.c_typedef()}")
 
     def arity_error(self, args: tuple[Any, ...], kw: Mapping[str, Any]) -> ArgumentError:
         n = len(self.names)
@@ -278,7 +279,7 @@ class Contract:
     def convert(self, args: tuple[Any, ...], kw: Mapping[str, Any], keep: list[Any]) -> list[Any]:
         """C-ready values for ``args``/``kw``; keep-alive objects go to ``keep`` (hold it during the call)."""
         values = self.arguments(args, kw)
-        out = [_CONVERT[s.kind](self, s, v, keep) for s, v in zip(self.specs, values)]
+        out = [_CONVERT[s.kind](self, s, v, keep) for s, v in zip(self.specs, values, strict=True)]
         for s in self.specs:
             if s.companion is not None and s.kind in POINTER_KINDS:
                 self._check_extent(s, out, values)
@@ -323,7 +324,7 @@ def _is_out(v: Any) -> bool:
 def _int(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if type(v) is int:
         n = v
-    elif isinstance(v, bool) or isinstance(v, (float, str, bytes)) or v is None:
+    elif isinstance(v, (bool, float, str, bytes)) or v is None:
         raise c.error(s, v, f"an int in {s.low}..{s.high} (no bool, float, str or None)")
     else:
         got = _bindings_int(v, s)
@@ -376,7 +377,7 @@ def _stream_protocol(c: Contract, s: ParamSpec, v: Any) -> int:
     proto = v.__cuda_stream__
     try:
         got = proto() if callable(proto) else proto
-    except Exception as exc:  # noqa: BLE001 - a foreign object's failure becomes our error
+    except Exception as exc:
         raise c.error(s, v, f"an object whose __cuda_stream__() works (it raised {type(exc).__name__})") from None
     if not (isinstance(got, tuple) and len(got) == 2 and type(got[0]) is int and got[0] == 0
             and type(got[1]) is int):

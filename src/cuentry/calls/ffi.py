@@ -240,9 +240,9 @@ class StructTypes:
     def _fill(self, cls: Any, fields: Sequence[tuple[str, str]]) -> None:
         out: list[tuple[str, Any]] = []
         anon: list[str] = []
-        for i, (name, canon) in enumerate(fields):
-            if not name:
-                name = f"_anon{i}"
+        for i, (given, canon) in enumerate(fields):
+            name = given or f"_anon{i}"
+            if not given:
                 anon.append(name)
             out.append((name, self.field_type(canon)))
         if anon:
@@ -293,7 +293,7 @@ class StructTypes:
                 raise TypeError(f"cannot lay out inline field {decl!r}")
             fields.append((m.group(3), f"{m.group(1)} {m.group(2)}".strip() + m.group(4)))
         base = ctypes.Union if kind.strip() == "union" else ctypes.Structure
-        cls = type("inline", (base,), {})
+        cls: Any = type("inline", (base,), {})
         self._fill(cls, fields)
         arr = tail.strip()
         for n in reversed(re.findall(r"\[(\d+)\]", arr)):
@@ -377,7 +377,10 @@ def function_address(fn: Any) -> int:
 
 
 def is_ctypes_function(obj: object) -> bool:
-    return isinstance(obj, ctypes._CFuncPtr)  # the public base of every CFUNCTYPE instance
+    return isinstance(obj, _FUNC_BASE)
+
+
+_FUNC_BASE: Any = ctypes.CFUNCTYPE(ctypes.c_int).__bases__[0]  # the base class of every CFUNCTYPE type
 
 
 def c_string(address: int) -> str | None:

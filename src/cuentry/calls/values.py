@@ -54,7 +54,7 @@ def _base() -> Any:
 _OutBase: Any = _base()
 
 
-class Out(_OutBase):  # type: ignore[misc, valid-type]
+class Out(_OutBase):  # type: ignore[misc]
     """Storage for a C output (or input) array of ``count`` elements of one C type; made by :func:`out`.
 
     ``o[i]`` reads element i (an int, a float, a 1-byte bytes for char, or a view of
