@@ -11,7 +11,6 @@ concrete hint.
 from __future__ import annotations
 
 import sys
-from enum import Enum
 
 from .catalog import Catalog, catalog
 from .names import (
@@ -28,9 +27,68 @@ from .names import (
     stream_label,
 )
 
-TYPE_CHECKING = False  # no typing, dataclasses or logging at run time: a cold start stays cheap
+TYPE_CHECKING = False  # no typing, dataclasses, enum or logging at run time: a cold start stays cheap
 if TYPE_CHECKING:
+    from enum import Enum
     from typing import Any
+else:
+
+    class _Members(type):
+        """A string enumeration without :mod:`enum` (which brings functools and collections: ~5 ms of a cold
+        start). Members are instances of the class (so ``str`` subclasses, equal to their values), looked up
+        by value with ``Cls(value)``, iterable in definition order, with ``.name`` and ``.value``."""
+
+        def __new__(mcls, name, bases, ns):
+            values = {k: v for k, v in ns.items() if k.isupper() and isinstance(v, str)}
+            for k in values:
+                del ns[k]
+            ns.setdefault("__repr__", lambda self: f"<{name}.{self.name}: {str.__str__(self)!r}>")
+            ns.setdefault("__str__", lambda self: f"{name}.{self.name}")
+            ns.setdefault("__format__", lambda self, spec: format(str(self), spec))
+            cls = super().__new__(mcls, name, bases, ns)
+            members = {}
+            for k, v in values.items():
+                m = str.__new__(cls, v)
+                m._name_ = k
+                type.__setattr__(cls, k, m)
+                members[k] = m
+            type.__setattr__(cls, "_members_", members)
+            type.__setattr__(cls, "_by_value_", {str.__str__(m): m for m in members.values()})
+            return cls
+
+        def __call__(cls, value):
+            if isinstance(value, cls):
+                return value
+            try:
+                return cls._by_value_[value]
+            except (KeyError, TypeError):
+                raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
+
+        def __iter__(cls):
+            return iter(cls._members_.values())
+
+        def __len__(cls):
+            return len(cls._members_)
+
+        def __getitem__(cls, name):
+            return cls._members_[name]
+
+        def __setattr__(cls, name, value):
+            raise AttributeError(f"cannot reassign {cls.__name__}.{name}")
+
+    class Enum(metaclass=_Members):
+        __slots__ = ()
+
+        @property
+        def name(self):
+            return self._name_
+
+        @property
+        def value(self):
+            return str.__str__(self)
+
+        def __reduce__(self):
+            return (type(self), (str.__str__(self),))
 
 
 class Classification(str, Enum):
