@@ -17,7 +17,7 @@ import ctypes
 
 from ..errors import ArgumentError, ArgumentRangeError
 from . import ffi
-from .values import Address, Out
+from .values import Address, KernelParams, Out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,6 +51,16 @@ _FMT_CLASS = {**{c: "s" for c in "bhilqn"}, **{c: "u" for c in "BHILQNP"}, **{c:
 
 def code_class(code: str) -> tuple[str, int]:
     """(class, item size) of an element code: s(igned), u(nsigned), f(loat), c(har), T (struct)."""
+    got = _CODE_CLASS.get(code)
+    if got is None:
+        got = _CODE_CLASS[code] = _code_class(code)
+    return got
+
+
+_CODE_CLASS: dict[str, tuple[str, int]] = {}
+
+
+def _code_class(code: str) -> tuple[str, int]:
     if code == "P":
         return "u", ffi.sizeof("void *")
     if code == "c":
@@ -79,7 +89,7 @@ class ParamSpec:
     """How one parameter is converted: its kind and everything the checks need."""
 
     __slots__ = ("index", "name", "type", "canonical", "kind", "ctype", "low", "high", "elem", "tag", "const",
-                 "stream", "typename", "companion", "extent", "check")
+                 "stream", "typename", "companion", "extent", "check", "accepted")
 
     def __init__(self, index: int, p: Param, kind: str, ctype: str, **kw: Any) -> None:
         self.index = index
@@ -98,6 +108,7 @@ class ParamSpec:
         self.companion: int | None = None  # index of the partner (buffer <-> byte count)
         self.extent = 0  # bytes the buffer must hold at least (fixed extents)
         self.check = "x"  # the compiled fast path's letter (set by Contract)
+        self.accepted = ""  # what a pointer parameter accepts, in words (set by Contract)
 
 
 def _strip(t: str) -> str:
@@ -224,6 +235,7 @@ class Contract:
         for s in self.specs:
             s.extent = FIXED_EXTENT.get((abi.symbol, s.name), 0)
             s.check = _fast_letter(s)
+            s.accepted = _accepted(s)
         self.checks = "".join(s.check for s in self.specs)
         self.ctypes = tuple(s.ctype for s in self.specs)
         self.ffi_type = f"int(*)({', '.join(self.ctypes) or 'void'})"
@@ -294,6 +306,32 @@ class Contract:
         size = _extent(values[s.index])
         if size is not None and count > size:
             raise self.error(c, values[c.index], f"at most {size}: '{s.name}' holds {size} bytes")
+
+
+NOT_FAST: Any = object()  # a fast converter's answer for "not mine: run the full contract"
+
+
+def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
+    """The pure backend's shortcut for the common exact cases of one parameter (a subset of this contract,
+    with the same result), answering NOT_FAST for anything else; None where a parameter has no shortcut."""
+    if s.companion is not None or s.extent:
+        return None
+    lo, hi, k = s.low, s.high, s.kind
+    if k in (INT, DEVPTR):
+        return lambda v: v if type(v) is int and lo <= v <= hi else NOT_FAST
+    if k == HANDLE:
+        return lambda v: v if type(v) is int and 0 <= v <= hi else 0 if v is None else NOT_FAST
+    if k == ARRAY:
+        codes = frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c))
+        return lambda v: v._ptr if type(v) in _OUT_TYPES and v._code in codes else 0 if v is None else NOT_FAST
+    if k in (INBUF, OUTBUF):
+        ok_bytes = k == INBUF
+        return lambda v: (v._ptr if type(v) in _OUT_TYPES else ffi.bytes_address(v) if ok_bytes and type(v) is bytes
+                          else 0 if v is None else NOT_FAST)
+    return None
+
+
+_OUT_TYPES = frozenset({Out, KernelParams})
 
 
 def _show(v: Any) -> str:
@@ -478,8 +516,28 @@ def out_matches(want: str, code: str) -> bool:
     return code != "T" and code != "c" and code_class(code) == code_class(want)
 
 
+def _accepted(s: ParamSpec) -> str:
+    """What a pointer parameter accepts, in words (for its errors)."""
+    if s.kind == ARRAY:
+        cls, size = code_class(s.elem)
+        return (f"a cuentry.out() of the pointed-to type, or a writable buffer of {size}-byte {_CLASS_WORD[cls]} "
+                "elements, None or cuentry.address(n)")
+    if s.kind == STRUCTPTR:
+        return f"cuentry.out({s.tag!r}) (or a struct from one), None or cuentry.address(n)"
+    return _ACCEPTED.get(s.kind, "")
+
+
+_ACCEPTED = {
+    CSTR: "bytes, str (UTF-8, no NUL), a cuentry.out('char', n), None or cuentry.address(n)",
+    INBUF: "bytes, a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)",
+    OUTBUF: "a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)",
+    FUNCPTR: "a ctypes CFUNCTYPE function (kept alive by you while the driver may call it), None or "
+             "cuentry.address(n)",
+}
+
+
 def _cstr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = "bytes, str (UTF-8, no NUL), a cuentry.out('char', n), None or cuentry.address(n)"
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got
@@ -500,7 +558,7 @@ def _raise(exc: Exception) -> int:
 
 
 def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = "bytes, a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)"
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got
@@ -512,7 +570,7 @@ def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
 
 
 def _outbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = "a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)"
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got
@@ -524,9 +582,7 @@ def _outbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
 
 
 def _array(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    cls, size = code_class(s.elem)
-    acc = (f"a cuentry.out() of the pointed-to type, or a writable buffer of {size}-byte {_CLASS_WORD[cls]} "
-           "elements, None or cuentry.address(n)")
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got
@@ -538,7 +594,7 @@ def _array(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
 
 
 def _structptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = f"cuentry.out({s.tag!r}) (or a struct from one), None or cuentry.address(n)"
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got
@@ -551,7 +607,7 @@ def _structptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
 
 
 def _funcptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = "a ctypes CFUNCTYPE function (kept alive by you while the driver may call it), None or cuentry.address(n)"
+    acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
         return got

@@ -29,10 +29,20 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     convert = c.convert
     calls = guard.calls
     symbol = c.abi.symbol
+    fasts = [k.fast_converter(s) for s in c.specs]
+    shortcut = tuple(fasts) if all(f is not None for f in fasts) else None
+    n = len(c.specs)
+    no = k.NOT_FAST
 
     def call(*args: Any, **kw: Any) -> int:
         keep: list[Any] = []
-        cargs = convert(args, kw, keep)
+        cargs: list[Any] | None = None
+        if shortcut is not None and not kw and len(args) == n:
+            cargs = [f(v) for f, v in zip(shortcut, args, strict=True)]  # type: ignore[misc]
+            if no in cargs:
+                cargs = None
+        if cargs is None:
+            cargs = convert(args, kw, keep)
         calls.append(None)
         try:
             if guard.closed:
