@@ -241,3 +241,25 @@ class ManifestError(CuentryError, ValueError):
         self.column = column
         where = path if line is None else f"{path}:{line}:{column or 1}"
         super().__init__(f"{where}: {detail}", hint=hint or "see `cuentry check --help` for the manifest format")
+
+
+# --- building helper libraries -------------------------------------------------------
+
+
+class BuildError(CuentryError, RuntimeError):
+    """A library cuentry compiles itself (the fake driver) could not be built."""
+
+    def __init__(self, message: str, *, hint: str = "install a C compiler (gcc or clang) or set CC to one") -> None:
+        super().__init__(message, hint=hint)
+
+
+class BuildCacheError(BuildError):
+    """The build cache directory is not private to this user (or cannot be made), so it is not used."""
+
+    def __init__(self, path: str, detail: str, *, hint: str = "pass a directory only you can write") -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(f"unsafe build cache {path}: {detail}", hint=hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "path": self.path, "detail": self.detail}
