@@ -15,20 +15,22 @@ generator downloads itself with ``pip download``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import HeaderParseError
+from .errors import BuildError, HeaderParseError, UsageError
 
 TYPEDEF_HEADERS = (
     "cudaTypedefs.h",
@@ -731,7 +733,7 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
     ]
     lines.extend(_py(r) + "," for r in main["entries"])
     lines.append(")")
-    module.write_text("\n".join(lines) + "\n")
+    _replace(module, "\n".join(lines) + "\n")
     tl = ["{"]
     keys = list(types)
     for i, k in enumerate(keys):
@@ -741,37 +743,102 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
                   for j, (n, x) in enumerate(items))
         tl.append("}" + ("," if i < len(keys) - 1 else ""))
     tl.append("}")
-    types_file.write_text("\n".join(tl) + "\n")
+    _replace(types_file, "\n".join(tl) + "\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cuentry._catalog_build --include DIR --toolkit 13.0 [--history] -o FILE``."""
-    import argparse
+OUTPUT_FORMATS = {".py": "Python data module", ".json": "JSON"}
 
-    ap = argparse.ArgumentParser(prog="cuentry catalog build", description=main.__doc__)
-    ap.add_argument("--include", required=True, type=Path, help="CUDA include directory (holds cudaTypedefs.h)")
-    ap.add_argument("--toolkit", required=True, help="toolkit release of --include, e.g. 13.0")
-    ap.add_argument("--history", action="store_true", help="download the PyPI toolkit runtime wheels for history")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "cuentry-gen")
-    ap.add_argument("-o", "--output", type=Path, default=DATA_MODULE,
-                    help="the data module to write (types.json is written beside the package's _data)")
-    args = ap.parse_args(argv)
-    if args.output == DATA_MODULE and not args.history:
-        print("cuentry: note: writing the package's own catalog without --history: each ABI's toolkit list "
-              f"will name only {args.toolkit}", file=sys.stderr)
+
+@dataclass
+class BuildReport:
+    """What :func:`build_catalog` wrote, and what the caller should know about it."""
+
+    entries: int
+    written: list[Path]
+    notes: list[str]
+
+
+def _is_package_file(path: Path) -> bool:
+    targets = (DATA_MODULE, TYPES_FILE)
     try:
-        scans: list[ToolkitScan] = []
-        if args.history:
-            for tk, inc in fetch_history(args.cache, progress=lambda m: print(m, file=sys.stderr)):
-                scans.append(scan_toolkit(inc, tk, fallback=args.include))
-        data = build(args.include, args.toolkit, scans)
-    except HeaderParseError as exc:
-        print(f"cuentry: error: {exc}", file=sys.stderr)
-        return 2
-    write(data, args.output, TYPES_FILE if args.output == DATA_MODULE else args.output.with_name("types.json"))
-    print(f"wrote {len(data['entries'])} entries to {args.output}", file=sys.stderr)
-    return 0
+        return any(path.resolve() == t.resolve() or (path.exists() and t.exists() and path.samefile(t)) for t in targets)
+    except OSError:
+        return False
 
 
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+def _targets(output: Path | None, in_place: bool) -> tuple[str, Path, Path | None]:
+    """(format, main file, types file) for the request; UsageError for anything ambiguous."""
+    if in_place:
+        if output is not None:
+            raise UsageError("give either -o FILE or --in-place, not both",
+                             hint="--in-place replaces the installed package's catalog; -o writes elsewhere")
+        return "py", DATA_MODULE, TYPES_FILE
+    if output is None:
+        raise UsageError("no output given: the installed package's catalog is only replaced on request",
+                         hint="pass -o catalog.json (or .py), or --in-place to replace the installed catalog")
+    suffix = output.suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise UsageError(f"-o {output}: unknown output format {suffix or '(no extension)'!r}",
+                         hint="name the file .json (JSON) or .py (the Python data module)")
+    if _is_package_file(output):
+        raise UsageError(f"-o {output} is the installed package's own catalog",
+                         hint="pass --in-place to replace it on purpose")
+    if suffix == ".json":
+        return "json", output, None
+    return "py", output, output.with_name(output.stem + ".types.json")
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a fresh temporary file beside it, then rename)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """The compact look-up data and the types as one JSON document."""
+    main, types = compact(data)
+    _replace(path, json.dumps({**main, "types": types}, separators=(",", ":")) + "\n")
+
+
+def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in_place: bool = False,
+                  history: bool = False, cache: Path | None = None,
+                  progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Regenerate the catalog from the headers in ``include`` and write it.
+
+    ``output``: ``X.json`` writes JSON, ``X.py`` the Python data module (its types
+    beside it as ``X.types.json``); any other extension is refused. The installed
+    package's own catalog is written only with ``in_place=True``. ``history``
+    downloads the toolkit runtime wheels of HISTORY_WHEELS into ``cache``. Raises
+    UsageError (bad request), HeaderParseError (bad headers), BuildError (download).
+    """
+    fmt, main_file, types_file = _targets(output, in_place)
+    notes: list[str] = []
+    if in_place and not history:
+        notes.append(f"writing the package's own catalog without --history: each ABI's toolkit list will name "
+                     f"only {toolkit}")
+    scans: list[ToolkitScan] = []
+    if history:
+        where = cache if cache is not None else Path.home() / ".cache" / "cuentry-gen"
+        try:
+            for tk, inc in fetch_history(where, progress=progress):
+                scans.append(scan_toolkit(inc, tk, fallback=include))
+        except (subprocess.CalledProcessError, OSError) as exc:
+            raise BuildError(f"downloading the toolkit headers for --history failed: {exc}",
+                             hint="check network access to PyPI (pip download), or build without --history") from None
+    data = build(include, toolkit, scans)
+    if fmt == "json":
+        write_json(data, main_file)
+        written = [main_file]
+    else:
+        assert types_file is not None
+        write(data, main_file, types_file)
+        written = [main_file, types_file]
+    return BuildReport(len(data["entries"]), written, notes)

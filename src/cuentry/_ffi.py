@@ -26,6 +26,8 @@ from typing import Any
 
 import cffi
 
+from . import _forksafe
+
 ffi: Any = cffi.FFI()  # typed as Any: this module is the untyped boundary
 _IS_WINDOWS = sys.platform == "win32"
 
@@ -152,7 +154,7 @@ class TypeMap:
         self._enum_typedefs = hints["enum_typedefs"]
         self._load_types = types
         self._declared: set[str] = set()
-        self._lock = threading.Lock()
+        self._lock = _forksafe.Lock()
         self._params: dict[str, tuple[str, str]] = {}
         self._fntypes: dict[tuple[str, ...], Any] = {}
 
@@ -362,7 +364,7 @@ def is_cdata(obj: object) -> bool:
 # --- backends --------------------------------------------------------------------
 
 BACKEND_ENV = "CUENTRY_BACKEND"
-_STUBS_LOCK = threading.Lock()
+_STUBS_LOCK = _forksafe.Lock()
 _STUBS: list[Any] = []  # [lib or None] once looked for
 _STUBS_WHY: list[str] = []
 

@@ -13,7 +13,8 @@ back to the legacy ones for functions that have no per-thread variant).
 from __future__ import annotations
 
 import os
-import threading
+
+from . import _forksafe
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVersionError, UsageError
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
@@ -26,8 +27,9 @@ else:
     Stream = str
 
 # Compiled on first use (re caches them), not at import.
-_PFN = r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$"
-_SUFFIXED = r"^(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$"
+# \Z, not $: "$" also matches before a trailing newline, which would let "name\n" through.
+_PFN = r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?\Z"
+_SUFFIXED = r"^(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?\Z"
 
 
 def format_version(version: int) -> str:
@@ -262,7 +264,7 @@ class Catalog:
         self._exported = exported
         self._by_symbol: dict[str, tuple[Abi, ...]] = {}
         self._lower = {k.lower(): k for k in raw}
-        self._lock = threading.Lock()
+        self._lock = _forksafe.Lock()
 
     def _make(self, row: Any) -> Abi:
         if not self._compact:
@@ -411,7 +413,7 @@ class Catalog:
         """Look up a typedef name such as ``PFN_cuMemAlloc_v3020`` or ``PFN_cuMemcpy_v7000_ptds``."""
         import re
 
-        m = re.match(_PFN, name.strip())
+        m = re.match(_PFN, name, re.ASCII) if isinstance(name, str) else None
         if not m:
             raise UsageError(f"{name!r} is not a PFN typedef name", hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
         symbol, version, var = m.group("api"), int(m.group("ver")), m.group("var") or ""
@@ -489,7 +491,7 @@ class Catalog:
         return f"pin one of {', '.join(map(str, vs))} (the number in PFN_{symbol}_vNNNNN)"
 
 
-_LOCK = threading.Lock()
+_LOCK = _forksafe.Lock()
 _CATALOG: Catalog | None = None
 
 

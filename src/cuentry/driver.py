@@ -20,13 +20,12 @@ symbol or output pointer (a real driver crashes on those).
 from __future__ import annotations
 
 import re
-import threading
 import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from . import _ffi
+from . import _ffi, _forksafe
 from .callables import TypedFunction, bind, invalidate
 from .catalog import Abi, Catalog, Stream, catalog, format_version
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name
@@ -35,8 +34,9 @@ from .loader import Attempt, load_driver, load_runtime
 
 Mode = Literal["legacy", "per_thread", "default"]
 FLAGS: dict[str, int] = {"default": 0, "legacy": 1, "per_thread": 2}
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SUFFIX = re.compile(r"_(?:v\d+|ptds|ptsz)$")
+# \Z, not $: "$" also matches before a trailing newline ("cuInit\n" must be refused).
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
+_SUFFIX = re.compile(r"_(?:v\d+|ptds|ptsz)\Z")
 
 
 def parse_stream(mode: str) -> Mode:
@@ -106,7 +106,7 @@ class _Source:
         self.fake: bool = found.fake
         self.boot = _ffi.Bootstrap(found.library)
         self._bound: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._lock = threading.Lock()
+        self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
 
     @property
@@ -389,7 +389,7 @@ class Runtime(_Source):
         }
 
 
-_DEFAULT_LOCK = threading.Lock()
+_DEFAULT_LOCK = _forksafe.Lock()
 _DEFAULT: Driver | None = None
 
 
