@@ -26,8 +26,6 @@ from typing import Any
 
 import cffi
 
-from . import _forksafe
-
 ffi: Any = cffi.FFI()  # typed as Any: this module is the untyped boundary
 _IS_WINDOWS = sys.platform == "win32"
 
@@ -54,6 +52,9 @@ else:
         """
     )
     _dl = ffi.dlopen(None)
+    # Look dlerror up now: cffi resolves a function on its first use with dlsym, which clears
+    # the error a failed dlopen left, so the first failure of a process lost its reason.
+    _dl.dlerror  # noqa: B018
 
 RTLD_NOW = 2
 RTLD_LOCAL = 0
@@ -154,7 +155,7 @@ class TypeMap:
         self._enum_typedefs = hints["enum_typedefs"]
         self._load_types = types
         self._declared: set[str] = set()
-        self._lock = _forksafe.Lock()
+        self._lock = threading.Lock()
         self._params: dict[str, tuple[str, str]] = {}
         self._fntypes: dict[tuple[str, ...], Any] = {}
 
@@ -364,7 +365,7 @@ def is_cdata(obj: object) -> bool:
 # --- backends --------------------------------------------------------------------
 
 BACKEND_ENV = "CUENTRY_BACKEND"
-_STUBS_LOCK = _forksafe.Lock()
+_STUBS_LOCK = threading.Lock()
 _STUBS: list[Any] = []  # [lib or None] once looked for
 _STUBS_WHY: list[str] = []
 

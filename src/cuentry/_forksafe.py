@@ -54,12 +54,12 @@ class _ForkSafe:
 _ALL: weakref.WeakSet[_ForkSafe] = weakref.WeakSet()
 
 
-def Lock() -> _ForkSafe:  # noqa: N802 - named like threading.Lock, which it replaces
+def Lock() -> _ForkSafe:  # named like threading.Lock, which it replaces
     """A non-reentrant lock that is fresh again in a forked child."""
     return _ForkSafe(False)
 
 
-def RLock() -> _ForkSafe:  # noqa: N802
+def RLock() -> _ForkSafe:
     """A re-entrant lock that is fresh again in a forked child."""
     return _ForkSafe(True)
 

@@ -17,15 +17,16 @@ named by ``cuGetErrorName`` instead. After the library is closed, calls raise
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from . import _ffi, _forksafe
+from . import _ffi
 from ._stubgen import kinds, shape_code
 from .catalog import Abi, Catalog, catalog
 from .errors import ArgumentError, CudaError, DriverClosedError
 
-_TYPEMAP_LOCK = _forksafe.Lock()
+_TYPEMAP_LOCK = threading.Lock()
 _TYPEMAPS: dict[int, _ffi.TypeMap] = {}
 
 
@@ -258,7 +259,7 @@ def _fn_cell(f: Any) -> Any:
     return f.__closure__[code.co_freevars.index("_fn")]
 
 
-_FACTORY_LOCK = _forksafe.Lock()
+_FACTORY_LOCK = threading.Lock()
 _FACTORIES: dict[tuple[int, tuple[int, ...]], Callable[..., tuple[Any, Any]]] = {}
 
 

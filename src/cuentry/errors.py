@@ -154,11 +154,40 @@ class DriverNotFoundError(DriverError):
         tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or ", ".join(self.searched)
         super().__init__(
             f"no CUDA driver library found (searched: {tried})",
-            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1 (or pass --driver)",
+            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1",
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "searched": list(self.searched), "reasons": list(self.reasons)}
+
+
+class LibraryPathError(DriverNotFoundError):
+    """The one library named (an argument, $CUENTRY_DRIVER, $CUENTRY_RUNTIME) cannot be used.
+
+    ``kind``: ``missing`` (no such file), ``unloadable`` (the loader refused it: the
+    loader's own words are in ``reason``), ``wrong_library`` (it loads but is not a
+    CUDA driver, or not a CUDA runtime). ``expected``: ``driver`` or ``runtime``.
+    """
+
+    def __init__(self, path: str, how: str, reason: str, kind: str, expected: str = "driver") -> None:
+        DriverNotFoundError.__init__(self, [path], [reason])
+        self.path = path
+        self.how = how
+        self.kind = kind
+        self.expected = expected
+        lib = "libcuda.so.1 (the NVIDIA driver)" if expected == "driver" else "libcudart.so (the CUDA runtime)"
+        what = {"missing": f"no such file {path!r}",
+                "unloadable": f"{path} cannot be loaded: {reason}",
+                "wrong_library": f"{path} is not a CUDA {expected}: {reason}"}.get(kind, f"{path}: {reason}")
+        hints = {"missing": "check the path (a relative path is taken from the current directory)",
+                 "unloadable": f"give the path of {lib}; this file is not a shared library for this machine",
+                 "wrong_library": f"give the path of {lib}"
+                                  + (", or of `cuentry fake-driver`'s library" if expected == "driver" else "")}
+        self.args = (what if how == "argument" else f"{what} (from {how})",)
+        self.hint = hints.get(kind, f"give the path of {lib}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "path": self.path, "how": self.how, "kind": self.kind, "expected": self.expected}
 
 
 class StubLibraryError(DriverError):

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
     rep = build_catalog(Path(args.include), args.toolkit, output=Path(args.output) if args.output else None,
                         in_place=args.in_place, history=args.history,
-                        progress=lambda msg: out.error(msg))
+                        progress=out.error)
     if args.json:
         out.json({"entries": rep.entries, "written": [str(p) for p in rep.written], "notes": rep.notes})
         return EXIT_OK
