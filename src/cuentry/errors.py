@@ -179,7 +179,8 @@ class LibraryPathError(DriverNotFoundError):
         what = {"missing": f"no such file {path!r}",
                 "unloadable": f"{path} cannot be loaded: {reason}",
                 "wrong_library": f"{path} is not a CUDA {expected}: {reason}"}.get(kind, f"{path}: {reason}")
-        hints = {"missing": "check the path (a relative path is taken from the current directory)",
+        source = "the path" if how == "argument" else f"the path in {how}"
+        hints = {"missing": f"check {source} (a relative path is taken from the current directory)",
                  "unloadable": f"give the path of {lib}; this file is not a shared library for this machine",
                  "wrong_library": f"give the path of {lib}"
                                   + (", or of `cuentry fake-driver`'s library" if expected == "driver" else "")}
