@@ -69,7 +69,6 @@ class _Source:
 
     def __init__(self, found: Any, cat: Catalog | None) -> None:
         self.cat = catalog() if cat is None else cat
-        self._found = found
         self.library = found.library
         self.path: str = found.path
         self.how: str = found.how
