@@ -33,7 +33,7 @@ class CuentryError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable fields of this error."""
-        return {"error": type(self).__name__, "message": self.message, "hint": self.hint}
+        return {"type": type(self).__name__, "message": self.message, "hint": self.hint}
 
 
 # --- catalog -----------------------------------------------------------------

@@ -131,11 +131,25 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             lib.close()
             raise StubLibraryError(path)
         attempts.append(Attempt(cand, how, "loaded"))
-        return Found(lib, path, how, attempts, stub=stub, fake=bool(lib.address("cuentryFakeDriver")))
+        fake = bool(lib.address("cuentryFakeDriver"))
+        if fake:
+            _check_fake_env(lib)
+        return Found(lib, path, how, attempts, stub=stub, fake=fake)
     if len(attempts) == 1 and attempts[0].how in ("argument", f"${DRIVER_ENV}"):
         raise _named_failure(attempts[0], "driver")
     raise DriverNotFoundError([a.candidate for a in attempts] or ["(no candidates on this platform)"],
                               [a.outcome for a in attempts] or [f"unsupported platform {sys.platform}"])
+
+
+def _check_fake_env(lib: _ffi.SharedLibrary) -> None:
+    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
+    from .testing.fakedriver import check_env
+
+    try:
+        check_env()
+    except Exception:
+        lib.close()
+        raise
 
 
 NOT_A_DRIVER = "it does not export cuInit and cuDriverGetVersion"
@@ -188,7 +202,10 @@ def load_runtime(explicit: str | None = None) -> Found:
             lib.close()
             continue
         attempts.append(Attempt(cand, how, "loaded"))
-        return Found(lib, lib.path(), how, attempts, fake=bool(lib.address("cuentryFakeDriver")))
+        fake = bool(lib.address("cuentryFakeDriver"))
+        if fake:
+            _check_fake_env(lib)
+        return Found(lib, lib.path(), how, attempts, fake=fake)
     if len(attempts) == 1 and attempts[0].how in ("argument", f"${RUNTIME_ENV}"):
         raise _named_failure(attempts[0], "runtime")
     err = DriverNotFoundError([a.candidate for a in attempts], [a.outcome for a in attempts])

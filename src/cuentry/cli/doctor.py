@@ -59,13 +59,11 @@ def _print_driver(d: dict[str, Any], out: Out) -> None:
                 "none": "none (pre-11.3 driver; exported names from the catalog)"}[d["cuGetProcAddress"]]
         out.wrap(form, 26, f"{_IND}entry points: ")
         return
-    out.wrap(f"{out.bad('not found')}: {d['error']}", 12, "driver      ")
+    out.wrap(f"{out.bad('not found')}: {d['error']['message']}", 12, "driver      ")
     out.print(f"{_IND}searched:")
-    reasons = d.get("reasons", [])
-    for i, s in enumerate(d["searched"]):
-        reason = reasons[i] if i < len(reasons) else ""
-        out.wrap(f"{s['candidate']}  [{s['how']}]" + (f"  -> {reason}" if reason else ""), 18, f"{_IND}  ")
-    out.wrap(cli_terms(d["hint"]), 17, f"{_IND}fix: ")
+    for s in d["searched"]:
+        out.wrap(f"{s['candidate']}  [{s['how']}]" + (f"  -> {s['outcome']}" if s["outcome"] else ""), 18, f"{_IND}  ")
+    out.wrap(cli_terms(d["error"]["hint"]), 17, f"{_IND}fix: ")
     out.wrap("(no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report on cuentry's "
              "fake driver)", 12, _IND)
 
@@ -80,8 +78,8 @@ def _print_doctor(r: dict[str, Any], out: Out, *, explicit_runtime: bool = False
                  12, "runtime     ")
         out.print(f"{_IND}cudaGetDriverEntryPointByVersion: {by}")
     elif explicit_runtime:
-        out.wrap(f"{out.bad('not usable')}: {rt['error']}", 12, "runtime     ")
-        out.wrap(cli_terms(rt["hint"]), 17, f"{_IND}fix: ")
+        out.wrap(f"{out.bad('not usable')}: {rt['error']['message']}", 12, "runtime     ")
+        out.wrap(cli_terms(rt["error"]["hint"]), 17, f"{_IND}fix: ")
     else:
         out.print(f"runtime     {out.warn('not found')} (optional; only the --runtime path needs it)")
     b = r["backend"]

@@ -64,6 +64,7 @@ class Out:
         if color is None:
             color = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         self.color = color
+        self.json_errors = False  # set for --json: a failure is also a JSON document on stdout
 
     def c(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.color else text
@@ -95,6 +96,8 @@ class Out:
         self.error(f"cuentry: error: {_one_line(exc)}")
         if exc.hint:
             self.error(f"  hint: {cli_terms(exc.hint)}")
+        if self.json_errors:
+            self.json({"ok": False, "error": {**exc.to_dict(), "hint": cli_terms(exc.hint)}})
         return code
 
     def wrap(self, text: str, indent: int = 0, first: str = "") -> None:
