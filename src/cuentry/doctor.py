@@ -65,7 +65,7 @@ def report(driver: str | None = None, runtime: str | None = None, *,
     """The doctor's report: cuentry, call backend, catalog, driver (or where it looked), runtime, coverage."""
     cat = catalog()
     rep: dict[str, Any] = {"cuentry": __version__, "backend": _backend(),
-                           "catalog": {"abis": len(cat), "symbols": len(cat.symbols()), "toolkits": list(cat.history)}}
+                           "catalog": {"abi_count": len(cat), "symbols": len(cat.symbols()), "toolkits": list(cat.history)}}
     drv = None
     try:
         drv = Driver.load(driver, allow_stub=True)

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
                         in_place=args.in_place, history=args.history,
                         progress=out.error)
     if args.json:
-        out.json({"abis": rep.entries, "written": [str(p) for p in rep.written], "notes": rep.notes})
+        out.json({"abi_count": rep.entries, "written": [str(p) for p in rep.written], "notes": rep.notes})
         return EXIT_OK
     for note in rep.notes:
         out.error(f"cuentry: note: {note}")

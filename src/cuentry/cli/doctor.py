@@ -87,7 +87,7 @@ def _print_doctor(r: dict[str, Any], out: Out, *, explicit_runtime: bool = False
     c = r["catalog"]
     tks = c["toolkits"]
     if tks:
-        out.wrap(f"{c['abis']} ABIs of {c['symbols']} symbols, headers of toolkits {tks[0]}-{tks[-1]}", 12, "catalog     ")
+        out.wrap(f"{c['abi_count']} ABIs of {c['symbols']} symbols, headers of toolkits {tks[0]}-{tks[-1]}", 12, "catalog     ")
     cov = r.get("coverage")
     if cov:
         _print_coverage(cov, out)
