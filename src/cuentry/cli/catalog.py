@@ -41,5 +41,6 @@ def run(args: argparse.Namespace, out: Out) -> int:
         return EXIT_OK
     for note in rep.notes:
         out.error(f"cuentry: note: {note}")
-    out.print(f"wrote {rep.entries} entries to {', '.join(str(p) for p in rep.written)}")
+    n = rep.entries
+    out.print(f"wrote {n} ABI{'' if n == 1 else 's'} to {', '.join(str(p) for p in rep.written)}")
     return EXIT_OK
