@@ -19,8 +19,7 @@ symbol or output pointer (a real driver crashes on those).
 
 from __future__ import annotations
 
-import _thread
-
+from . import _forksafe
 from .calls import bind
 from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, catalog
@@ -96,7 +95,7 @@ class _Source:
         self.attempts: list[Attempt] = list(found.attempts)
         self.fake: bool = found.fake
         self.boot = Bootstrap(found.library)
-        self._lock = _thread.allocate_lock()
+        self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
 
     @property
@@ -370,7 +369,7 @@ class Runtime(_Source):
         }
 
 
-_DEFAULT_LOCK = _thread.allocate_lock()
+_DEFAULT_LOCK = _forksafe.Lock()
 _DEFAULT: Driver | None = None
 
 

@@ -16,8 +16,8 @@ touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
 
 from __future__ import annotations
 
-import _thread
 
+from .. import _forksafe
 from ..errors import ArgumentError, CudaError
 from . import contract, ffi
 from .compiled import backend, extension, holds_gil
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
            "kernel_params", "out"]
 
-_LOCK = _thread.allocate_lock()
+_LOCK = _forksafe.Lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
 
 

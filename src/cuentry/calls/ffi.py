@@ -10,12 +10,12 @@ declaration is parsed).
 
 from __future__ import annotations
 
-import _thread
 import ctypes
 import os
 import sys
 import time
 
+from .. import _forksafe
 from ..errors import DriverBusyError, DriverClosedError
 
 TYPE_CHECKING = False
@@ -76,8 +76,7 @@ class Guard:
     GIL these steps are ordered, so a library is never unmapped under a running
     call. Pure-backend calls count themselves in a list (append/pop are atomic);
     the compiled extension counts in ``state[1]``, which it reaches through the
-    buffer protocol of the ctypes array (``state[0]`` is its closed flag). Locks come
-    from :mod:`_thread`: importing :mod:`threading` would cost a cold start milliseconds.
+    buffer protocol of the ctypes array (``state[0]`` is its closed flag).
     """
 
     __slots__ = ("what", "closed", "calls", "state")
@@ -134,7 +133,7 @@ class SharedLibrary:
                 err = _dlerror()
                 raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
         self._handle: int | None = handle
-        self._lock = _thread.allocate_lock()
+        self._lock = _forksafe.Lock()
         self.guard = Guard(name)
 
     @property
@@ -214,7 +213,7 @@ class StructTypes:
         self._unsigned = unsigned_enums
         self._enum_typedefs = enum_typedefs
         self._made: dict[str, Any] = {}
-        self._lock = _thread.RLock()
+        self._lock = _forksafe.RLock()
 
     def get(self, tag: str) -> Any:
         """The ctypes class of ``struct``/``union`` ``tag``; TypeError when it has no known layout."""
