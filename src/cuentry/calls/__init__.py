@@ -16,7 +16,6 @@ touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
 
 from __future__ import annotations
 
-
 from .. import _forksafe
 from ..errors import ArgumentError, CudaError
 from . import contract, ffi
