@@ -165,7 +165,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
 
 def _check_fake_env(lib: SharedLibrary) -> None:
     """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
-    from .testing.fakedriver import check_env
+    from .testing.fakeenv import check_env
 
     try:
         check_env()
