@@ -387,3 +387,24 @@ def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
     with pytest.raises(ArgumentError):
         PyOut(storage, 2, 4, "i")  # larger than its storage
     assert isinstance(out("int"), Out)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")
+def test_a_forked_child_has_no_calls_in_flight(fake: dict[str, str], fake_version: Any, backend: str) -> None:
+    import os
+
+    d = Driver.load(fake["full"])
+    sleep = _sleeper(d)
+    t, got = _in_background(sleep, 300)
+    _wait_in_flight(d)
+    pid = os.fork()
+    if pid == 0:  # the child: the sleeping thread does not exist here, so close() must not wait for it
+        try:
+            d.library.close(timeout=0.05)
+            os._exit(0)
+        except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    t.join()
+    assert status == 0 and got == [0]
+    d.close()

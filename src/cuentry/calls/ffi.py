@@ -14,6 +14,7 @@ import ctypes
 import os
 import sys
 import time
+from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
 
 from .. import _forksafe
 from ..errors import DriverBusyError, DriverClosedError
@@ -79,13 +80,14 @@ class Guard:
     buffer protocol of the ctypes array (``state[0]`` is its closed flag).
     """
 
-    __slots__ = ("what", "closed", "calls", "state")
+    __slots__ = ("what", "closed", "calls", "state", "__weakref__")
 
     def __init__(self, what: str) -> None:
         self.what = what
         self.closed = False
         self.calls: list[None] = []
         self.state = (ctypes.c_int64 * 2)()
+        _GUARDS.add(self)
 
     def closed_error(self, call: str = "") -> DriverClosedError:
         return DriverClosedError(f"{call} ({self.what})" if call else self.what)
@@ -116,6 +118,20 @@ class Guard:
             if time.monotonic() >= deadline:
                 raise DriverBusyError(self.what, self.in_flight, timeout)
             time.sleep(0.001)
+
+
+_GUARDS: WeakSet[Guard] = WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """Only the forking thread lives on in a child, and it was not inside a driver call: no call is in flight."""
+    for g in list(_GUARDS):
+        g.calls.clear()
+        g.state[1] = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class SharedLibrary:
