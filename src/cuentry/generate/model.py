@@ -12,43 +12,11 @@ entry's function-pointer type.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
 
-from ..catalog import Abi, Catalog, catalog
+from ..catalog import Abi
 from ..errors import TableDeclarationError
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-
-class SpecLike(Protocol):
-    """The part of ``cuentry.manifest.EntrySpec`` the generators read."""
-
-    @property
-    def symbol(self) -> str: ...
-    @property
-    def version(self) -> int: ...
-    @property
-    def required(self) -> bool: ...
-    @property
-    def attr(self) -> str: ...
-    @property
-    def fallback(self) -> Sequence[SpecLike]: ...
-
-
-class ManifestLike(Protocol):
-    """The part of ``cuentry.manifest.Manifest`` the generators read."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def stream(self) -> str: ...
-    @property
-    def entries(self) -> Sequence[SpecLike]: ...
-    def abi(self, e: SpecLike) -> Abi: ...
-    def min_driver(self) -> int: ...
+from ..manifest import EntrySpec, Manifest
+from ..names import FLAGS, FLAG_NAMES, Stream
 
 
 @dataclass(frozen=True)
@@ -93,7 +61,7 @@ class Plan:
 
     name: str
     source: str
-    stream: str                  # "legacy" | "per_thread"
+    stream: Stream
     slots: tuple[Slot, ...]
     min_driver: int
 
@@ -104,7 +72,11 @@ class Plan:
     @property
     def flags(self) -> int:
         """The cuGetProcAddress flags of the table's stream mode."""
-        return 2 if self.stream == "per_thread" else 1
+        return FLAGS[self.stream]
+
+    @property
+    def flags_name(self) -> str:
+        return FLAG_NAMES[self.flags]
 
     def abis(self) -> tuple[Abi, ...]:
         """Every distinct ABI a member is typed by, in first-use order."""
@@ -116,13 +88,13 @@ def function_type(abi: Abi) -> tuple[str, ...]:
     return (abi.signature.returns, *(" ".join(p.canonical.split()) for p in abi.signature.params))
 
 
-def _chain(e: SpecLike) -> list[SpecLike]:
+def _chain(e: EntrySpec) -> list[EntrySpec]:
     return [e, *e.fallback]
 
 
-def plan(manifest: ManifestLike, cat: Catalog | None = None) -> Plan:
-    """Resolve every pin of ``manifest`` against the catalog (the manifest has validated them)."""
-    cat = catalog() if cat is None else cat
+def plan(manifest: Manifest) -> Plan:
+    """Resolve every pin of ``manifest`` against its catalog (the manifest has validated them)."""
+    cat = manifest.cat
     stream = manifest.stream
     slots: list[Slot] = []
     taken: dict[str, str] = {}
@@ -142,7 +114,7 @@ def plan(manifest: ManifestLike, cat: Catalog | None = None) -> Plan:
                 raise TableDeclarationError(
                     f"table {manifest.name!r}: member {member} of {e.attr} clashes with entry {owner}",
                     hint=f"give {e.attr} or {owner} another name = \"...\" in the manifest")
-            pins.append(Pin(spec.symbol, spec.version, abi, cat.first_version(spec.symbol, stream),  # type: ignore[arg-type]
+            pins.append(Pin(spec.symbol, spec.version, abi, cat.first_version(spec.symbol, stream),
                             cat.versions(spec.symbol), member))
         slots.append(Slot(e.attr, e.required, tuple(pins)))
     return Plan(manifest.name, manifest.path, stream, tuple(slots), manifest.min_driver())
