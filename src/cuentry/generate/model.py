@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..catalog import Abi
 from ..errors import TableDeclarationError
 from ..manifest import EntrySpec, Manifest
-from ..names import FLAGS, FLAG_NAMES, Stream
+from ..names import FLAG_NAMES, FLAGS, Stream
 
 
 @dataclass(frozen=True)
