@@ -101,9 +101,10 @@ static int threads(void) {
 
 static int calls(void) {
     struct leg_table t;
-    int dev = -1, rc;
-    struct CUctx_st *ctx = NULL;
-    unsigned long long dptr = 0;
+    CUdevice dev = -1; /* cuda.h's names, from the generated header alone */
+    CUresult rc;
+    CUcontext ctx = NULL;
+    CUdeviceptr dptr = 0;
     const char msg[] = "cuentry generated table";
     char back[sizeof msg];
     unsigned char uuid[16];
@@ -121,7 +122,7 @@ static int calls(void) {
     if (rc == 0) rc = t.cuMemFree(dptr);
     printf("CALLS rc=%d back=%s\n", rc, rc == 0 ? back : "-");
     if (leg_available(&t, "cuDeviceGetUuid") && t.cuDeviceGetUuid != NULL) {
-        rc = t.cuDeviceGetUuid((struct CUuuid_st *)(void *)uuid, dev);
+        rc = t.cuDeviceGetUuid((CUuuid *)(void *)uuid, dev);
         printf("UUID rc=%d first=%02x\n", rc, uuid[0]);
     }
     return 0;

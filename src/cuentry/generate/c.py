@@ -101,6 +101,7 @@ class _Types:
         self.cat = cat
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
+        self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
         order = {t: i for i, t in enumerate(cat.history)}
         self._first: dict[str, int] = {}
         self._origin: dict[str, str] = {}
@@ -122,6 +123,20 @@ class _Types:
             out.update(f"{k} {n}" for k, n in _TAG.findall(t))
             out.update(w for w in _WORD.findall(t) if w in typedefs and typedefs[w].get("canonical") == "enum")
         return out
+
+    def add_names(self, abi: Abi) -> None:
+        """The cuda.h type names an ABI's parameters are spelled with (CUdeviceptr, CUcontext, CUresult)."""
+        if abi.header != "cudaTypedefs.h":
+            return
+        typedefs = self.cat.types["typedefs"]
+        for t in (abi.signature.returns, *(p.type for p in abi.signature.params)):
+            for w in _WORD.findall(t):
+                canon = typedefs.get(w, {}).get("canonical", "enum")
+                if w[:2] in ("CU", "cu") and canon != "enum":
+                    self.names.setdefault(w, canon)
+                    base = re.sub(r"_v\d+$", "", w)
+                    if base != w and typedefs.get(base, {}).get("canonical") == canon:
+                        self.names.setdefault(base, canon)
 
     def add(self, abi: Abi) -> None:
         for w in sorted(self._words(abi)):
@@ -159,6 +174,12 @@ class _Types:
             else:
                 text = f"typedef {typedefs[key]['type']} {key};"
             out += [f"#if !defined({macro}) && ({self._guard(word)})", f"#define {macro} 1", text, "#endif"]
+        if self.names:
+            out += ["", "/* cuda.h's names for the types above, for code written without cuda.h. */"]
+        for name, canon in sorted(self.names.items()):
+            macro = f"CUENTRY_HAVE_typedef_{name}"
+            out += [f"#if !defined({macro}) && !defined(CUDA_VERSION)", f"#define {macro} 1",
+                    f"typedef {_declare(canon, name)};", "#endif"]
         return out
 
 
@@ -185,6 +206,8 @@ def render(p: Plan, cat: Catalog) -> str:
     boot = [cat.bind(s, v, "legacy") for s, v in BOOTSTRAP]
     for abi in (*boot, *p.abis()):
         types.add(abi)
+    for abi in p.abis():
+        types.add_names(abi)
     pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi) for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = []
