@@ -282,6 +282,20 @@ def test_load_with_getter_matches_load(run_tables: Path, fake: dict[str, str], v
     assert "NULLS 3 3" in out
 
 
+@needs_cuda
+@pytest.mark.parametrize("version", [13000, 12000])
+def test_load_with_runtime_getter(headers: Path, run_tables: Path, fake: dict[str, str], version: int) -> None:
+    exe = headers / "run_tables_rt"
+    if not exe.exists():
+        _compile([CC, "-std=c99", *WARN, "-D_POSIX_C_SOURCE=200809L", "-DWITH_RUNTIME", f"-I{headers}",
+                  f"-I{CUDA_INCLUDE}", "-o", str(exe), str(DATA / "run_tables.c"), "-ldl", "-pthread"])
+    plain = _parse(_run(run_tables, "report", fake["full"], version))
+    got = _parse(_run(exe, "runtime", fake["full"], version))
+    for n in ("acme", "leg"):
+        assert got[n]["access"] == 5 and got[n]["driver"] == version
+        assert _c_entries(got[n]) == _c_entries(plain[n])
+
+
 def test_calls_through_the_table(run_tables: Path, fake: dict[str, str]) -> None:
     out = _run(run_tables, "calls", fake["full"], 13000)
     assert "CALLS rc=0 back=cuentry generated table" in out

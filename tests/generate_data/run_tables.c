@@ -1,6 +1,9 @@
 /* Test program for generated headers: loads each table from the fake driver and prints what happened.
  * Usage: run_tables report | with | threads | calls
  * Built by tests/test_generate.py with the three generated headers (acme.h, leg.h, floor.h). */
+#ifdef WITH_RUNTIME
+#include <cuda_runtime_api.h> /* before the generated headers: enables NAME_load_with_runtime() */
+#endif
 #define ACME_IMPLEMENTATION
 #include "acme.h"
 #define LEG_IMPLEMENTATION
@@ -71,6 +74,29 @@ static int with_getter(void) {
     return 0;
 }
 
+#ifdef WITH_RUNTIME
+/* The fake driver also exports the runtime's cudaGetDriverEntryPointByVersion (a stand-in for libcudart). */
+static int runtime(void) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    void *p = lib ? dlsym(lib, "cudaGetDriverEntryPointByVersion") : NULL;
+    acme_runtime_getter getter = NULL;
+    struct acme_table a;
+    int ra;
+    memcpy(&getter, &p, sizeof p);
+    if (!getter) return 1;
+    ra = acme_load_with_runtime(&a, getter);
+    DUMP(acme, ACME, a, ra);
+    {
+        struct leg_table l;
+        int rl = leg_load_with_runtime(&l, (leg_runtime_getter)getter);
+        DUMP(leg, LEG, l, rl);
+    }
+    return 0;
+}
+#else
+static int runtime(void) { return 3; }
+#endif
+
 #define NTHREADS 32
 static pthread_barrier_t barrier;
 static struct leg_table tables[NTHREADS];
@@ -134,5 +160,6 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "with") == 0) return with_getter();
     if (strcmp(argv[1], "threads") == 0) return threads();
     if (strcmp(argv[1], "calls") == 0) return calls();
+    if (strcmp(argv[1], "runtime") == 0) return runtime();
     return 2;
 }

@@ -174,9 +174,15 @@ class _Types:
             else:
                 text = f"typedef {typedefs[key]['type']} {key};"
             out += [f"#if !defined({macro}) && ({self._guard(word)})", f"#define {macro} 1", text, "#endif"]
+        if "CUuuid_st" in self.tags:
+            # NVIDIA's own protocol (cuda.h and driver_types.h both test this macro): define it once, fully.
+            out += ["#ifndef CU_UUID_HAS_BEEN_DEFINED", "#define CU_UUID_HAS_BEEN_DEFINED",
+                    "struct CUuuid_st { char bytes[16]; };", "typedef struct CUuuid_st CUuuid;", "#endif"]
         if self.names:
             out += ["", "/* cuda.h's names for the types above, for code written without cuda.h. */"]
         for name, canon in sorted(self.names.items()):
+            if name == "CUuuid":
+                continue
             macro = f"CUENTRY_HAVE_typedef_{name}"
             out += [f"#if !defined({macro}) && !defined(CUDA_VERSION)", f"#define {macro} 1",
                     f"typedef {_declare(canon, name)};", "#endif"]
