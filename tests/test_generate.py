@@ -428,3 +428,18 @@ def test_cli_generate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert rep["table"] == "leg" and rep["min_driver"] == 7000 and rep["stream"] == "legacy"
     ctx = next(e for e in rep["entries"] if e["name"] == "cuCtxCreate")
     assert [p["member"] for p in ctx["pins"]] == ["cuCtxCreate", "cuCtxCreate_11040", "cuCtxCreate_3020"]
+
+
+@needs_cxx
+def test_example_builds_and_runs_to_the_kernel_on_the_fake(tmp_path: Path, fake: dict[str, str]) -> None:
+    ex = Path(__file__).resolve().parents[1] / "examples" / "c"
+    (tmp_path / "kern.h").write_text(generate_c(manifest.load(ex / "kern.toml")))
+    exe = tmp_path / "add_one"
+    _compile([CXX, "-std=c++17", *WARN, "-O1", f"-I{tmp_path}", "-o", str(exe), str(ex / "add_one.cpp"),
+              "-ldl", "-pthread"])
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000", "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60, check=False)
+    # The fake driver resolves every entry and runs the set-up calls, but cannot load a module.
+    assert proc.returncode == 1
+    assert "driver 13000, minimum 11000" in proc.stdout and "device 0: cuentry fake GPU 0" in proc.stdout
+    assert "add_one: cuModuleLoadData failed: CUDA_ERROR_NOT_SUPPORTED" in proc.stderr

@@ -368,6 +368,8 @@ typedef cudaError_t (CUDARTAPI *cuentry_pfx_runtime_getter)(const char *symbol, 
 /* Resolve into *t through the runtime's cudaGetDriverEntryPointByVersion (include cuda_runtime_api.h first). */
 int cuentry_pfx_load_with_runtime(struct cuentry_pfx_table *t, cuentry_pfx_runtime_getter getter);
 #endif
+/* The driver version the table was loaded from (cuDriverGetVersion); 0 when unknown or not loaded. */
+int cuentry_pfx_driver_version(const struct cuentry_pfx_table *t);
 /* 1 when the entry (or a fallback member) named `name` resolved, else 0 (also for unknown names). */
 int cuentry_pfx_available(const struct cuentry_pfx_table *t, const char *name);
 /* Per entry: the ABI it resolved to, or why not (result, query result, classification, hint). */
@@ -847,6 +849,10 @@ int cuentry_pfx_available(const struct cuentry_pfx_table *t, const char *name) {
         }
     }
     return 0;
+}
+
+int cuentry_pfx_driver_version(const struct cuentry_pfx_table *t) {
+    return t != NULL && t->_state.loaded ? t->_state.driver_version : 0;
 }
 
 const char *cuentry_pfx_report(const struct cuentry_pfx_table *t) {
