@@ -25,6 +25,7 @@ from cuentry.cli import main
 from cuentry.driver import Driver
 from cuentry.errors import TableDeclarationError
 from cuentry.generate import generate_c, generate_python
+from cuentry.generate.c import CUDA_H_RENAMES
 from cuentry.generate.model import plan
 from cuentry.generate.python import _param_name, class_name
 
@@ -113,6 +114,84 @@ def test_headers_compile_after_cuda_headers(headers: Path, tmp_path: Path, lang:
     src.write_text(_unit(True, gl))
     _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, f"-I{headers}", f"-I{CUDA_INCLUDE}", "-fsyntax-only",
               str(src)])
+
+
+@pytest.fixture(scope="session")
+def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """Every catalog symbol in one table: newest ABI (legacy, per-thread) and oldest ABI (legacy)."""
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    d = tmp_path_factory.mktemp("gen_all")
+    internal = _internal_typedefs()
+    compat: list[str] = []
+    for name, stream, newest in (("all_new", "legacy", True), ("all_pt", "per_thread", True),
+                                 ("all_old", "legacy", False)):
+        items = []
+        for sym in cat.symbols():
+            v = cat.newest(sym, stream).version if newest else cat.first_version(sym, stream)
+            extra = ', name = "graph_instantiate"' if sym in CUDA_H_RENAMES else ""
+            items.append(f'{{ symbol = "{sym}", version = {v}{extra} }}')
+        m = manifest.loads(f'[table]\nname = "{name}"\nstream = "{stream}"\noptional = [{", ".join(items)}]\n')
+        (d / f"{name}.h").write_text(generate_c(m))
+        for sl in plan(m).slots:
+            abi = sl.abi
+            if abi.header == "cudaTypedefs.h" and "13.0" in abi.toolkits and abi.pfn not in internal:
+                compat.append(f"    {{ {abi.pfn} p = {name}_t.{sl.attr}; {name}_t.{sl.attr} = p; }}")
+    return d, compat
+
+
+def _internal_typedefs() -> set[str]:
+    """PFN typedefs cudaTypedefs.h declares only for NVIDIA's own build (__CUDA_API_VERSION_INTERNAL)."""
+    import re
+
+    path = CUDA_INCLUDE / "cudaTypedefs.h"
+    if not path.exists():
+        return set()
+    out: set[str] = set()
+    inside = False
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("#if") and "__CUDA_API_VERSION_INTERNAL" in line:
+            inside = True
+        elif line.startswith("#endif"):
+            inside = False
+        elif inside:
+            out.update(re.findall(r"\bPFN_\w+", line))
+    return out
+
+
+@needs_cc
+@needs_cxx
+@pytest.mark.parametrize("lang,std,with_cuda", [("c", "c99", False), ("c++", "c++11", False),
+                                                ("c", "c11", True), ("c++", "c++17", True)])
+def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[str]], tmp_path: Path, lang: str, std: str,
+                                      with_cuda: bool) -> None:
+    if with_cuda and not (CUDA_INCLUDE / "cuda.h").exists():
+        pytest.skip(f"no CUDA headers at {CUDA_INCLUDE}")
+    d, compat = catalog_headers
+    names = ("all_new", "all_pt", "all_old")
+    lines = ["#include <cuda.h>", "#include <cudaTypedefs.h>", "#include <cudaProfiler.h>"] if with_cuda else []
+    for n in names:
+        lines += [f"#define {n.upper()}_IMPLEMENTATION", f'#include "{n}.h"']
+    lines += ["int main(void) {", *(f"    struct {n}_table {n}_t;" for n in names),
+              *(f"    if ({n}_load(&{n}_t) != 0) return 1;" for n in names), *(compat if with_cuda else []),
+              "    return 0;", "}", ""]
+    src = tmp_path / ("all.c" if lang == "c" else "all.cpp")
+    src.write_text("\n".join(lines))
+    flags = [f"-I{CUDA_INCLUDE}"] if with_cuda else ["-Wpedantic"]
+    _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, *flags, f"-I{d}", "-fsyntax-only", str(src)])
+
+
+def test_cuda_h_rename_clash_is_an_error_naming_the_fix(headers: Path, tmp_path: Path) -> None:
+    m = manifest.loads('[table]\nname = "g"\nstream = "legacy"\n'
+                       'optional = ["cuGraphInstantiate@11000", "cuGraphInstantiateWithFlags@11040"]\n')
+    text = generate_c(m)
+    assert "#if defined(cuGraphInstantiate)" in text and "give one of the two entries another name" in text
+    if shutil.which(CC) is not None:
+        (tmp_path / "g.h").write_text(text)
+        src = tmp_path / "g.c"
+        src.write_text('#include "g.h"\nint main(void) { return 0; }\n')
+        _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])
 
 
 def test_header_shape(headers: Path) -> None:

@@ -45,11 +45,16 @@ _C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Where each typedef header's types come from, and that header's include guard.
 _ORIGIN_GUARD = {
     "cudaTypedefs.h": "CUDA_VERSION",
-    "cudaProfilerTypedefs.h": "CUDA_VERSION",
+    "cudaProfilerTypedefs.h": "cuda_profiler_H",
     "cudaGLTypedefs.h": "CUDAGL_H",
     "cudaEGLTypedefs.h": "CUDAEGL_H",
     "cudaVDPAUTypedefs.h": "CUDAVDPAU_H",
 }
+
+# cuda.h (12.0 and later) renames one entry point to another one's base name by a macro; with cuda.h
+# included first, a table holding both would declare one member twice. (Its other renames go to
+# suffixed export names, which are never member names.)
+CUDA_H_RENAMES = {"cuGraphInstantiate": "cuGraphInstantiateWithFlags"}
 
 # What the loader itself calls: (symbol, ABI version), from the catalog like everything else.
 BOOTSTRAP = (("cuDriverGetVersion", 2020), ("cuGetErrorName", 6000),
@@ -232,7 +237,7 @@ def render(p: Plan, cat: Catalog) -> str:
         "@NENT@": str(len(p.slots)),
         "@NPIN@": str(len(p.pins)),
         "@RSIZE@": str(_report_size(p)),
-        "@TYPES@": "\n".join(types.definitions()),
+        "@TYPES@": "\n".join([*types.definitions(), *_rename_guards(p, up)]),
         "@PFNS@": "\n".join(pfns),
         "@MEMBERS@": "\n".join(members),
         "@PINS@": _pins(p, low),
@@ -242,6 +247,17 @@ def render(p: Plan, cat: Catalog) -> str:
     for k, v in subs.items():
         text = text.replace(k, v)
     return text.replace("CUENTRY_PFX", up).replace("cuentry_pfx", low)
+
+
+def _rename_guards(p: Plan, up: str) -> list[str]:
+    members = {m for s in p.slots for m, _ in s.members()}
+    out = []
+    for name, target in CUDA_H_RENAMES.items():
+        if name in members and target in members:
+            error = (f'#error "{up}: cuda.h defines {name} as {target}, another member of this table: give one of '
+                     f'the two entries another name in the manifest (name = ...) and regenerate"')
+            out += [f"#if defined({name})", error, "#endif"]
+    return out
 
 
 def _doc(p: Plan) -> str:
