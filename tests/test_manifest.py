@@ -139,3 +139,10 @@ def test_fuzzed_text_gives_a_manifest_or_a_manifest_error(text: str) -> None:
         loads(text, "f.toml")
     except ManifestError as exc:
         assert exc.line is None or exc.line >= 1
+
+
+def test_the_documented_example_is_valid() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "manifest.md").read_text()
+    text = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    m = loads(text, "acme.toml")
+    assert m.name == "acme" and len(m.entries) == 5 and m.entries[4].attr == "alloc_async"

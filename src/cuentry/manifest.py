@@ -5,10 +5,10 @@
     [table]
     name = "acme"                     # optional; default: the file's stem
     stream = "per_thread"             # or "legacy" (required)
-    required = ["cuMemAlloc@3020", "PFN_cuStreamBeginCapture_v10010"]
+    required = ["cuMemAlloc@3020", "PFN_cuStreamBeginCapture_v10010_ptsz"]
     optional = [
       { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },
-      { pfn = "PFN_cuMemAllocAsync_v11020", name = "alloc_async",
+      { pfn = "PFN_cuMemAllocAsync_v11020_ptsz", name = "alloc_async",
         fallback = ["cuMemAllocAsync@11020", { symbol = "cuMemAlloc", version = 3020 }] },
     ]
 

@@ -8,7 +8,7 @@
         "mylib",
         [
             required("cuMemAlloc", 3020),
-            required("PFN_cuStreamBeginCapture_v10010"),
+            required("PFN_cuStreamBeginCapture_v10010_ptsz"),
             optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
             optional("cuMulticastCreate", 12010),            # unavailable -> reason object
         ],
