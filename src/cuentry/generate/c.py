@@ -627,13 +627,15 @@ static void cuentry_pfx_impl_hint(char *buf, size_t *len, const struct cuentry_p
         break;
     case CUENTRY_PFX_IMPL_NOT_EXPORTED:
         cuentry_pfx_impl_put(buf, len, "this driver (%d.%d (%d)) does not provide %s although it is in the headers; "
-                             "it may be platform- or build-specific: use a fallback", drv / 1000, drv % 1000 / 10, drv, p->symbol);
+                             "it may be platform- or build-specific: use a fallback",
+                             drv / 1000, drv % 1000 / 10, drv, p->symbol);
         break;
     case CUENTRY_PFX_IMPL_NULL_POINTER:
         cuentry_pfx_impl_put(buf, len, "the driver reported success but gave a NULL pointer: treat it as unavailable");
         break;
     case CUENTRY_PFX_IMPL_STUB_LIBRARY:
-        cuentry_pfx_impl_put(buf, len, "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)");
+        cuentry_pfx_impl_put(buf, len, "this is the toolkit's stub libcuda: load the real driver "
+                             "(libcuda.so.1 from the NVIDIA driver)");
         break;
     case CUENTRY_PFX_IMPL_NOT_INITIALIZED:
         cuentry_pfx_impl_put(buf, len, "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES");
