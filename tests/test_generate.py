@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cuentry import manifest
 from cuentry.cli import main
@@ -219,6 +221,10 @@ def test_refusals() -> None:
     bad = manifest.loads('[table]\nname = "my-lib"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
     with pytest.raises(TableDeclarationError, match="not usable as a C prefix"):
         generate_c(bad)
+    for reserved in ("cuda", "CU", "cuda_x", "cuentry_gen"):
+        m = manifest.loads(f'[table]\nname = "{reserved}"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
+        with pytest.raises(TableDeclarationError, match="namespace"):
+            generate_c(m)
     clash = manifest.loads('[table]\nname = "x"\nstream = "legacy"\noptional = [\n'
                            '  { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },\n'
                            '  { symbol = "cuMemAlloc", version = 3020, name = "cuCtxCreate_3020" },\n]\n')
@@ -522,3 +528,60 @@ def test_example_builds_and_runs_to_the_kernel_on_the_fake(tmp_path: Path, fake:
     assert proc.returncode == 1
     assert "driver 13000, minimum 11000" in proc.stdout and "device 0: cuentry fake GPU 0" in proc.stdout
     assert "add_one: cuModuleLoadData failed: CUDA_ERROR_NOT_SUPPORTED" in proc.stderr
+
+
+# --- random manifests ------------------------------------------------------------------------------
+
+
+_FUZZ_SYMBOLS = ("cuCtxCreate", "cuMemAlloc", "cuMemcpyHtoD", "cuStreamBeginCapture", "cuDeviceGetUuid",
+                 "cuGraphInstantiate", "cuGraphInstantiateWithFlags", "cuMemAllocAsync", "cuLaunchKernel",
+                 "cuMemPrefetchAsync", "cuDevSmResourceSplitByCount", "cuGLGetDevices", "cuProfilerInitialize")
+
+
+@st.composite
+def _manifests(draw: st.DrawFn) -> str:
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    stream = draw(st.sampled_from(["legacy", "per_thread"]))
+
+    def pin() -> str:
+        sym = draw(st.sampled_from(_FUZZ_SYMBOLS))
+        return f'{{ symbol = "{sym}", version = {draw(st.sampled_from(cat.versions(sym)))} }}'
+
+    items = []
+    for i in range(draw(st.integers(1, 5))):
+        sym = draw(st.sampled_from(_FUZZ_SYMBOLS))
+        ver = draw(st.sampled_from(cat.versions(sym)))
+        name = draw(st.sampled_from(["", f'name = "e{i}", ', f'name = "{sym}_3020", ']))
+        chain = [pin() for _ in range(draw(st.integers(0, 2)))]
+        fb = f", fallback = [{', '.join(chain)}]" if chain else ""
+        kind = draw(st.sampled_from(["required", "optional"]))
+        items.append((kind, f'{{ {name}symbol = "{sym}", version = {ver}{fb} }}'))
+    req = ", ".join(t for k, t in items if k == "required")
+    opt = ", ".join(t for k, t in items if k == "optional")
+    return f'[table]\nname = "fz"\nstream = "{stream}"\nrequired = [{req}]\noptional = [{opt}]\n'
+
+
+@needs_cc
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_manifests())
+def test_random_manifests_generate_or_refuse(tmp_path: Path, text: str) -> None:
+    from cuentry.errors import ManifestError
+
+    try:
+        m = manifest.loads(text)
+    except ManifestError:
+        return                                   # the manifest refuses it (duplicate names, mixed modes, ...)
+    try:
+        header = generate_c(m)
+    except TableDeclarationError as exc:
+        assert "clashes" in str(exc)
+        return
+    members = [mm for s in plan(m).slots for mm, _ in s.members()]
+    assert len(members) == len(set(members))
+    compile(generate_python(m), "fz_table.py", "exec")
+    (tmp_path / "fz.h").write_text(header)
+    src = tmp_path / "fz.c"
+    src.write_text('#define FZ_IMPLEMENTATION\n#include "fz.h"\nint main(void) { struct fz_table t; return fz_load(&t); }\n')
+    _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])

@@ -72,6 +72,11 @@ def _check_name(name: str) -> None:
         raise TableDeclarationError(
             f"table name {name!r} is not usable as a C prefix",
             hint='set [table] name = "..." in the manifest to a C identifier such as "acme"')
+    up = name.upper()
+    if up in ("CU", "CUDA", "CUDART", "CUENTRY") or up.startswith(("CU_", "CUDA_", "CUENTRY_")):
+        raise TableDeclarationError(
+            f"table name {name!r} would put the header's names in NVIDIA's or cuentry's namespace "
+            f"({up}_OK, {name}_load, ...)", hint='name the table after your library, e.g. name = "acme"')
 
 
 def _spell(cat: Catalog, ctype: str) -> str:
