@@ -393,7 +393,8 @@ def test_32_threads_load_once(run_tables: Path, fake: dict[str, str]) -> None:
 
 
 def test_generated_header_lints_clean(headers: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["lint", *(str(headers / f"{n}.h") for n in NAMES)])
+    users = [DATA / "run_tables.c", Path(__file__).resolve().parents[1] / "examples" / "c" / "add_one.cpp"]
+    rc = main(["lint", *(str(headers / f"{n}.h") for n in NAMES), *map(str, users)])
     assert rc == 0, capsys.readouterr().out
 
 
