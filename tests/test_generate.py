@@ -225,6 +225,12 @@ def test_refusals() -> None:
         m = manifest.loads(f'[table]\nname = "{reserved}"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
         with pytest.raises(TableDeclarationError, match="namespace"):
             generate_c(m)
+    for word, gen in (("class", generate_c), ("errno", generate_c), ("struct", generate_c), ("lambda", generate_python),
+                      ("match", generate_python)):
+        m = manifest.loads(f'[table]\nname = "k"\nstream = "legacy"\n'
+                           f'required = [{{ symbol = "cuMemAlloc", version = 3020, name = "{word}" }}]\n')
+        with pytest.raises(TableDeclarationError, match="keyword"):
+            gen(m)
     clash = manifest.loads('[table]\nname = "x"\nstream = "legacy"\noptional = [\n'
                            '  { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },\n'
                            '  { symbol = "cuMemAlloc", version = 3020, name = "cuCtxCreate_3020" },\n]\n')

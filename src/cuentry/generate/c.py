@@ -214,6 +214,7 @@ def _report_size(p: Plan) -> int:
 def render(p: Plan, cat: Catalog) -> str:
     """The header text for a plan."""
     _check_name(p.name)
+    _check_members(p)
     if not p.slots:
         raise TableDeclarationError(f"table {p.name!r} has no entries", hint="list entries under required/optional")
     low, up = p.name, p.name.upper()
@@ -263,6 +264,28 @@ def _rename_guards(p: Plan, up: str) -> list[str]:
                      f'the two entries another name in the manifest (name = ...) and regenerate"')
             out += [f"#if defined({name})", error, "#endif"]
     return out
+
+
+# Words a struct member cannot be named in C or C++, and macros of the headers the loader includes.
+_RESERVED_WORDS = """
+auto break case char const continue default do double else enum extern float for goto if inline int long register
+restrict return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool _Complex
+alignas alignof and and_eq asm bitand bitor bool catch char16_t char32_t char8_t class compl concept consteval
+constexpr constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit export false friend
+module mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public reinterpret_cast
+requires static_assert static_cast template this thread_local throw true try typeid typename using virtual wchar_t
+xor xor_eq errno stdin stdout stderr NULL EOF offsetof assert va_start va_end va_arg va_copy
+"""
+_NOT_MEMBER_NAMES = frozenset(_RESERVED_WORDS.split())
+
+
+def _check_members(p: Plan) -> None:
+    for s in p.slots:
+        for member, _ in s.members():
+            if member in _NOT_MEMBER_NAMES:
+                raise TableDeclarationError(
+                    f"table {p.name!r}: entry name {member!r} is a C or C++ keyword or standard macro",
+                    hint=f'give the entry another name = "..." in the manifest (e.g. "{member}_fn")')
 
 
 def _doc(p: Plan) -> str:

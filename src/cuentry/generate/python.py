@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .._ffi import FLOAT, HANDLE, INT, POINTER, STRING, STRUCT
 from ..callables import typemap
+from ..errors import TableDeclarationError
 from .model import Plan, Slot, plan
 
 if TYPE_CHECKING:
@@ -102,6 +103,10 @@ def _annotation(s: Slot) -> str:
 
 def render(p: Plan, manifest: Manifest) -> str:
     """The module text for a plan."""
+    for s in p.slots:
+        if keyword.iskeyword(s.attr) or keyword.issoftkeyword(s.attr):
+            raise TableDeclarationError(f"table {p.name!r}: entry name {s.attr!r} is a Python keyword",
+                                        hint=f'give the entry another name = "..." in the manifest (e.g. "{s.attr}_fn")')
     cls = class_name(p.name)
     abis = list(dict.fromkeys(x.abi for x in p.pins))
     out = [
