@@ -592,3 +592,14 @@ def test_random_manifests_generate_or_refuse(tmp_path: Path, text: str) -> None:
     src = tmp_path / "fz.c"
     src.write_text('#define FZ_IMPLEMENTATION\n#include "fz.h"\nint main(void) { struct fz_table t; return fz_load(&t); }\n')
     _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])
+
+
+def test_python_module_for_any_table_name(tmp_path: Path) -> None:
+    path = tmp_path / 'we"ird.toml'
+    path.write_text("[table]\nname = 'a\"\"\"b\\x'\nstream = \"legacy\"\nrequired = [\"cuMemAlloc@3020\"]\n")
+    m = manifest.load(path)
+    src = generate_python(m)
+    compile(src, "weird_table.py", "exec")
+    assert "a___b_x: ABXTable = table()" in src
+    with pytest.raises(TableDeclarationError):
+        generate_c(m)
