@@ -512,6 +512,23 @@ def test_cli_generate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["generate", "rust", src]) == 2
 
 
+def test_cli_generate_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    src, out_h = str(DATA / "leg.toml"), tmp_path / "leg.h"
+    assert main(["generate", "c", src, "-o", str(out_h), "--check"]) == 1
+    assert "is missing" in capsys.readouterr().out
+    assert main(["generate", "c", src, "-o", str(out_h)]) == 0
+    assert main(["generate", "c", src, "-o", str(out_h), "--check"]) == 0
+    capsys.readouterr()
+    out_h.write_text(out_h.read_text() + "/* edited */\n")
+    assert main(["generate", "c", src, "-o", str(out_h), "--check", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"language": "c", "manifest": src, "output": str(out_h),
+                                                   "exists": True, "up_to_date": False}
+    assert main(["generate", "python", src, "-o", str(out_h), "--check"]) == 1
+    assert main(["generate", "c", src, "--check"]) == 2
+
+
 def test_cli_generate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 
 from ..errors import UsageError
-from . import EXIT_OK, SubParsers
+from . import EXIT_FAIL, EXIT_OK, SubParsers
 from .output import Out
 
 EPILOG = """\
@@ -17,7 +17,8 @@ c       one self-contained header, C99 and C++11: struct NAME_table, NAME_load()
 python  a module with a typed cuentry.Table subclass: editors and mypy see each entry's parameters
 
 The manifest is the one `cuentry check` reads (see `cuentry check --help`).
-exit codes: 0 written; 2 bad manifest, table name or output path.
+exit codes: 0 written (or, with --check, up to date); 1 --check found it missing or stale;
+2 bad manifest, table name or output path.
 """
 
 
@@ -28,6 +29,8 @@ def register(sub: SubParsers) -> None:
     g.add_argument("manifest", help="TOML manifest")
     g.add_argument("-o", "--output", metavar="PATH", default="-", help="file to write (default: standard output)")
     g.add_argument("--json", action="store_true", help="print what was written as JSON (needs -o)")
+    g.add_argument("--check", action="store_true",
+                   help="write nothing: exit 1 when the -o file is missing or differs from what would be generated")
     g.set_defaults(func=run)
 
 
@@ -47,6 +50,30 @@ def write_atomic(path: str, text: str) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror}", hint="choose another -o path") from None
 
 
+def _check(args: argparse.Namespace, out: Out, text: str) -> int:
+    """--check: compare the -o file with what would be generated (for CI)."""
+    if args.output == "-":
+        raise UsageError("--check compares a written file", hint="give -o PATH with --check")
+    try:
+        with open(args.output, encoding="utf-8", newline="") as fh:
+            current = fh.read()
+    except FileNotFoundError:
+        current = None
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.output}: {exc.strerror}", hint="check the -o path") from None
+    fresh = current == text
+    if args.json:
+        out.json({"language": args.language, "manifest": args.manifest, "output": args.output,
+                  "exists": current is not None, "up_to_date": fresh})
+    elif fresh:
+        out.print(f"{args.output} is up to date")
+    else:
+        state = "is missing" if current is None else "differs from what the manifest generates"
+        out.print(out.bad(f"{args.output} {state}: run cuentry generate {args.language} {args.manifest} "
+                          f"-o {args.output}"))
+    return EXIT_OK if fresh else EXIT_FAIL
+
+
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..generate import generate_c, generate_python
     from ..generate.model import plan
@@ -54,6 +81,8 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
     m = load(args.manifest)
     text = generate_c(m) if args.language == "c" else generate_python(m)
+    if args.check:
+        return _check(args, out, text)
     if args.output == "-":
         if args.json:
             raise UsageError("--json describes a written file", hint="give -o PATH with --json")
