@@ -299,7 +299,7 @@ def _comment_text(text: str) -> str:
 
 
 def _doc(p: Plan) -> str:
-    lines = [f"   {s.attr}: {' -> '.join(x.key for x in s.pins)} ({'required' if s.required else 'optional'})"
+    lines = [f" *   {s.attr}: {' -> '.join(x.key for x in s.pins)} ({'required' if s.required else 'optional'})"
              for s in p.slots]
     return "\n".join(lines)
 
