@@ -523,8 +523,8 @@ def test_cli_generate_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     capsys.readouterr()
     out_h.write_text(out_h.read_text() + "/* edited */\n")
     assert main(["generate", "c", src, "-o", str(out_h), "--check", "--json"]) == 1
-    assert json.loads(capsys.readouterr().out) == {"language": "c", "manifest": src, "output": str(out_h),
-                                                   "exists": True, "up_to_date": False}
+    assert json.loads(capsys.readouterr().out) == {"ok": False, "language": "c", "manifest": src,
+                                                   "output": str(out_h), "exists": True, "up_to_date": False}
     assert main(["generate", "python", src, "-o", str(out_h), "--check"]) == 1
     assert main(["generate", "c", src, "--check"]) == 2
 
@@ -534,9 +534,14 @@ def test_cli_generate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     assert main(["generate", "c", str(DATA / "leg.toml"), "-o", str(tmp_path / "leg.h"), "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
+    assert rep["ok"] is True
     assert rep["table"] == "leg" and rep["min_driver"] == 7000 and rep["stream"] == "legacy"
     ctx = next(e for e in rep["entries"] if e["name"] == "cuCtxCreate")
     assert [p["member"] for p in ctx["pins"]] == ["cuCtxCreate", "cuCtxCreate_11040", "cuCtxCreate_3020"]
+    # A failure with --json is the CLI's error document.
+    assert main(["generate", "c", str(DATA / "leg.toml"), "--json"]) == 2
+    err = json.loads(capsys.readouterr().out)
+    assert err["ok"] is False and err["error"]["type"] == "UsageError" and "-o PATH" in err["error"]["hint"]
 
 
 @needs_cxx

@@ -63,7 +63,7 @@ def _check(args: argparse.Namespace, out: Out, text: str) -> int:
         raise UsageError(f"cannot read {args.output}: {exc.strerror}", hint="check the -o path") from None
     fresh = current == text
     if args.json:
-        out.json({"language": args.language, "manifest": args.manifest, "output": args.output,
+        out.json({"ok": fresh, "language": args.language, "manifest": args.manifest, "output": args.output,
                   "exists": current is not None, "up_to_date": fresh})
     elif fresh:
         out.print(f"{args.output} is up to date")
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace, out: Out) -> int:
     write_atomic(args.output, text)
     p = plan(m)
     if args.json:
-        out.json({"language": args.language, "manifest": args.manifest, "output": args.output, "table": p.name,
+        out.json({"ok": True, "language": args.language, "manifest": args.manifest, "output": args.output,
+                  "table": p.name,
                   "stream": p.stream, "min_driver": p.min_driver, "bytes": len(text.encode()),
                   "entries": [{"name": s.attr, "required": s.required,
                                "pins": [{"symbol": x.symbol, "version": x.version, "abi": x.abi.pfn,
