@@ -41,6 +41,9 @@ WARN = ["-Wall", "-Wextra", "-Werror"]
 
 needs_cc = pytest.mark.skipif(shutil.which(CC) is None, reason="no C compiler")
 needs_cxx = pytest.mark.skipif(shutil.which(CXX) is None, reason="no C++ compiler")
+# Tests that never call through cuentry's call backend run once, not again in CI's pure-backend pass.
+backend_independent = pytest.mark.skipif(os.environ.get("CUENTRY_BACKEND") == "pure",
+                                         reason="does not use the call backend: runs in the default pass")
 needs_cuda = pytest.mark.skipif(not (CUDA_INCLUDE / "cuda.h").exists(),
                                 reason=f"no CUDA headers at {CUDA_INCLUDE} (set CUENTRY_CUDA_INCLUDE)")
 
@@ -97,6 +100,7 @@ def _unit(with_cuda: bool, gl: bool) -> str:
 STANDARDS = [("c", "c99"), ("c", "c11"), ("c++", "c++11"), ("c++", "c++17")]
 
 
+@backend_independent
 @needs_cc
 @needs_cxx
 @pytest.mark.parametrize("lang,std", STANDARDS)
@@ -106,6 +110,7 @@ def test_headers_compile_alone(headers: Path, tmp_path: Path, lang: str, std: st
     _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, "-Wpedantic", f"-I{headers}", "-fsyntax-only", str(src)])
 
 
+@backend_independent
 @needs_cc
 @needs_cxx
 @needs_cuda
@@ -162,6 +167,7 @@ def _internal_typedefs() -> set[str]:
     return out
 
 
+@backend_independent
 @needs_cc
 @needs_cxx
 @pytest.mark.parametrize("lang,std,with_cuda", [("c", "c99", False), ("c++", "c++11", False),
@@ -398,6 +404,7 @@ def test_32_threads_load_once(run_tables: Path, fake: dict[str, str]) -> None:
     assert "THREADS 32 same=1 rc=0 asked=14 calls=14" in out, out
 
 
+@backend_independent
 def test_generated_header_lints_clean(headers: Path, capsys: pytest.CaptureFixture[str]) -> None:
     users = [DATA / "run_tables.c", Path(__file__).resolve().parents[1] / "examples" / "c" / "add_one.cpp"]
     rc = main(["lint", *(str(headers / f"{n}.h") for n in NAMES), *map(str, users)])
@@ -474,6 +481,7 @@ x: str = leg.cuInit(0)
 """
 
 
+@backend_independent
 def test_mypy_sees_entry_signatures(pymods: Path, tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     shutil.copy(pymods / "leg_table.py", tmp_path / "leg_table.py")
@@ -592,6 +600,7 @@ def _manifests(draw: st.DrawFn) -> str:
     return f'[table]\nname = "fz"\nstream = "{stream}"\nrequired = [{req}]\noptional = [{opt}]\n'
 
 
+@backend_independent
 @needs_cc
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_manifests())
