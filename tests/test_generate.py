@@ -202,6 +202,18 @@ def test_cuda_h_rename_clash_is_an_error_naming_the_fix(headers: Path, tmp_path:
         _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])
 
 
+@backend_independent
+@needs_cc
+@needs_cxx
+@pytest.mark.parametrize("lang,std", [("c", "c99"), ("c++", "c++11")])
+def test_windows_branch_type_checks(headers: Path, tmp_path: Path, lang: str, std: str) -> None:
+    """The nvcuda.dll / InitOnceExecuteOnce branch, against the Win32 declarations it uses (no SDK here)."""
+    src = tmp_path / ("win.c" if lang == "c" else "win.cpp")
+    src.write_text(_unit(False, False))
+    _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, "-D_WIN32", "-D__stdcall=",
+              f"-I{DATA / 'win_stub'}", f"-I{headers}", "-fsyntax-only", str(src)])
+
+
 def test_header_shape(headers: Path) -> None:
     text = (headers / "acme.h").read_text()
     assert "#define ACME_MIN_DRIVER 10010" in text
