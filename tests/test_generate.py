@@ -471,6 +471,7 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
 
 GOOD = """\
 from cuentry.callables import out
+from cuentry.table import Unavailable
 from leg_table import leg, table
 
 p = out("CUdeviceptr")
@@ -480,6 +481,9 @@ if leg.cuStreamBeginCapture:
     leg.cuStreamBeginCapture(None, 0)
 t = table()
 t.cuDriverGetVersion(out("int"))
+capture = leg.cuStreamBeginCapture
+if not isinstance(capture, Unavailable):
+    capture.checked(None, 0)
 """
 
 BAD = """\
