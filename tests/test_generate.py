@@ -69,13 +69,24 @@ def _compile(cmd: list[str]) -> None:
 # --- compiling -------------------------------------------------------------------------------
 
 
+def _header_release() -> str:
+    """The release of the CUDA headers the tests include ("13.0"), from cuda.h's CUDA_VERSION."""
+    import re
+
+    from cuentry.names import format_version
+
+    m = re.search(r"#define CUDA_VERSION (\d+)", (CUDA_INCLUDE / "cuda.h").read_text(errors="replace"))
+    return format_version(int(m.group(1))) if m else ""
+
+
 def _compat_lines() -> list[str]:
     """Assign every member to NVIDIA's own PFN type: compiles only when the types are identical."""
     lines = []
+    release = _header_release()
     for n in NAMES:
         for s in plan(_manifest(n)).slots:
             for member, abi in s.members():
-                if abi.header == "cudaTypedefs.h" and "13.0" in abi.toolkits:
+                if abi.header == "cudaTypedefs.h" and release in abi.toolkits:
                     lines.append(f"    {{ {abi.pfn} p = {n}_t.{member}; {n}_t.{member} = p; }}")
     return lines
 
@@ -131,6 +142,7 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     cat = catalog()
     d = tmp_path_factory.mktemp("gen_all")
     internal = _internal_typedefs()
+    release = _header_release() if (CUDA_INCLUDE / "cuda.h").exists() else ""
     compat: list[str] = []
     for name, stream, newest in (("all_new", "legacy", True), ("all_pt", "per_thread", True),
                                  ("all_old", "legacy", False)):
@@ -143,7 +155,7 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
         (d / f"{name}.h").write_text(generate_c(m))
         for sl in plan(m).slots:
             abi = sl.abi
-            if abi.header == "cudaTypedefs.h" and "13.0" in abi.toolkits and abi.pfn not in internal:
+            if abi.header == "cudaTypedefs.h" and release in abi.toolkits and abi.pfn not in internal:
                 compat.append(f"    {{ {abi.pfn} p = {name}_t.{sl.attr}; {name}_t.{sl.attr} = p; }}")
     return d, compat
 
@@ -229,9 +241,13 @@ def test_header_shape(headers: Path) -> None:
     assert not re.search(r"\*\s*PFN_", text)
     assert not re.search(r'"cu\w+_(v\d+|ptds|ptsz)"', text.split("IMPLEMENTATION")[0])
     # Enums are defined only where no CUDA header did, and once across generated headers.
-    assert "#if !defined(CUENTRY_HAVE_enum_cudaError_enum) && (!defined(CUDA_VERSION))" in text
-    assert "(!defined(CUDA_VERSION) || CUDA_VERSION < 12000)" in text   # CUdriverProcAddressQueryResult: 12.0
-    assert "!defined(CUDAGL_H)" in text                                   # CUGLDeviceList comes from cudaGL.h
+    assert "#if !defined(CUENTRY_HAVE_enum_cudaError_enum) && !defined(CUDA_VERSION)" in text
+    # An enum newer than the catalog's first toolkit is named by a macro: the enum, or its integer type
+    # where the CUDA header included predates it (whether it has it is unknown: it is never redefined).
+    assert "#if !defined(CUDA_VERSION) || CUDA_VERSION >= 12000\n" \
+           "#define CUENTRY_SPELL_enum_CUdriverProcAddressQueryResult_enum enum CUdriverProcAddressQueryResult_enum" in text
+    assert "CUENTRY_SPELL_enum_CUdriverProcAddressQueryResult_enum *symbolFound" in text
+    assert "#if !defined(CUENTRY_HAVE_enum_CUGLDeviceList_enum) && !defined(CUDAGL_H)" in text  # from cudaGL.h
     assert "typedef enum {" in text and "} CUdevResourceType;" in text   # an anonymous enum keeps its typedef name
 
 

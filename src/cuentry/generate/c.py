@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..callables import typemap
 from ..catalog import Abi, Catalog
 from ..errors import TableDeclarationError
 from ..names import format_version, parse_version
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from ..manifest import Manifest
 
 _TAG = re.compile(r"\b(struct|union|enum)\s+(\w+)")
+_ENUM_WORD = re.compile(r"\benum\s+\w+|\bCU\w+")
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 _C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -99,10 +102,10 @@ def _declare(ctype: str, name: str) -> str:
     return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
 
 
-def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str) -> str:
+def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str, respell: Callable[[str], str] = str) -> str:
     """``typedef <returns> (<cudaapi> *name)(<params>);`` with resolved types."""
-    ret = _spell(cat, abi.signature.returns)
-    params = ", ".join(_declare(_spell(cat, p.canonical), p.name) for p in abi.signature.params) or "void"
+    ret = respell(_spell(cat, abi.signature.returns))
+    params = ", ".join(_declare(respell(_spell(cat, p.canonical)), p.name) for p in abi.signature.params) or "void"
     return f"typedef {ret} ({cudaapi} *{name})({params});"
 
 
@@ -114,6 +117,7 @@ class _Types:
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
         self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
+        self._typemap = typemap(cat)
         order = {t: i for i, t in enumerate(cat.history)}
         self._first: dict[str, int] = {}
         self._origin: dict[str, str] = {}
@@ -160,13 +164,47 @@ class _Types:
             else:
                 self.enums.setdefault(w, w)
 
-    def _guard(self, word: str) -> str:
-        guard = self._origin.get(word, "CUDA_VERSION")
+    def _late(self, word: str) -> int | None:
+        """The CUDA_VERSION of the first toolkit that has ``word``, when that is after the catalog's first."""
         first = self._first.get(word, 0)
-        cond = f"!defined({guard})"
-        if 0 < first < len(self.cat.history):
-            cond += f" || CUDA_VERSION < {parse_version(self.cat.history[first])}"
-        return cond
+        return parse_version(self.cat.history[first]) if 0 < first < len(self.cat.history) else None
+
+    def respell(self, text: str) -> str:
+        """``text`` with each enum that an included CUDA header may predate named by its spelling macro.
+
+        Whether an older header already has such an enum is unknown (it may exist before any
+        entry point takes it), so the header never defines it next to a CUDA header: it spells
+        the parameter by the enum where the header is new enough, by its underlying integer type
+        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there).
+        """
+        spelled = set(self.enums.values())
+
+        def sub(m: re.Match[str]) -> str:
+            word = m.group(0)
+            return f"CUENTRY_SPELL_{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
+
+        return _ENUM_WORD.sub(sub, text)
+
+    def _enum_lines(self, key: str, spelling: str) -> list[str]:
+        word = spelling if spelling.startswith("enum ") else key
+        ident = word.replace(" ", "_")
+        guard = self._origin.get(word, "CUDA_VERSION")
+        if spelling.startswith("enum "):
+            body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
+            text = f"{spelling} {{ {body} }};"
+            under = self._typemap.enum_type(key)
+        else:
+            text = f"typedef {self.cat.types['typedefs'][key]['type']} {key};"
+            under = "int"
+        out = [f"#if !defined(CUENTRY_HAVE_{ident}) && !defined({guard})", f"#define CUENTRY_HAVE_{ident} 1", text,
+               "#endif"]
+        late = self._late(word)
+        if late:
+            out += [f"#if !defined(CUENTRY_SPELL_{ident})",
+                    f"#if !defined({guard}) || CUDA_VERSION >= {late}", f"#define CUENTRY_SPELL_{ident} {word}",
+                    "#else", f"#define CUENTRY_SPELL_{ident} {under} /* the CUDA header included predates it */",
+                    "#endif", "#endif"]
+        return out
 
     def definitions(self) -> list[str]:
         out: list[str] = []
@@ -174,18 +212,8 @@ class _Types:
             out.append("/* Struct and union tags: declared only (include cuda.h before this header for their members). */")
             out.extend(f"{kind} {tag};" for tag, kind in sorted(self.tags.items()))
             out.append("")
-        enums = self.cat.types["enums"]
-        typedefs = self.cat.types["typedefs"]
         for key, spelling in sorted(self.enums.items()):
-            word = spelling if spelling.startswith("enum ") else key
-            macro = "CUENTRY_HAVE_" + word.replace(" ", "_")
-            if spelling.startswith("enum "):
-                values = enums[key]["values"]
-                body = ", ".join(f"{n} = {v}" for n, v in values.items())
-                text = f"{spelling} {{ {body} }};"
-            else:
-                text = f"typedef {typedefs[key]['type']} {key};"
-            out += [f"#if !defined({macro}) && ({self._guard(word)})", f"#define {macro} 1", text, "#endif"]
+            out += self._enum_lines(key, spelling)
         if "CUuuid_st" in self.tags:
             # NVIDIA's own protocol (cuda.h and driver_types.h both test this macro): define it once, fully.
             out += ["#ifndef CU_UUID_HAS_BEEN_DEFINED", "#define CU_UUID_HAS_BEEN_DEFINED",
@@ -227,7 +255,7 @@ def render(p: Plan, cat: Catalog) -> str:
         types.add(abi)
     for abi in p.abis():
         types.add_names(abi)
-    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi) for a in (*boot, *p.abis())]
+    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, types.respell) for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = []
     for s in p.slots:
@@ -252,6 +280,7 @@ def render(p: Plan, cat: Catalog) -> str:
         "@PFNS@": "\n".join(pfns),
         "@MEMBERS@": "\n".join(members),
         "@PINS@": _pins(p, low),
+        "@QUERY_T@": types.respell("enum CUdriverProcAddressQueryResult_enum"),
         "@ENTRIES@": _entries(p),
     }
     text = _TEMPLATE
@@ -548,7 +577,7 @@ static int cuentry_pfx_impl_ask(const struct cuentry_pfx_impl_src *s, const stru
     *query = -1;
     *emulated = 0;
     if (s->access == CUENTRY_PFX_IMPL_V2 || s->access == CUENTRY_PFX_IMPL_GETTER) {
-        enum CUdriverProcAddressQueryResult_enum q = (enum CUdriverProcAddressQueryResult_enum)3; /* untouched */
+        @QUERY_T@ q = (@QUERY_T@)3; /* 3: untouched */
         rc = (int)s->gpa2(p->symbol, out, p->version, (uint64_t)CUENTRY_PFX_STREAM_FLAGS, &q);
         if ((int)q != 3) *query = (int)q;
         return rc;
