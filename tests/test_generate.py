@@ -421,6 +421,20 @@ def test_load_with_runtime_getter(headers: Path, run_tables: Path, fake: dict[st
         assert _c_entries(got[n]) == _c_entries(plain[n])
 
 
+@backend_independent
+@needs_cxx
+@needs_cuda
+def test_runs_with_cuda_h_renaming_macros(headers: Path, run_tables: Path, fake: dict[str, str]) -> None:
+    """cuda.h first (and its per-thread macros): members are renamed alike everywhere; nothing changes."""
+    exe = headers / "run_tables_cuda_h"
+    _compile([CXX, "-std=c++17", "-x", "c++", *WARN, "-D_POSIX_C_SOURCE=200809L", f"-I{CUDA_INCLUDE}",
+              "-include", "cuda.h", "-DCUDA_API_PER_THREAD_DEFAULT_STREAM", f"-I{headers}", "-o", str(exe),
+              str(DATA / "run_tables.c"), "-ldl", "-pthread"])
+    assert "CALLS rc=0 back=cuentry generated table" in _run(exe, "calls", fake["full"], 13000)
+    got, plain = (_parse(_run(e, "report", fake["full"], 12000)) for e in (exe, run_tables))
+    assert {n: _c_entries(got[n]) for n in NAMES} == {n: _c_entries(plain[n]) for n in NAMES}
+
+
 def test_calls_through_the_table(run_tables: Path, fake: dict[str, str]) -> None:
     out = _run(run_tables, "calls", fake["full"], 13000)
     assert "CALLS rc=0 back=cuentry generated table" in out
