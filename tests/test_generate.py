@@ -435,6 +435,31 @@ def test_runs_with_cuda_h_renaming_macros(headers: Path, run_tables: Path, fake:
     assert {n: _c_entries(got[n]) for n in NAMES} == {n: _c_entries(plain[n]) for n in NAMES}
 
 
+def _sanitized(headers: Path, kind: str) -> Path:
+    exe = headers / f"run_tables_{kind}"
+    if not exe.exists():
+        proc = subprocess.run([CC, "-std=c99", "-g", "-O1", f"-fsanitize={kind}", "-fno-sanitize-recover=all",
+                               "-D_POSIX_C_SOURCE=200809L", f"-I{headers}", "-o", str(exe), str(DATA / "run_tables.c"),
+                               "-ldl", "-pthread"], capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            pytest.skip(f"{CC} cannot build with -fsanitize={kind}: {proc.stderr.strip()[:200]}")
+    return exe
+
+
+@backend_independent
+@needs_cc
+def test_loader_is_clean_under_sanitizers(headers: Path, fake: dict[str, str], tmp_path: Path) -> None:
+    """AddressSanitizer + UBSan on every path (report text included), ThreadSanitizer on 32 threads."""
+    asan = _sanitized(headers, "address,undefined")
+    for variant, version in (("full", 13000), ("full", 12000), ("v1", 11040), ("nogpa", 11020), ("stub", 13000)):
+        _run(asan, "report", fake[variant], version)
+    _run(asan, "report", str(tmp_path / "none" / "libcuda.so.1"), 13000)
+    for mode in ("with", "calls", "threads"):
+        _run(asan, mode, fake["full"], 13000)
+    tsan = _sanitized(headers, "thread")
+    assert "same=1" in _run(tsan, "threads", fake["full"], 13000)
+
+
 def test_calls_through_the_table(run_tables: Path, fake: dict[str, str]) -> None:
     out = _run(run_tables, "calls", fake["full"], 13000)
     assert "CALLS rc=0 back=cuentry generated table" in out
