@@ -457,7 +457,11 @@ def test_loader_is_clean_under_sanitizers(headers: Path, fake: dict[str, str], t
     for mode in ("with", "calls", "threads"):
         _run(asan, mode, fake["full"], 13000)
     tsan = _sanitized(headers, "thread")
-    assert "same=1" in _run(tsan, "threads", fake["full"], 13000)
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000", "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    proc = subprocess.run([str(tsan), "threads"], capture_output=True, text=True, env=env, timeout=120, check=False)
+    if "FATAL: ThreadSanitizer" in proc.stderr:  # the runtime cannot start on this kernel (memory layout)
+        pytest.skip(f"ThreadSanitizer cannot run here: {proc.stderr.strip()[:200]}")
+    assert proc.returncode == 0 and "same=1" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_calls_through_the_table(run_tables: Path, fake: dict[str, str]) -> None:
