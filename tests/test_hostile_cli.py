@@ -231,6 +231,17 @@ def test_human_output_fits_the_terminal(fake: dict[str, str], monkeypatch: pytes
                  ["resolve", "cuMulticastCreate", "--version", "12010", "--stream", "legacy", "--driver", fake["v1"]]):
         _, o, _ = run(*argv)
         assert not _overlong(o, width), (argv, _overlong(o, width))
+    _, o, _ = run("show", "cuLaunchKernel")
+    assert not _overlong(o, width) and "typedef CUresult" in o
+
+
+def test_list_drops_columns_to_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    _, o, _ = run("list")
+    assert max(len(ln) for ln in o.splitlines()) <= 100 and "left out to fit the terminal" in o
+    monkeypatch.setenv("COLUMNS", "250")
+    _, o, _ = run("list")
+    assert "exported" in o.splitlines()[0] and "left out" not in o
 
 
 def test_doctor_summarises_long_lists(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
