@@ -244,3 +244,16 @@ def test_failed_build_leaves_nothing_and_names_the_fix(tmp_path: Path) -> None:
 def test_filename_outside_the_entry_is_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(ValueError):
         buildcache.cached_build("n", "s", lambda s, o: None, filename=bad, root=tmp_path)
+
+
+def test_unusable_home_falls_back_to_a_private_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "/proc/cuentry-no-such-home")  # cannot be created, even by root
+
+    def fake_cc(src: Path, out: Path) -> None:
+        out.write_bytes(b"x")
+
+    p = buildcache.cached_build("thing", "int x;", fake_cc, filename="libthing.so")
+    base = p.parent.parent.parent
+    assert p.read_bytes() == b"x" and stat.S_IMODE(os.lstat(base).st_mode) == 0o700
+    assert os.lstat(base).st_uid == os.getuid()

@@ -210,10 +210,10 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
         raise ValueError(f"name must be a plain directory name, got {name!r}")
     _check_filename(filename)
     if root is None:
-        base = default_root()
         try:
+            base = default_root()  # Path.home() raises RuntimeError without $HOME or a passwd entry
             check_root(base)
-        except BuildCacheError:
+        except (BuildCacheError, RuntimeError):
             # No safe per-user cache here (read-only home, foreign owner): build in a fresh
             # private directory every time instead of trusting anything shared.
             base = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
