@@ -44,10 +44,10 @@ GROUP_HEADERS = ("cuda.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h", "cudaProfiler
 
 PFN_RE = re.compile(r"^PFN_(?P<api>cu\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
 # Names from <stdint.h>/<stddef.h> stay as they are: the FFI layer knows them.
-TERMINALS = frozenset(
-    "size_t ptrdiff_t wchar_t int8_t uint8_t int16_t uint16_t int32_t uint32_t "
-    "int64_t uint64_t intptr_t uintptr_t".split()
-)
+TERMINALS = frozenset({
+    "size_t", "ptrdiff_t", "wchar_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+    "int64_t", "uint64_t", "intptr_t", "uintptr_t",
+})
 FAKE_INCLUDE = Path(__file__).parent / "_data" / "fake_include"
 FORMAT = 1
 
@@ -193,53 +193,63 @@ class _Builder:
                     dim = a.Constant("int", str(v))
             return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
         if isinstance(typ, a.FuncDecl):
-            args = None
-            if typ.args is not None:
-                params = []
-                for p in typ.args.params:
-                    if isinstance(p, (a.Decl, a.Typename)):
-                        q = copy.copy(p)
-                        q.type = self.expand(p.type, ex, depth + 1)
-                        params.append(q)
-                    else:
-                        params.append(p)
-                args = a.ParamList(params)
-            return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+            return self._expand_func(typ, ex, depth)
         if isinstance(typ, (a.Struct, a.Union)) and typ.name is None and typ.decls is not None:
             # An anonymous member (C11): the aggregate itself is the field's type.
             return self.expand(a.TypeDecl(None, [], None, typ), ex, depth + 1)
         if isinstance(typ, a.TypeDecl):
-            inner = typ.type
-            if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
-                name = inner.names[0]
-                if name in ex.typedefs and name not in TERMINALS:
-                    target = copy.deepcopy(ex.typedefs[name].type)
-                    if typ.quals:
-                        holder = target
-                        if isinstance(holder, (a.TypeDecl, a.PtrDecl)):
-                            holder.quals = list(dict.fromkeys([*typ.quals, *holder.quals]))
-                    if isinstance(target, a.TypeDecl) and isinstance(target.type, (a.Struct, a.Union, a.Enum)):
-                        if target.type.name is None:
-                            return typ  # anonymous aggregate: the typedef name is its only name
-                    return self.expand(target, ex, depth + 1)
-                return typ
-            if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
-                body = copy.copy(inner)
-                body.decls = []
-                for d in inner.decls:
-                    d2 = copy.copy(d)
-                    d2.type = self._rename(self.expand(d.type, ex, depth + 1), d.name)
-                    body.decls.append(d2)
-                return a.TypeDecl(None, list(typ.quals), None, body)
-            if isinstance(inner, (a.Struct, a.Union, a.Enum)):
-                ref = copy.copy(inner)
-                if isinstance(inner, a.Enum):
-                    ref.values = None
-                else:
-                    ref.decls = None
-                return a.TypeDecl(None, list(typ.quals), None, ref)
-            return typ
+            return self._expand_typedecl(typ, ex, depth)
         return typ
+
+    def _expand_func(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        args = None
+        if typ.args is not None:
+            params = []
+            for p in typ.args.params:
+                if isinstance(p, (a.Decl, a.Typename)):
+                    q = copy.copy(p)
+                    q.type = self.expand(p.type, ex, depth + 1)
+                    params.append(q)
+                else:
+                    params.append(p)
+            args = a.ParamList(params)
+        return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+
+    def _expand_typedecl(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        inner = typ.type
+        if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
+            return self._expand_name(typ, inner.names[0], ex, depth)
+        if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
+            body = copy.copy(inner)
+            body.decls = []
+            for d in inner.decls:
+                d2 = copy.copy(d)
+                d2.type = self._rename(self.expand(d.type, ex, depth + 1), d.name)
+                body.decls.append(d2)
+            return a.TypeDecl(None, list(typ.quals), None, body)
+        if isinstance(inner, (a.Struct, a.Union, a.Enum)):
+            ref = copy.copy(inner)
+            if isinstance(inner, a.Enum):
+                ref.values = None
+            else:
+                ref.decls = None
+            return a.TypeDecl(None, list(typ.quals), None, ref)
+        return typ
+
+    def _expand_name(self, typ: Any, name: str, ex: Extracted, depth: int) -> Any:
+        """A typedef name's target, its qualifiers kept (an anonymous aggregate keeps its typedef name)."""
+        a = self.ast
+        if name not in ex.typedefs or name in TERMINALS:
+            return typ
+        target = copy.deepcopy(ex.typedefs[name].type)
+        if typ.quals and isinstance(target, (a.TypeDecl, a.PtrDecl)):
+            target.quals = list(dict.fromkeys([*typ.quals, *target.quals]))
+        if (isinstance(target, a.TypeDecl) and isinstance(target.type, (a.Struct, a.Union, a.Enum))
+                and target.type.name is None):
+            return typ  # anonymous aggregate: the typedef name is its only name
+        return self.expand(target, ex, depth + 1)
 
     def _rename(self, typ: Any, name: str | None) -> Any:
         """Put a declarator name back on an expanded field type (for inline aggregates)."""
@@ -446,7 +456,7 @@ def match_exported(
         ks.sort(key=lambda k: k[1])
         cands = sorted(names.get((base, pt), []))
         if len(cands) == len(ks):
-            for k, (_, n) in zip(ks, cands):
+            for k, (_, n) in zip(ks, cands, strict=True):
                 out[k] = n
             continue
         for k in ks:
@@ -491,20 +501,15 @@ def _header_of(include: Path) -> dict[str, str]:
     return out
 
 
-def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
-    """Build the catalog data from the primary include dir plus optional history scans."""
-    b = _Builder()
-    main = scan_toolkit(primary, toolkit, cc=cc)
-    # The primary scan goes after a history scan of the same release (a stable sort), so it
-    # describes what both declare and adds what the wheel lacks.
-    scans = [*history, main]
-    scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
+Key = tuple[str, int, str]
 
-    # The union of all ABIs; each described by the newest toolkit that declares it.
-    source: dict[tuple[str, int, str], tuple[ToolkitScan, Extracted, str]] = {}
-    declared_in: dict[tuple[str, int, str], list[str]] = {}
+
+def _sources(scans: Sequence[ToolkitScan]) -> tuple[dict[Key, tuple[ToolkitScan, Extracted, str]], dict[Key, list[str]]]:
+    """Each ABI's describing scan (the newest toolkit that declares it) and the toolkits that declare it."""
+    source: dict[Key, tuple[ToolkitScan, Extracted, str]] = {}
+    declared_in: dict[Key, list[str]] = {}
     for s in scans:
-        for ex, plat in ((s.linux, "linux"), (s.windows, "windows")):
+        for ex in (s.linux, s.windows):
             for k in ex.pfn:
                 tks = declared_in.setdefault(k, [])
                 if s.toolkit not in tks:
@@ -514,17 +519,24 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
         for k in s.windows.pfn:
             if k not in s.linux.pfn:
                 source[k] = (s, s.windows, "windows")
+    return source, declared_in
 
-    newest = scans[-1]
-    groups, titles = scan_groups(newest.include)
+
+def _all_groups(scans: Sequence[ToolkitScan]) -> tuple[dict[str, str], dict[str, str]]:
+    """(function -> group id, group id -> title): the newest toolkit's, completed by older ones."""
+    groups, titles = scan_groups(scans[-1].include)
     for s in scans[:-1]:
         g2, t2 = scan_groups(s.include)
         for fname, gid in g2.items():
             groups.setdefault(fname, gid)
         for gid, title in t2.items():
             titles.setdefault(gid, title)
+    return groups, titles
 
-    exported: dict[tuple[str, int, str], str | None] = {}
+
+def _all_exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None]:
+    """Each ABI's exported library name, as the newest toolkit that names one says."""
+    exported: dict[Key, str | None] = {}
     for s in scans:
         bases = {k[0] for k in s.linux.pfn} | {k[0] for k in s.windows.pfn}
         keys = set(s.linux.pfn) | set(s.windows.pfn)
@@ -537,7 +549,20 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
         for k, v in found.items():
             if v is not None or k not in exported:
                 exported[k] = v
+    return exported
 
+
+def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
+    """Build the catalog data from the primary include dir plus optional history scans."""
+    b = _Builder()
+    main = scan_toolkit(primary, toolkit, cc=cc)
+    # The primary scan goes after a history scan of the same release (a stable sort), so it
+    # describes what both declare and adds what the wheel lacks.
+    scans = [*history, main]
+    scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
+    source, declared_in = _sources(scans)
+    groups, titles = _all_groups(scans)
+    exported = _all_exported(scans, cc)
     headers: dict[str, str] = {}
     for s in scans:
         headers.update(_header_of(s.include))
@@ -555,20 +580,11 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
         platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
         if plat == "linux" and key not in s.windows.pfn:
             platforms = ["linux"]
-        entries.append(
-            {
-                "symbol": key[0],
-                "version": key[1],
-                "variant": key[2],
-                "returns": b.return_type(node),
-                "params": params,
-                "header": headers.get(node.name, "cudaTypedefs.h"),
-                "exported": exported.get(key),
-                "platforms": platforms,
-                "toolkits": declared_in.get(key, []),
-                "group": groups.get(key[0]),
-            }
-        )
+        entries.append({
+            "symbol": key[0], "version": key[1], "variant": key[2], "returns": b.return_type(node),
+            "params": params, "header": headers.get(node.name, "cudaTypedefs.h"), "exported": exported.get(key),
+            "platforms": platforms, "toolkits": declared_in.get(key, []), "group": groups.get(key[0]),
+        })
     types = _types(b, type_roots)
     return {
         "format": FORMAT,
@@ -631,7 +647,8 @@ def _types(b: _Builder, roots: dict[str, Extracted]) -> dict[str, Any]:
 # --- history download ------------------------------------------------------------------
 
 
-def fetch_history(cache: Path, wanted: Sequence[tuple[str, str]] = HISTORY_WHEELS, *, progress: Any = None) -> list[tuple[str, Path]]:
+def fetch_history(cache: Path, wanted: Sequence[tuple[str, str]] = HISTORY_WHEELS, *,
+                  progress: Any = None) -> list[tuple[str, Path]]:
     """Download each toolkit runtime wheel (once) and unpack its include directory."""
     cache.mkdir(parents=True, exist_ok=True)
     out: list[tuple[str, Path]] = []
