@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BuildError, HeaderParseError, UsageError
+from .names import parse_pfn_name, split_suffix
 
 TYPEDEF_HEADERS = (
     "cudaTypedefs.h",
@@ -42,12 +43,11 @@ TYPEDEF_HEADERS = (
 # The headers whose doc groups name the group of a function.
 GROUP_HEADERS = ("cuda.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h", "cudaProfiler.h")
 
-PFN_RE = re.compile(r"^PFN_(?P<api>cu\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
 # Names from <stdint.h>/<stddef.h> stay as they are: the FFI layer knows them.
-TERMINALS = frozenset({
-    "size_t", "ptrdiff_t", "wchar_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-    "int64_t", "uint64_t", "intptr_t", "uintptr_t",
-})
+TERMINALS = frozenset(
+    ["size_t", "ptrdiff_t", "wchar_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+     "uint64_t", "intptr_t", "uintptr_t"]
+)
 FAKE_INCLUDE = Path(__file__).parent / "_data" / "fake_include"
 FORMAT = 1
 
@@ -186,14 +186,9 @@ class _Builder:
         if isinstance(typ, a.PtrDecl):
             return a.PtrDecl(list(typ.quals), self.expand(typ.type, ex, depth + 1))
         if isinstance(typ, a.ArrayDecl):
-            dim = typ.dim
-            if dim is not None and not isinstance(dim, a.Constant):
-                v = self.eval_const(dim, self.all_enum_values(ex), ex)
-                if v is not None:
-                    dim = a.Constant("int", str(v))
-            return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
+            return self._expand_array(typ, ex, depth)
         if isinstance(typ, a.FuncDecl):
-            return self._expand_func(typ, ex, depth)
+            return self._expand_function(typ, ex, depth)
         if isinstance(typ, (a.Struct, a.Union)) and typ.name is None and typ.decls is not None:
             # An anonymous member (C11): the aggregate itself is the field's type.
             return self.expand(a.TypeDecl(None, [], None, typ), ex, depth + 1)
@@ -201,7 +196,16 @@ class _Builder:
             return self._expand_typedecl(typ, ex, depth)
         return typ
 
-    def _expand_func(self, typ: Any, ex: Extracted, depth: int) -> Any:
+    def _expand_array(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        dim = typ.dim
+        if dim is not None and not isinstance(dim, a.Constant):
+            v = self.eval_const(dim, self.all_enum_values(ex), ex)
+            if v is not None:
+                dim = a.Constant("int", str(v))
+        return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
+
+    def _expand_function(self, typ: Any, ex: Extracted, depth: int) -> Any:
         a = self.ast
         args = None
         if typ.args is not None:
@@ -220,7 +224,7 @@ class _Builder:
         a = self.ast
         inner = typ.type
         if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
-            return self._expand_name(typ, inner.names[0], ex, depth)
+            return self._expand_typedef_name(typ, inner.names[0], ex, depth)
         if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
             body = copy.copy(inner)
             body.decls = []
@@ -238,8 +242,7 @@ class _Builder:
             return a.TypeDecl(None, list(typ.quals), None, ref)
         return typ
 
-    def _expand_name(self, typ: Any, name: str, ex: Extracted, depth: int) -> Any:
-        """A typedef name's target, its qualifiers kept (an anonymous aggregate keeps its typedef name)."""
+    def _expand_typedef_name(self, typ: Any, name: str, ex: Extracted, depth: int) -> Any:
         a = self.ast
         if name not in ex.typedefs or name in TERMINALS:
             return typ
@@ -341,9 +344,9 @@ class _Builder:
             self.walk_aggregates(node, ex)
             if isinstance(node, a.Typedef):
                 ex.typedefs[node.name] = node
-                m = PFN_RE.match(node.name)
-                if m and isinstance(node.type, a.PtrDecl) and isinstance(node.type.type, a.FuncDecl):
-                    key = (m.group("api"), int(m.group("ver")), m.group("var") or "")
+                key = parse_pfn_name(node.name)
+                if (key and key[0].startswith("cu") and isinstance(node.type, a.PtrDecl)
+                        and isinstance(node.type.type, a.FuncDecl)):
                     ex.pfn[key] = {"node": node}
             elif isinstance(node, a.Decl) and isinstance(node.type, a.FuncDecl) and node.name:
                 ex.declared.add(node.name)
@@ -425,9 +428,6 @@ def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: st
     return out
 
 
-_SUFFIX = re.compile(r"^(?P<base>cu\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$")
-
-
 def match_exported(
     keys: Iterable[tuple[str, int, str]],
     declared: set[str],
@@ -445,10 +445,10 @@ def match_exported(
         by_base.setdefault((k[0], bool(k[2])), []).append(k)
     names: dict[tuple[str, bool], list[tuple[int, str]]] = {}
     for d in declared:
-        m = _SUFFIX.match(d)
-        if not m:
+        if not d.startswith("cu"):
             continue
-        names.setdefault((m.group("base"), bool(m.group("var"))), []).append((int(m.group("n") or 1), d))
+        base, order, var = split_suffix(d) or (d, None, "")
+        names.setdefault((base, bool(var)), []).append((order or 1, d))
     # The name parse above splits "cuFoo_v2" as base cuFoo; a real base ending in _vN
     # does not exist in the driver API, so this is unambiguous.
     out: dict[tuple[str, int, str], str | None] = {}
@@ -456,8 +456,8 @@ def match_exported(
         ks.sort(key=lambda k: k[1])
         cands = sorted(names.get((base, pt), []))
         if len(cands) == len(ks):
-            for k, (_, n) in zip(ks, cands, strict=True):
-                out[k] = n
+            for k, (_, exported) in zip(ks, cands, strict=True):
+                out[k] = exported
             continue
         for k in ks:
             out[k] = None
@@ -504,8 +504,49 @@ def _header_of(include: Path) -> dict[str, str]:
 Key = tuple[str, int, str]
 
 
+def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
+    """Build the catalog data from the primary include dir plus optional history scans."""
+    b = _Builder()
+    main = scan_toolkit(primary, toolkit, cc=cc)
+    # The primary scan goes after a history scan of the same release (a stable sort), so it
+    # describes what both declare and adds what the wheel lacks.
+    scans = [*history, main]
+    scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
+    source, declared_in = _sources(scans)
+    groups, titles = _groups(scans)
+    exported = _exported(scans, cc)
+    headers: dict[str, str] = {}
+    for s in scans:
+        headers.update(_header_of(s.include))
+
+    entries = []
+    type_roots: dict[str, Extracted] = {}
+    for key in sorted(source, key=lambda k: (k[0], k[1], k[2])):
+        s, ex, plat = source[key]
+        node = ex.pfn[key]["node"]
+        params = b.params(node, ex)
+        for p in params:
+            for name in re.findall(r"[A-Za-z_]\w*", p[1]):
+                if name in ex.typedefs:
+                    type_roots.setdefault(name, ex)
+        entries.append({
+            "symbol": key[0], "version": key[1], "variant": key[2], "returns": b.return_type(node),
+            "params": params, "header": headers.get(node.name, "cudaTypedefs.h"), "exported": exported.get(key),
+            "platforms": _platforms(s, key, plat), "toolkits": declared_in.get(key, []), "group": groups.get(key[0]),
+        })
+    types = _types(b, type_roots)
+    return {
+        "format": FORMAT,
+        "primary_toolkit": toolkit,
+        "history": list(dict.fromkeys(s.toolkit for s in scans)),
+        "groups": dict(sorted(titles.items())),
+        "entries": entries,
+        **types,
+    }
+
+
 def _sources(scans: Sequence[ToolkitScan]) -> tuple[dict[Key, tuple[ToolkitScan, Extracted, str]], dict[Key, list[str]]]:
-    """Each ABI's describing scan (the newest toolkit that declares it) and the toolkits that declare it."""
+    """The union of all ABIs, each described by the newest toolkit that declares it; and who declares each."""
     source: dict[Key, tuple[ToolkitScan, Extracted, str]] = {}
     declared_in: dict[Key, list[str]] = {}
     for s in scans:
@@ -522,8 +563,8 @@ def _sources(scans: Sequence[ToolkitScan]) -> tuple[dict[Key, tuple[ToolkitScan,
     return source, declared_in
 
 
-def _all_groups(scans: Sequence[ToolkitScan]) -> tuple[dict[str, str], dict[str, str]]:
-    """(function -> group id, group id -> title): the newest toolkit's, completed by older ones."""
+def _groups(scans: Sequence[ToolkitScan]) -> tuple[dict[str, str], dict[str, str]]:
+    """cuda.h's doc group of each function, and the groups' titles (newest toolkit first)."""
     groups, titles = scan_groups(scans[-1].include)
     for s in scans[:-1]:
         g2, t2 = scan_groups(s.include)
@@ -534,8 +575,8 @@ def _all_groups(scans: Sequence[ToolkitScan]) -> tuple[dict[str, str], dict[str,
     return groups, titles
 
 
-def _all_exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None]:
-    """Each ABI's exported library name, as the newest toolkit that names one says."""
+def _exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None]:
+    """The exported library name of each ABI, from the headers' macro renames."""
     exported: dict[Key, str | None] = {}
     for s in scans:
         bases = {k[0] for k in s.linux.pfn} | {k[0] for k in s.windows.pfn}
@@ -552,48 +593,11 @@ def _all_exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None
     return exported
 
 
-def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
-    """Build the catalog data from the primary include dir plus optional history scans."""
-    b = _Builder()
-    main = scan_toolkit(primary, toolkit, cc=cc)
-    # The primary scan goes after a history scan of the same release (a stable sort), so it
-    # describes what both declare and adds what the wheel lacks.
-    scans = [*history, main]
-    scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
-    source, declared_in = _sources(scans)
-    groups, titles = _all_groups(scans)
-    exported = _all_exported(scans, cc)
-    headers: dict[str, str] = {}
-    for s in scans:
-        headers.update(_header_of(s.include))
-
-    entries = []
-    type_roots: dict[str, Extracted] = {}
-    for key in sorted(source, key=lambda k: (k[0], k[1], k[2])):
-        s, ex, plat = source[key]
-        node = ex.pfn[key]["node"]
-        params = b.params(node, ex)
-        for p in params:
-            for name in re.findall(r"[A-Za-z_]\w*", p[1]):
-                if name in ex.typedefs:
-                    type_roots.setdefault(name, ex)
-        platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
-        if plat == "linux" and key not in s.windows.pfn:
-            platforms = ["linux"]
-        entries.append({
-            "symbol": key[0], "version": key[1], "variant": key[2], "returns": b.return_type(node),
-            "params": params, "header": headers.get(node.name, "cudaTypedefs.h"), "exported": exported.get(key),
-            "platforms": platforms, "toolkits": declared_in.get(key, []), "group": groups.get(key[0]),
-        })
-    types = _types(b, type_roots)
-    return {
-        "format": FORMAT,
-        "primary_toolkit": toolkit,
-        "history": list(dict.fromkeys(s.toolkit for s in scans)),
-        "groups": dict(sorted(titles.items())),
-        "entries": entries,
-        **types,
-    }
+def _platforms(s: ToolkitScan, key: Key, plat: str) -> list[str]:
+    platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
+    if plat == "linux" and key not in s.windows.pfn:
+        platforms = ["linux"]
+    return platforms
 
 
 def _types(b: _Builder, roots: dict[str, Extracted]) -> dict[str, Any]:
