@@ -256,3 +256,22 @@ def test_unusable_home_falls_back_to_a_private_directory(monkeypatch: pytest.Mon
     base = p.parent.parent.parent
     assert p.read_bytes() == b"x" and stat.S_IMODE(os.lstat(base).st_mode) == 0o700
     assert os.lstat(base).st_uid == os.getuid()
+
+
+def test_a_loose_umask_still_builds_a_private_library(tmp_path: Path) -> None:
+    old = os.umask(0o002)  # Ubuntu's default for users with a private group: cc makes 0775 files
+    try:
+        def cc(src: Path, out: Path) -> None:
+            out.write_bytes(b"x")
+            out.chmod(0o775)
+
+        p = buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=tmp_path / "c")
+        assert stat.S_IMODE(os.lstat(p).st_mode) == 0o700
+        assert buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=tmp_path / "c") == p
+    finally:
+        os.umask(old)
+
+
+def test_a_build_that_leaves_no_file_is_one_error(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="building thing"):
+        buildcache.cached_build("thing", "int x;", lambda s, o: None, filename="lib.so", root=tmp_path / "c")
