@@ -85,7 +85,7 @@ def entry() -> None:
     try:
         code = main()
     except Exception as exc:  # a bug in cuentry: one line, not a traceback, unless asked
-        if os.environ.get("CUENTRY_DEBUG"):
+        if os.environ.get("CUENTRY_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             raise
         sys.stderr.write(f"cuentry: internal error: {type(exc).__name__}: {exc} (set CUENTRY_DEBUG=1 for the "
                          "traceback and please report it)\n")
