@@ -275,3 +275,9 @@ def test_a_loose_umask_still_builds_a_private_library(tmp_path: Path) -> None:
 def test_a_build_that_leaves_no_file_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="building thing"):
         buildcache.cached_build("thing", "int x;", lambda s, o: None, filename="lib.so", root=tmp_path / "c")
+
+
+def test_a_relative_dir_gives_an_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    p = buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so", root="rel")
+    assert p.is_absolute() and p.is_relative_to(tmp_path / "rel")

@@ -225,7 +225,7 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
             # private directory every time instead of trusting anything shared.
             base = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
     else:
-        base = Path(root)
+        base = Path(root).absolute()  # the path handed out must work from any directory
         check_root(base, private=False)
     group = base / name
     if not os.path.lexists(group):
