@@ -4,7 +4,7 @@ The manifest (:mod:`cuentry.manifest`) says what the user asked for; this module
 turns it into the facts code generation needs and computes them once, for both
 the C and the Python generator: for each entry, its pins in order (the entry
 itself, then its fallback chain), the ABI each pin binds in the table's stream
-mode (the driver's rule, :meth:`Catalog.pick`), the first version of that symbol
+mode (:meth:`Manifest.abi`, which asks :meth:`Catalog.bind`), the first version of that symbol
 in that mode, the symbol's ABI versions, and whether a fallback can share the
 entry's function-pointer type.
 """
