@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .catalog import Catalog, Stream, catalog, format_version
-from .diagnostics import Classification, Diagnostic, driver_too_old_hint
-from .driver import Driver, Runtime, default_driver, parse_stream
+from .catalog import Abi, Catalog, catalog
+from .diagnostics import Diagnostic
+from .driver import Driver, Runtime, default_driver
 from .errors import (
     CuentryError,
     ForkError,
@@ -48,6 +48,7 @@ from .errors import (
     UnavailableError,
     UsageError,
 )
+from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -68,9 +69,9 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
         return default
     v = raw.strip().lower()
     if v in _TRUE:
-        return "per_thread"
+        return PER_THREAD
     if v in _FALSE:
-        return "legacy"
+        return LEGACY
     raise UsageError(f"${env}={raw!r} is neither on nor off", hint="use 1/true/yes/on or 0/false/no/off")
 
 
@@ -248,18 +249,19 @@ class Table:
             mode = parse_stream(stream)
         except UsageError as exc:
             raise TableDeclarationError(f"table {name!r}: {exc.message}", hint=exc.hint) from None
-        if mode == "default":
+        if mode == DEFAULT:
             raise TableDeclarationError(f"table {name!r}: stream mode 'default' is not allowed in a table",
                                         hint="a library pins its mode: 'legacy' or 'per_thread'")
         if on_fork not in ("reresolve", "refuse"):
             raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
         self.name = name
-        self.stream: Stream = mode
+        self.stream: Stream = catalog_stream(mode)
         self._source = source
         self._on_fork = on_fork
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
+        self._abis: dict[Entry, Abi] = {}
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
@@ -268,7 +270,7 @@ class Table:
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
             for x in self._chain(e):
-                self._validate(x)
+                self._abis[x] = self._validate(x)
             if e.attr in seen:
                 raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
                                             hint="give one of them name='...' to hold both")
@@ -290,22 +292,12 @@ class Table:
             out.append(nxt)
         return out
 
-    def _validate(self, e: Entry) -> None:
-        cat = self._cat
+    def _validate(self, e: Entry) -> Abi:
+        """The ABI the entry's pin binds in this table's mode (the catalog decides), or a declaration error."""
         try:
-            cat.at(e.symbol, e.version)
+            return self._cat.bind(e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
-        if e.variant is not None and bool(e.variant) != (self.stream == "per_thread") and any(
-                a.variant for a in cat.abis(e.symbol)):
-            raise TableDeclarationError(
-                f"table {self.name!r} is {self.stream.replace('_', '-')} but {e.describe()} was declared by its "
-                f"{'per-thread' if e.variant else 'legacy'} typedef", hint="a table never mixes modes: declare two tables")
-        if cat.pick(e.symbol, e.version, self.stream) is None:
-            first = cat.first_version(e.symbol, self.stream)
-            raise TableDeclarationError(
-                f"table {self.name!r}: {e.describe()} has no per-thread ABI at or below {e.version}",
-                hint=f"pin {first} (the first per-thread ABI) in a per-thread table")
 
     # --- resolution --------------------------------------------------------------
     def _get_source(self) -> Driver | Runtime:
@@ -348,18 +340,10 @@ class Table:
         return self
 
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
-        drv_version = src.driver_version
-        first = self._cat.first_version(e.symbol, self.stream)
-        abi = self._cat.pick(e.symbol, e.version, self.stream)
-        assert abi is not None  # checked at declaration
-        if drv_version is not None and drv_version < first:
-            # The seed's first step: the driver cannot have it; say so without asking.
-            d = Diagnostic(symbol=e.symbol, version=e.version, flags=2 if self.stream == "per_thread" else 1,
-                           stream=self.stream, access="-", driver_version=drv_version, library=src.path,
-                           result=None, result_name="-", query=None, query_emulated=False, address=0,
-                           classification=Classification.DRIVER_TOO_OLD,
-                           hint=driver_too_old_hint(e.symbol, first, drv_version), abi=abi.pfn)
-            raise ResolutionError(d)
+        abi = self._abis[e]
+        too_old = src.too_old(e.symbol, e.version, self.stream, abi)
+        if too_old is not None:
+            raise too_old
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
