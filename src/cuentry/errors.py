@@ -259,3 +259,16 @@ class ManifestError(CuentryError, ValueError):
         self.column = column
         where = path if line is None else f"{path}:{line}:{column or 1}"
         super().__init__(f"{where}: {detail}", hint=hint or "see `cuentry check --help` for the manifest format")
+
+
+class BuildError(CuentryError, RuntimeError):
+    """cuentry could not compile one of its helper libraries (fake driver, interposer)."""
+
+    def __init__(self, what: str, detail: str, *, hint: str = "") -> None:
+        self.what = what
+        self.detail = detail
+        super().__init__(f"cannot build {what}: {detail}",
+                         hint=hint or "install a C compiler (gcc or clang) or set CC to one")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "what": self.what, "detail": self.detail}

@@ -1,6 +1,6 @@
 /* cuentry's interposer: records (and optionally emulates an older driver for) every
  * entry-point request of a process. Generated tables come from cuentry's catalog
- * (see cuentry/interpose/__init__.py); this file is a template, @TABLES@ is replaced.
+ * (see cuentry/interpose/__init__.py); this file is a template whose table marker is replaced.
  *
  * Loaded with LD_PRELOAD. It
  *  - defines dlsym: names of interest get a wrapper, everything else is a tail call to
@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,7 @@ struct slot {
 };
 
 _Static_assert(sizeof(struct header) <= HEADER_SIZE, "header too large");
-_Static_assert(sizeof(struct slot) == 224, "slot layout changed: update the reader");
+_Static_assert(sizeof(struct slot) == 232, "slot layout changed: update the reader");
 _Static_assert(offsetof(struct slot, count) == 48, "slot layout changed: update the reader");
 _Static_assert(offsetof(struct header, exe) == 56, "header layout changed: update the reader");
 
@@ -246,8 +247,12 @@ static const struct export_map *map_for(int range) {
 }
 
 /* The index in EXPORTS of the export p equals: -1 NULL, -2 no export. */
+static int own_export(const void *p);
+
 static int export_of(const void *p) {
     if (!p) return -1;
+    int own = own_export(p);
+    if (own != -3) return own;
     int r = range_of(p);
     if (r < 0) return -2;
     const struct export_map *m = map_for(r);
@@ -454,19 +459,23 @@ static int is_our_wrapper(const void *p) {
 }
 
 /* The wrapper that forwards to real (claiming a pool slot), or real itself when the pool is full. */
+static int own_export(const void *p);
+
 static void *wrap(int w, void *real) {
-    if (!real || is_our_wrapper(real)) return real;
-    if (w == W_VER && !emu_version) return real;
+    if (!real || is_our_wrapper(real) || own_export(real) != -3) return real;
+    /* cuDriverGetVersion is only wrapped when emulating, but its real one is kept for our exports. */
+    int keep_real = (w == W_VER && !emu_version);
     for (int i = 0; i < POOL; i++) {
         void *cur = __atomic_load_n(&pool_real[w][i], __ATOMIC_ACQUIRE);
-        if (cur == real) return pool_wrapper[w][i];
+        if (cur == real) return keep_real ? real : pool_wrapper[w][i];
         if (cur == NULL) {
             void *expected = NULL;
             if (__atomic_compare_exchange_n(&pool_real[w][i], &expected, real, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
                 || expected == real)
-                return pool_wrapper[w][i];
+                return keep_real ? real : pool_wrapper[w][i];
         }
     }
+    if (keep_real) return real;
     if (tracing && map) __atomic_add_fetch(&hdr()->unwrapped, 1, __ATOMIC_RELAXED);
     return real;
 }
@@ -676,6 +685,10 @@ static void *real_for_caller(int w, const void *ret) {
     }
     if (!p || is_ours(p)) p = rd(RTLD_NEXT, wrapped_names[w]);
     if (is_ours(p)) p = NULL;
+    /* A driver whose own references bind to our definitions (no -Bsymbolic) hands them out
+     * from cuGetProcAddress; a caller reached that way may not see the driver itself:
+     * use the driver seen through dlsym. */
+    for (int i = 0; !p && i < POOL; i++) p = __atomic_load_n(&pool_real[w][i], __ATOMIC_ACQUIRE);
     if (p && r >= 0) __atomic_store_n(&caller_real[w][r], p, __ATOMIC_RELEASE);
     return p;
 }
@@ -698,6 +711,16 @@ EXPORT int cudaGetDriverEntryPoint(const char *s, void **p, unsigned long long f
 }
 EXPORT CUresult cuDriverGetVersion(int *o) {
     return do_ver((ver_fn)real_for_caller(W_VER, __builtin_return_address(0)), o);
+}
+
+/* Our exported definitions stand for the driver's exports of the same name: -3 when p is none. */
+static int own_export(const void *p) {
+    static const void *const own[] = {
+        (const void *)cuGetProcAddress_v2, (const void *)cuGetProcAddress, (const void *)cudaGetDriverEntryPointByVersion,
+        (const void *)cudaGetDriverEntryPoint, (const void *)cuDriverGetVersion,
+    };
+    for (int w = 0; w < N_WRAPPED; w++) if (own[w] == p) return find_export(wrapped_names[w]) >= 0 ? find_export(wrapped_names[w]) : -2;
+    return -3;
 }
 
 /* --- dlsym ------------------------------------------------------------------------------ */

@@ -1,0 +1,185 @@
+"""The interposer shared by ``cuentry trace`` and ``cuentry emulate``.
+
+:func:`source` fills the C template ``interposer.c`` with two tables generated from
+the catalog: every Linux driver export with the version of the ABI it is (so
+``dlsym`` of an export newer than an emulated driver can answer NULL), and every
+entry point with its first ABI version and first per-thread ABI version (so a
+symbol newer than the emulated driver is "not found"). :func:`build` compiles it
+with the system C compiler into the per-user build cache
+(:mod:`cuentry.buildcache`). :func:`read` parses the record files the interposer
+leaves in ``$CUENTRY_TRACE_DIR``, one per process.
+
+The library is used with ``LD_PRELOAD`` (Linux). Environment it reads:
+``CUENTRY_TRACE_DIR`` (an absolute directory: record requests there) and
+``CUENTRY_EMULATE_DRIVER`` (a version number: behave as that driver).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..catalog import Catalog, catalog
+from ..errors import BuildError
+
+TRACE_DIR_ENV = "CUENTRY_TRACE_DIR"
+EMULATE_ENV = "CUENTRY_EMULATE_DRIVER"
+
+# Exported on Linux by the catalog, but not by a real Linux driver (measured on 580.159.04).
+_NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
+
+# The record file's layout: it must match interposer.c (which asserts its side).
+MAGIC = b"CUETRC01"
+LAYOUT = 1
+HEADER_SIZE = 4096
+MAX_CALLERS = 256
+CALLER_SIZE = 512
+SLOTS = 8192
+SYMBOL_SIZE = 112
+EXPORT_SIZE = 64
+_HEADER = struct.Struct("=8sIiiiiIIIQQ1024s1024s")
+_SLOT = struct.Struct(f"=IIiiQiiiIIIQ{SYMBOL_SIZE}s{EXPORT_SIZE}s")
+FILE_SIZE = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE + SLOTS * _SLOT.size
+
+# The API numbers of interposer.c, by name.
+APIS = {1: "cuGetProcAddress_v2", 2: "cuGetProcAddress", 3: "cudaGetDriverEntryPointByVersion",
+        4: "cudaGetDriverEntryPoint", 5: "dlsym"}
+
+
+def _c_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def tables(cat: Catalog | None = None) -> str:
+    """The generated C tables: EXPORTS (name, ABI version) and SYMBOLS (name, first, first per-thread)."""
+    cat = catalog() if cat is None else cat
+    exports: dict[str, int] = {}
+    symbols: dict[str, tuple[int, int]] = {}
+    for a in cat:
+        first, first_pt = symbols.get(a.symbol, (1 << 30, 0))
+        first = min(first, a.version)
+        if a.variant:
+            first_pt = a.version if not first_pt else min(first_pt, a.version)
+        symbols[a.symbol] = (first, first_pt)
+        if a.exported and "linux" in a.platforms and a.symbol not in _NOT_ON_LINUX:
+            exports[a.exported] = min(exports.get(a.exported, a.version), a.version)
+    ex_rows = [f"    {{{_c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
+    sym_rows = [f"    {{{_c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
+    return "\n".join([
+        "static const struct export_entry EXPORTS[] = {", *ex_rows, "};",
+        "#define N_EXPORTS (sizeof EXPORTS / sizeof EXPORTS[0])",
+        "static const struct symbol_entry SYMBOLS[] = {", *sym_rows, "};",
+        "#define N_SYMBOLS (sizeof SYMBOLS / sizeof SYMBOLS[0])",
+    ])
+
+
+def source(cat: Catalog | None = None) -> str:
+    """The interposer's complete C source."""
+    template = resources.files(__package__).joinpath("interposer.c").read_text(encoding="utf-8")
+    return template.replace("@TABLES@", tables(cat))
+
+
+def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
+    """Compile the interposer (cached per user) and return the library's path."""
+    if not sys.platform.startswith("linux"):
+        raise BuildError("the cuentry interposer", f"it works on Linux only (this is {sys.platform})",
+                         hint="run cuentry trace/emulate on Linux")
+    from ..buildcache import build_shared
+
+    return build_shared("the cuentry interposer", source(), name="interposer",
+                        flags=("-O2", "-fno-stack-protector", "-foptimize-sibling-calls", "-fvisibility=hidden",
+                               "-pthread", "-fno-delete-null-pointer-checks", "-w"),
+                        libs=("-ldl",), cc=cc, dest=dest, filename="libcuentry-interpose.so")
+
+
+@dataclass(frozen=True)
+class RawRequest:
+    """One distinct request as the interposer recorded it (a count of identical ones)."""
+
+    api: str
+    symbol: str
+    version: int
+    flags: int
+    result: int
+    query: int | None
+    caller: str
+    export: str | None   # the export the pointer equals; None: NULL; "?": a pointer that is no export
+    status_given: bool
+    emulated: bool
+    truncated: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    """One process's record file."""
+
+    path: str
+    pid: int
+    ppid: int
+    exe: str
+    driver_version: int | None
+    driver_path: str | None
+    emulated: int | None
+    dropped: int
+    unwrapped: int
+    requests: tuple[RawRequest, ...]
+
+
+def _text(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
+    """One record file's contents; None when it is not a (complete) record file of this layout."""
+    if len(data) < FILE_SIZE or data[:8] != MAGIC:
+        return None
+    (_, layout, pid, ppid, dver, emu, ncallers, nslots, _nrec, dropped, unwrapped,
+     exe, dpath) = _HEADER.unpack_from(data, 0)
+    if layout != LAYOUT or nslots != SLOTS:
+        return None
+    callers = [_text(data[HEADER_SIZE + i * CALLER_SIZE:HEADER_SIZE + (i + 1) * CALLER_SIZE])
+               for i in range(min(ncallers, MAX_CALLERS))]
+    base = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE
+    out = []
+    for i in range(SLOTS):
+        off = base + i * _SLOT.size
+        if data[off] == 0:
+            continue
+        (state, _h, api, version, flags, result, query, caller, status_given, emulated, truncated, count,
+         symbol, export) = _SLOT.unpack_from(data, off)
+        if state != 1:
+            continue
+        exp = _text(export)
+        out.append(RawRequest(
+            api=APIS.get(api, f"api{api}"), symbol=_text(symbol), version=version, flags=flags, result=result,
+            query=None if query < 0 else query,
+            caller=callers[caller] if 0 <= caller < len(callers) else "?",
+            export=exp or None, status_given=bool(status_given), emulated=bool(emulated),
+            truncated=bool(truncated), count=count))
+    return ProcessRecord(path=path, pid=pid, ppid=ppid, exe=_text(exe), driver_version=dver or None,
+                         driver_path=_text(dpath) or None, emulated=emu or None, dropped=dropped,
+                         unwrapped=unwrapped, requests=tuple(out))
+
+
+def read(directory: str | os.PathLike[str]) -> list[ProcessRecord]:
+    """Every process's records left in ``directory`` (files that are not records are skipped)."""
+    got = []
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".rec"):
+            continue
+        p = os.path.join(directory, name)
+        try:
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(FILE_SIZE + 1)
+        rec = parse(data, p)
+        if rec is not None:
+            got.append(rec)
+    return got
