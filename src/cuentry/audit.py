@@ -136,7 +136,8 @@ def _version_findings(symbol: str, version: int, flags: int, api: str, driver_ve
                              f"(VERSION_NOT_SUFFICIENT); pin {vs[0]} (PFN_{symbol}_v{vs[0]})"))
     elif version not in vs:
         picked = cat.pick(symbol, version, stream)
-        gives = f"the driver gives {picked.pfn}" if picked is not None else "nothing of that stream mode resolves"
+        gives = (f"the driver gives {picked.pfn}" + (f" ({picked.exported})" if picked.exported else "")
+                 if picked is not None else "nothing of that stream mode resolves")
         kind = "a CUDA release" if looks_like_release(version) else "not one of its ABI versions"
         fix = picked.version if picked is not None else vs[0]
         floor = f", and it fails on drivers older than {format_version(version)}" if fix < version else ""

@@ -670,6 +670,34 @@ static int is_ours(const void *p) {
     return p && me >= 0 && range_of(p) == me;
 }
 
+/* The first definition of name in any loaded object other than this one (a driver loaded
+ * RTLD_LOCAL is invisible to RTLD_NEXT). Paths are collected first: no dlopen inside the
+ * loader's iteration. */
+#define MAX_SEARCH 128
+struct collect_ctx { int n; char (*paths)[CALLER_SIZE]; };
+static int collect_cb(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct collect_ctx *c = data;
+    if (info->dlpi_name && info->dlpi_name[0] == '/' && c->n < MAX_SEARCH) copy_str(c->paths[c->n++], info->dlpi_name, CALLER_SIZE);
+    return 0;
+}
+static void *search_loaded(const char *name) {
+    char (*paths)[CALLER_SIZE] = malloc(sizeof(char[CALLER_SIZE]) * MAX_SEARCH);
+    if (!paths) return NULL;
+    struct collect_ctx c = {0, paths};
+    dl_iterate_phdr(collect_cb, &c);
+    void *found = NULL;
+    for (int i = 0; i < c.n && !found; i++) {
+        void *h = dlopen(paths[i], RTLD_NOLOAD | RTLD_LAZY);
+        if (!h) continue;
+        void *p = get_real_dlsym()(h, name);
+        dlclose(h);
+        if (p && !is_ours(p)) found = p;
+    }
+    free(paths);
+    return found;
+}
+
 /* The definition the caller's own scope sees (its libcuda), else the next one after us. */
 static void *real_for_caller(int w, const void *ret) {
     int r = range_of(ret);
@@ -689,6 +717,7 @@ static void *real_for_caller(int w, const void *ret) {
      * from cuGetProcAddress; a caller reached that way may not see the driver itself:
      * use the driver seen through dlsym. */
     for (int i = 0; !p && i < POOL; i++) p = __atomic_load_n(&pool_real[w][i], __ATOMIC_ACQUIRE);
+    if (!p) p = search_loaded(wrapped_names[w]);
     if (p && r >= 0) __atomic_store_n(&caller_real[w][r], p, __ATOMIC_RELEASE);
     return p;
 }

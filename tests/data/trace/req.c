@@ -10,6 +10,7 @@
  *   loop:N:SYM:VER:FLAGS N requests, prints ns per request     threads:N:M:SYM:VER:FLAGS
  *   closeout             close stdout and stderr              fork  the rest runs in a child that _exits
  *   spawn                the rest runs in a fork+exec'd copy of this program
+ *   exit:N               exit now with status N (default at the end: 7)
  * With -DDIRECT the program links the library and calls cuGetProcAddress_v2 by name.
  */
 #define _GNU_SOURCE
@@ -112,6 +113,9 @@ static int run(int argc, char **argv, int first) {
             for (int x = 0; x < n; x++) pthread_create(&t[x], NULL, worker, &j);
             for (int x = 0; x < n; x++) pthread_join(t[x], NULL);
             printf("threads %d x %d done\n", n, m);
+        } else if (!strcmp(kind, "exit")) {
+            fflush(stdout);
+            exit(atoi(rest));
         } else if (!strcmp(kind, "closeout")) {
             fflush(stdout);
             close(1); close(2);
