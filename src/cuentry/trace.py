@@ -167,7 +167,9 @@ def collect(records: Sequence[interpose.ProcessRecord], *, command: Sequence[str
             export=r.export, caller=r.caller, count=count, runtime=r.caller in runtimes, emulated=r.emulated,
             query_given=r.status_given))
     requests.sort(key=lambda q: (q.caller, q.api, q.symbol, q.version or 0, q.flags or 0))
-    findings = _findings(requests, driver_version, cat)
+    # Under emulation the driver the program saw is the emulated one (unless the real one is older).
+    effective = emulated if emulated and (driver_version is None or emulated < driver_version) else driver_version
+    findings = _findings(requests, effective, cat)
     procs = tuple(Process(p.pid, p.ppid, p.exe, sum(r.count for r in p.requests), p.dropped) for p in records)
     return TraceReport(command=tuple(command), exit_code=exit_code, driver_version=driver_version,
                        driver_path=driver_path, emulated=emulated, requests=tuple(requests),

@@ -10,6 +10,7 @@
  *   loop:N:SYM:VER:FLAGS N requests, prints ns per request     threads:N:M:SYM:VER:FLAGS
  *   closeout             close stdout and stderr              fork  the rest runs in a child that _exits
  *   spawn                the rest runs in a fork+exec'd copy of this program
+ *   file:PATH            cuGetProcAddress_v2 for each "SYMBOL VERSION FLAGS" line; prints the export's name
  *   exit:N               exit now with status N (default at the end: 7)
  * With -DDIRECT the program links the library and calls cuGetProcAddress_v2 by name.
  */
@@ -113,6 +114,19 @@ static int run(int argc, char **argv, int first) {
             for (int x = 0; x < n; x++) pthread_create(&t[x], NULL, worker, &j);
             for (int x = 0; x < n; x++) pthread_join(t[x], NULL);
             printf("threads %d x %d done\n", n, m);
+        } else if (!strcmp(kind, "file")) {
+            FILE *f = fopen(rest, "r");
+            char sym[256];
+            int ver;
+            unsigned long long flags;
+            while (f && fscanf(f, "%255s %d %llu", sym, &ver, &flags) == 3) {
+                void *p = NULL;
+                int st = -1, rc = gpa2 ? gpa2(sym, &p, ver, flags, &st) : -100;
+                Dl_info info;
+                const char *name = (rc == 0 && p && dladdr(p, &info) && info.dli_sname) ? info.dli_sname : "-";
+                printf("%s %d %llu rc=%d st=%d %s\n", sym, ver, flags, rc, st, name);
+            }
+            if (f) fclose(f);
         } else if (!strcmp(kind, "exit")) {
             fflush(stdout);
             exit(atoi(rest));
