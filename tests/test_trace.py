@@ -16,19 +16,14 @@ from cuentry import trace as tr
 from cuentry.cli import main
 from cuentry.errors import UsageError
 
-from .tracehelp import TRACE_DATA, compile_program, plain_run
+from .tracehelp import session_cache, TRACE_DATA, compile_program, plain_run
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Builds go to a cache of this test session, not the user's."""
-    old = os.environ.get("CUENTRY_CACHE_DIR")
-    os.environ["CUENTRY_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    yield
-    if old is None:
-        os.environ.pop("CUENTRY_CACHE_DIR", None)
-    else:
-        os.environ["CUENTRY_CACHE_DIR"] = old
+def private_cache() -> Iterator[None]:
+    """Builds go to one cache of this test session, not the user's."""
+    with session_cache():
+        yield
 
 
 @pytest.fixture(scope="module")

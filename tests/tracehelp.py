@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 TRACE_DATA = Path(__file__).parent / "data" / "trace"
@@ -30,3 +33,22 @@ def plain_run(cmd: list[str], env: dict[str, str] | None = None) -> subprocess.C
     e = dict(os.environ if env is None else env)
     e.pop("LD_PRELOAD", None)
     return subprocess.run(cmd, capture_output=True, text=True, env=e, check=False, timeout=60)
+
+
+_CACHE: list[str] = []
+
+
+@contextlib.contextmanager
+def session_cache() -> Iterator[str]:
+    """CUENTRY_CACHE_DIR set to one private directory for the whole test session (built once)."""
+    if not _CACHE:
+        _CACHE.append(tempfile.mkdtemp(prefix="cuentry-test-cache-"))
+    old = os.environ.get("CUENTRY_CACHE_DIR")
+    os.environ["CUENTRY_CACHE_DIR"] = _CACHE[0]
+    try:
+        yield _CACHE[0]
+    finally:
+        if old is None:
+            os.environ.pop("CUENTRY_CACHE_DIR", None)
+        else:
+            os.environ["CUENTRY_CACHE_DIR"] = old

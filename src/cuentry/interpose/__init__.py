@@ -91,7 +91,7 @@ def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) 
     from ..buildcache import build_shared
 
     return build_shared("the cuentry interposer", source(), name="interposer",
-                        flags=("-O2", "-fno-stack-protector", "-foptimize-sibling-calls", "-fvisibility=hidden",
+                        flags=("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibility=hidden",
                                "-pthread", "-fno-delete-null-pointer-checks", "-w"),
                         libs=("-ldl",), cc=cc, dest=dest, filename="libcuentry-interpose.so")
 
