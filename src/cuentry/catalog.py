@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 from .names import (
     LEGACY,
@@ -91,7 +92,7 @@ class Param(Record):
     type: str
     canonical: str
 
-    def __init__(self, name: str, type: str, canonical: str) -> None:  # noqa: A002 - C's word
+    def __init__(self, name: str, type: str, canonical: str) -> None:
         self._set(name=name, type=type, canonical=canonical)
 
 
@@ -200,7 +201,7 @@ class Group(Record):
     id: str
     title: str
 
-    def __init__(self, id: str, title: str) -> None:  # noqa: A002 - cuda.h's word
+    def __init__(self, id: str, title: str) -> None:
         self._set(id=id, title=title)
 
 

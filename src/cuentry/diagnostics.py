@@ -177,9 +177,11 @@ def classify(
     known = symbol in cat
     if result != CUDA_SUCCESS:
         if result == CUDA_ERROR_STUB_LIBRARY:
-            return Classification.STUB_LIBRARY, "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)"
+            return (Classification.STUB_LIBRARY,
+                    "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
         if result == CUDA_ERROR_NOT_INITIALIZED:
-            return Classification.NOT_INITIALIZED, "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES"
+            return (Classification.NOT_INITIALIZED,
+                    "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
         if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
             first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
             if first is not None and first > driver_version:

@@ -30,6 +30,7 @@ from .callables import TypedFunction, bind, invalidate
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
 from .errors import CatalogError, CudaError, DriverClosedError, ResolutionError, UsageError
+from .loader import Attempt, load_driver, load_runtime
 from .names import (
     CUDA_ERROR_INVALID_VALUE,
     CUDA_ERROR_NOT_FOUND,
@@ -48,7 +49,7 @@ from .names import (
     parse_stream,
     stream_of_flags,
 )
-from .loader import Attempt, load_driver, load_runtime
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -69,7 +70,6 @@ class _Source:
 
     def __init__(self, found: Any, cat: Catalog | None) -> None:
         self.cat = catalog() if cat is None else cat
-        self._found = found
         self.library = found.library
         self.path: str = found.path
         self.how: str = found.how

@@ -151,7 +151,7 @@ class DriverNotFoundError(DriverError):
     def __init__(self, searched: Sequence[str], reasons: Sequence[str] = ()) -> None:
         self.searched = tuple(searched)
         self.reasons = tuple(reasons)
-        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons)) or ", ".join(self.searched)
+        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or ", ".join(self.searched)
         super().__init__(
             f"no CUDA driver library found (searched: {tried})",
             hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1 (or pass --driver)",
@@ -168,7 +168,8 @@ class StubLibraryError(DriverError):
         self.path = path
         super().__init__(
             f"{path} is the CUDA toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY), not a driver",
-            hint="remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH or point CUENTRY_DRIVER at the real libcuda.so.1",
+            hint="remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH or point CUENTRY_DRIVER at the real "
+                 "libcuda.so.1",
         )
 
 

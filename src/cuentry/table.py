@@ -8,7 +8,7 @@
         "mylib",
         [
             required("cuMemAlloc", 3020),
-            required("PFN_cuStreamBeginCapture_v10010"),
+            required("PFN_cuStreamBeginCapture_v10010_ptsz"),
             optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
             optional("cuMulticastCreate", 12010),            # unavailable -> reason object
         ],
@@ -193,7 +193,7 @@ class _State:
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
-_RESERVED = frozenset({"name", "stream", "entries", "available", "reason", "report", "reset", "resolve",
+RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available", "reason", "report", "reset", "resolve",
                        "min_driver", "resolved", "driver"})
 
 
@@ -218,7 +218,7 @@ class Table:
         listed = tuple(entries)
         slots = tuple(dict.fromkeys(
             e.attr for e in listed
-            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in _RESERVED and not e.attr.startswith("_")))
+            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in RESERVED and not e.attr.startswith("_")))
         sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__})
         self: Table = object.__new__(sub)
@@ -274,7 +274,7 @@ class Table:
             if e.attr in seen:
                 raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
                                             hint="give one of them name='...' to hold both")
-            if e.attr in _RESERVED or e.attr.startswith("_"):
+            if e.attr in RESERVED or e.attr.startswith("_"):
                 raise TableDeclarationError(f"table {name!r}: {e.attr!r} clashes with a Table attribute",
                                             hint="give it another name='...'")
             seen[e.attr] = e
@@ -298,6 +298,17 @@ class Table:
             return self._cat.bind(e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
+
+    @classmethod
+    def from_manifest(cls, path: str | os.PathLike[str], **kwargs: Any) -> Table:
+        """A table declared by a manifest file (the format of `cuentry check` and `cuentry generate`).
+
+        Keyword arguments (``source``, ``on_fork``, ``cat``) go to the table;
+        a malformed manifest raises :class:`ManifestError` with its line and column.
+        """
+        from .manifest import load
+
+        return load(path, cat=kwargs.get("cat")).table(**{k: v for k, v in kwargs.items() if k != "cat"})
 
     # --- resolution --------------------------------------------------------------
     def _get_source(self) -> Driver | Runtime:
