@@ -17,7 +17,7 @@ from cuentry.catalog import catalog
 from cuentry.cli import main
 from cuentry.errors import UsageError
 
-from .tracehelp import session_cache, compile_program, plain_run
+from .tracehelp import compile_program, plain_run, session_cache
 
 
 @pytest.fixture(scope="module", autouse=True)

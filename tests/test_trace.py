@@ -16,7 +16,7 @@ from cuentry import trace as tr
 from cuentry.cli import main
 from cuentry.errors import UsageError
 
-from .tracehelp import session_cache, TRACE_DATA, compile_program, plain_run
+from .tracehelp import TRACE_DATA, compile_program, plain_run, session_cache
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from ..errors import UsageError
-from . import EXIT_FAIL, EXIT_OK, SubParsers
+from . import EXIT_FAIL, SubParsers
 from .output import Out
 
 _API_SHORT = {"cuGetProcAddress_v2": "v2", "cuGetProcAddress": "v1", "cudaGetDriverEntryPointByVersion": "rt",
