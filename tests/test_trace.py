@@ -292,3 +292,12 @@ def test_classify_never_raises_on_odd_input() -> None:
         flags = rnd.choice([None, 0, 1, 2, 3, 4, 2**63])
         for f in audit.classify(sym, ver, flags, api=rnd.choice(apis), driver_version=rnd.choice([None, 12040])):
             assert f.code in audit.CODES and f.message
+
+
+def test_a_full_record_file_counts_what_it_drops(req: str, lib: str, tmp_path: Path) -> None:
+    queries = tmp_path / "q.txt"
+    queries.write_text("".join(f"cuInit {v} 1\n" for v in range(1, interpose.SLOTS + 101)))
+    rep = run(req, lib, f"file:{queries}")
+    assert rep.exit_code == 7
+    assert len(rep.requests) == interpose.SLOTS
+    assert rep.dropped == 101      # 100 more versions, and the program's dlsym of the getter

@@ -138,7 +138,7 @@ def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
     """One record file's contents; None when it is not a (complete) record file of this layout."""
     if len(data) < FILE_SIZE or data[:8] != MAGIC:
         return None
-    (_, layout, pid, ppid, dver, emu, ncallers, nslots, _nrec, dropped, unwrapped,
+    (_, layout, pid, ppid, dver, emu, ncallers, nslots, nrec, dropped, unwrapped,
      exe, dpath) = _HEADER.unpack_from(data, 0)
     if layout != LAYOUT or nslots != SLOTS:
         return None
@@ -146,7 +146,7 @@ def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
                for i in range(min(ncallers, MAX_CALLERS))]
     base = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE
     out = []
-    for i in range(SLOTS):
+    for i in range(min(nrec, SLOTS)):  # records are appended in order
         off = base + i * _SLOT.size
         if data[off] == 0:
             continue

@@ -71,7 +71,7 @@ struct header {
 
 enum { API_GPA2 = 1, API_GPA1 = 2, API_RTBV = 3, API_RT = 4, API_DLSYM = 5 };
 
-struct slot {
+struct slot {                /* appended in order; nrecords counts them */
     uint32_t state;          /* 0 empty, 1 ready (written last, release) */
     uint32_t hash;
     int32_t api;
@@ -118,6 +118,8 @@ static dlsym_fn get_real_dlsym(void) {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int emu_version;                 /* 0: no emulation */
 static char *map;                       /* the record file of this process, or NULL */
+#define INDEX_SIZE (2 * SLOTS)
+static uint32_t slot_index[INDEX_SIZE];  /* hash -> record number + 1 in this process's file; 0 empty */
 static int map_failed;
 static int tracing;                     /* $CUENTRY_TRACE_DIR is set */
 static const char *trace_dir;
@@ -411,18 +413,24 @@ static void record(const struct request *q) {
     h = mix(h, r.flags);
     h = mix(h, (uint64_t)(uint32_t)r.result << 32 | (uint32_t)r.query);
     h = mix(h, (uint64_t)(uint32_t)caller << 32 | (uint32_t)r.export_idx);
+    /* Records are appended (few pages touched); this process's index finds them by hash. */
     struct slot *slots = slots_region();
     for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < SLOTS; i++) {
-            struct slot *s = &slots[(h + i) % SLOTS];
-            uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-            if (st == 0) {
+        for (uint32_t i = 0; i < INDEX_SIZE; i++) {
+            uint32_t *cell = &slot_index[(h + i) % INDEX_SIZE];
+            uint32_t k = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
+            if (k == 0) {
                 if (pass == 0) break;  /* not there: insert under the lock */
+                struct header *hd = hdr();
+                if (hd->nrecords >= SLOTS) break;
+                struct slot *s = &slots[hd->nrecords];
                 fill_slot(s, &r, caller, exp, h);
-                hdr()->nrecords++;
+                __atomic_store_n(&hd->nrecords, hd->nrecords + 1, __ATOMIC_RELEASE);
+                __atomic_store_n(cell, hd->nrecords, __ATOMIC_RELEASE);
                 pthread_mutex_unlock(&lock);
                 return;
             }
+            struct slot *s = &slots[k - 1];
             if (s->hash == h && same(s, &r, caller, exp)) {
                 __atomic_add_fetch(&s->count, 1, __ATOMIC_RELAXED);
                 if (pass == 1) pthread_mutex_unlock(&lock);
@@ -796,6 +804,7 @@ static void at_fork_child(void) {
     map = NULL;
     map_failed = 0;
     driver_noted = 0;
+    memset(slot_index, 0, sizeof slot_index);
     for (int i = 0; i < MAX_RANGES; i++) file_caller[i] = -1;
 }
 

@@ -11,6 +11,7 @@
  *   closeout             close stdout and stderr              fork  the rest runs in a child that _exits
  *   spawn                the rest runs in a fork+exec'd copy of this program
  *   file:PATH            cuGetProcAddress_v2 for each "SYMBOL VERSION FLAGS" line; prints the export's name
+ *   table:PATH:R         time one pass over PATH's queries, then R more (ns per request)
  *   exit:N               exit now with status N (default at the end: 7)
  * With -DDIRECT the program links the library and calls cuGetProcAddress_v2 by name.
  */
@@ -127,6 +128,28 @@ static int run(int argc, char **argv, int first) {
                 printf("%s %d %llu rc=%d st=%d %s\n", sym, ver, flags, rc, st, name);
             }
             if (f) fclose(f);
+        } else if (!strcmp(kind, "table")) {
+            /* table:PATH:R  time a pass over the queries of PATH, then R more passes (ns per request) */
+            char *path = field(&rest);
+            int reps = atoi(field(&rest));
+            static char syms[4096][64];
+            static int vers[4096];
+            static unsigned long long fl[4096];
+            int n = 0;
+            FILE *f = fopen(path, "r");
+            while (f && n < 4096 && fscanf(f, "%63s %d %llu", syms[n], &vers[n], &fl[n]) == 3) n++;
+            if (f) fclose(f);
+            struct timespec a, b, c;
+            void *p; int st;
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            for (int j = 0; j < n; j++) gpa2(syms[j], &p, vers[j], fl[j], &st);
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            for (int r = 0; r < reps; r++)
+                for (int j = 0; j < n; j++) gpa2(syms[j], &p, vers[j], fl[j], &st);
+            clock_gettime(CLOCK_MONOTONIC, &c);
+            double first = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (n ? n : 1);
+            double again = ((c.tv_sec - b.tv_sec) * 1e9 + (c.tv_nsec - b.tv_nsec)) / ((double)(n ? n : 1) * (reps ? reps : 1));
+            printf("table %d first %.2f ns again %.2f ns\n", n, first, again);
         } else if (!strcmp(kind, "exit")) {
             fflush(stdout);
             exit(atoi(rest));
