@@ -164,27 +164,28 @@ def build_shared(what: str, source: str, *, name: str, flags: Sequence[str] = ()
     lib = directory / (filename or f"{name}-{key}.so")
     if not fresh and trusted(lib, key):
         return lib
-    fd, c_tmp = tempfile.mkstemp(dir=directory, prefix=".src-", suffix=".c")
-    fd2, so_tmp = tempfile.mkstemp(dir=directory, prefix=".lib-", suffix=".so")
-    os.close(fd2)
+    # A private working directory with fixed names: the build is the same bytes each time.
+    work = Path(tempfile.mkdtemp(dir=directory, prefix=".build-"))
     try:
+        fd = os.open(work / "source.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(source)
-        proc = subprocess.run([*cmd, "-shared", "-fPIC", *flags, "-o", so_tmp, c_tmp, *libs],
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run([*cmd, "-shared", "-fPIC", *flags, "-o", "out.so", "source.c", *libs],
+                              cwd=work, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise BuildError(what, (proc.stderr.strip() or proc.stdout.strip() or "the compiler failed")[:2000],
                              hint=f"the compiler {cmd[0]} rejected cuentry's generated C: please report it "
                                   "(set CC to try another compiler)")
-        digest = _digest_file(Path(so_tmp))
-        os.chmod(so_tmp, 0o700)
-        os.replace(so_tmp, lib)
+        built = work / "out.so"
+        os.chmod(built, 0o700, follow_symlinks=False)
+        if not _owned_regular(built):
+            raise BuildError(what, f"the compiler left no library at {built}")
+        digest = _digest_file(built)
+        os.replace(built, lib)
         _write_atomic(directory, lib.with_name(lib.name + ".stamp"), f"{key} {digest}\n".encode("ascii"))
     except OSError as exc:
         raise BuildError(what, f"{type(exc).__name__}: {exc}", hint="check the cache directory "
                          f"{directory} (or set {CACHE_ENV} to a private directory)") from None
     finally:
-        for p in (c_tmp, so_tmp):
-            with _suppress_os_error():
-                os.unlink(p)
+        shutil.rmtree(work, ignore_errors=True)
     return lib

@@ -397,6 +397,7 @@ static void note_driver(const void *gpa);
 static void record(const struct request *q) {
     if (!tracing) return;
     if (UNLIKELY(!__atomic_load_n(&map, __ATOMIC_ACQUIRE))) {
+        if (__atomic_load_n(&map_failed, __ATOMIC_RELAXED)) return;  /* no record file: never retry */
         pthread_mutex_lock(&lock);
         open_map_locked();
         pthread_mutex_unlock(&lock);
