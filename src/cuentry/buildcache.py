@@ -177,7 +177,7 @@ def build_shared(what: str, source: str, *, name: str, flags: Sequence[str] = ()
                              hint=f"the compiler {cmd[0]} rejected cuentry's generated C: please report it "
                                   "(set CC to try another compiler)")
         built = work / "out.so"
-        os.chmod(built, 0o700, follow_symlinks=False)
+        os.chmod(built, 0o700)  # our private work directory: nobody else can swap it
         if not _owned_regular(built):
             raise BuildError(what, f"the compiler left no library at {built}")
         digest = _digest_file(built)
