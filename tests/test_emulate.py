@@ -194,3 +194,18 @@ def test_cli_emulate(req: str, lib: str, capfd: pytest.CaptureFixture[str], tmp_
 def test_api_refuses_bad_versions(bad: object) -> None:
     with pytest.raises(UsageError):
         tr.emulate(["true"], bad)  # type: ignore[arg-type]
+
+
+def test_cli_notes_a_driver_older_than_the_emulated_one(req: str, lib: str, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulate", "--driver", "13.5", "--trace", "--", req, lib, "ver"]) == 7
+    o = capfd.readouterr()
+    assert "version=13000" in o.out and "older than 13050" in o.err
+
+
+def test_cli_without_a_compiler(req: str, lib: str, capfd: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CUENTRY_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    assert main(["emulate", "--driver", "12.4", "--", req, lib, "ver"]) == 2
+    err = capfd.readouterr().err
+    assert "cannot build the cuentry interposer" in err and "hint:" in err

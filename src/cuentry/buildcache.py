@@ -77,7 +77,7 @@ def private_dir(path: Path) -> Path | None:
     return path if is_private_dir(path) else None
 
 
-def compiler(cc: str | None = None) -> list[str]:
+def compiler(cc: str | None = None, what: str = "a C library") -> list[str]:
     """The C compiler command: ``cc``, ``$CC``, or the first of cc/gcc/clang on PATH."""
     text = cc or os.environ.get("CC") or ""
     words = shlex.split(text) if text else []
@@ -85,13 +85,13 @@ def compiler(cc: str | None = None) -> list[str]:
         found = shutil.which(words[0])
         if found:
             return [found, *words[1:]]
-        raise BuildError("a C library", f"the compiler {words[0]!r} was not found",
+        raise BuildError(what, f"the compiler {words[0]!r} was not found",
                          hint="set CC to an installed C compiler")
     for name in ("cc", "gcc", "clang"):
         found = shutil.which(name)
         if found:
             return [found]
-    raise BuildError("a C library", "no C compiler found (looked for cc, gcc, clang)")
+    raise BuildError(what, "no C compiler found (looked for cc, gcc, clang)")
 
 
 def _digest_file(path: Path) -> str:
@@ -150,7 +150,7 @@ def build_shared(what: str, source: str, *, name: str, flags: Sequence[str] = ()
     ``what`` names the library in errors; ``name`` is its subdirectory of the cache
     (or of ``dest``); ``filename`` the library's file name (default: ``<name>-<key>.so``).
     """
-    cmd = compiler(cc)
+    cmd = compiler(cc, what)
     key = hashlib.sha256("\0".join([source, *flags, *libs, *cmd]).encode()).hexdigest()[:24]
     root = Path(dest) if dest is not None else default_root()
     if dest is None:

@@ -94,6 +94,9 @@ def print_report(report: object, out: Out, *, show_runtimes: bool = False) -> No
     emu = f", emulating {format_version(report.emulated)} ({report.emulated})" if report.emulated else ""
     out.print(out.bold(f"cuentry trace: {total} requests ({len(report.requests)} distinct) from "
                        f"{len(report.callers)} libraries in {len(report.processes)} processes; {drv}{emu}"))
+    if report.emulated and report.driver_version and report.driver_version < report.emulated:
+        out.print(out.warn(f"  note: the real driver ({report.driver_version}) is older than {report.emulated}: "
+                           "a driver cannot be made newer; programs saw the real one"))
     if report.dropped:
         out.print(out.warn(f"  {report.dropped} requests were not recorded (too many distinct requests in one process)"))
     user = [f for f in report.findings if not f.runtime]

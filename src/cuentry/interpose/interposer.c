@@ -785,6 +785,7 @@ static void *__attribute__((noinline)) dlsym_driver_name(void *handle, const cha
         int exp = p ? export_of(p) : -1;
         struct request q = {API_DLSYM, name, 0, 0, p ? 0 : -1, -1, 0, emulated, exp, ret};
         record(&q);
+        if (exp >= 0 && !is_ours(p)) note_driver(p);
     }
     return w >= 0 ? wrap(w, p) : p;
 }
