@@ -301,3 +301,21 @@ def test_a_full_record_file_counts_what_it_drops(req: str, lib: str, tmp_path: P
     assert rep.exit_code == 7
     assert len(rep.requests) == interpose.SLOTS
     assert rep.dropped == 101      # 100 more versions, and the program's dlsym of the getter
+
+
+def test_runtime_api_attributed_to_its_caller_and_the_runtime_table_reported(req: str, lib: str,
+                                                                            tmp_path: Path) -> None:
+    rt = tmp_path / "libcudart.so.99"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(rt), str(TRACE_DATA / "fakert.c"), "-ldl"], check=True)
+    env = dict(os.environ, FAKERT_DRIVER=lib)
+    rep = tr.run([req, str(rt), "rt:cuDeviceGetUuid:11040:1", "rt:cuMemAlloc:13000:1"], env=env,
+                 stdout=subprocess.DEVNULL)
+    mine = {(r.api, r.symbol, r.version): r for r in rep.requests if r.caller == req and r.api != "dlsym"}
+    assert set(mine) == {("cudaGetDriverEntryPointByVersion", "cuDeviceGetUuid", 11040),
+                         ("cudaGetDriverEntryPointByVersion", "cuMemAlloc", 13000)}
+    assert mine[("cudaGetDriverEntryPointByVersion", "cuDeviceGetUuid", 11040)].export == "cuDeviceGetUuid_v2"
+    inner = {(r.symbol, r.version) for r in rep.requests if r.caller == str(rt) and r.api == "cuGetProcAddress_v2"}
+    # The runtime's own table is recorded as the runtime's; the forwarded requests are not counted twice.
+    assert inner == {("", 0), ("cuMemAlloc", 3020), ("cuMemcpyHtoD", 3020), ("cuMemcpy", 7000)}
+    assert rep.runtimes == (str(rt),)
+    assert {(f.code, f.symbol, f.version, f.runtime) for f in rep.findings} == {("CT003", "cuMemAlloc", 13000, False)}
