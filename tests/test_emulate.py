@@ -204,7 +204,7 @@ def test_cli_notes_a_driver_older_than_the_emulated_one(req: str, lib: str, capf
 
 def test_cli_without_a_compiler(req: str, lib: str, capfd: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("CUENTRY_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("CC", "/nonexistent/cc")
     assert main(["emulate", "--driver", "12.4", "--", req, lib, "ver"]) == 2
     err = capfd.readouterr().err

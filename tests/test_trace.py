@@ -61,8 +61,7 @@ def test_output_and_exit_code_untouched(req: str, lib: str) -> None:
     base = plain_run(cmds)
     assert base.returncode == 7
     interposer = str(interpose.build())
-    env = tr.environment(interposer, trace_dir=str(Path(os.environ["CUENTRY_CACHE_DIR"])), base=dict(os.environ))
-    env.pop(interpose.TRACE_DIR_ENV)
+    env = tr.environment(interposer, base=dict(os.environ))
     traced = subprocess.run(cmds, capture_output=True, text=True, env=env, check=False)
     assert (traced.returncode, traced.stdout, traced.stderr) == (base.returncode, base.stdout, base.stderr)
     rep = tr.run(cmds, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

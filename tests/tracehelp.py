@@ -40,15 +40,15 @@ _CACHE: list[str] = []
 
 @contextlib.contextmanager
 def session_cache() -> Iterator[str]:
-    """CUENTRY_CACHE_DIR set to one private directory for the whole test session (built once)."""
+    """XDG_CACHE_HOME set to one private directory for the whole test session (built once there)."""
     if not _CACHE:
         _CACHE.append(tempfile.mkdtemp(prefix="cuentry-test-cache-"))
-    old = os.environ.get("CUENTRY_CACHE_DIR")
-    os.environ["CUENTRY_CACHE_DIR"] = _CACHE[0]
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = _CACHE[0]
     try:
         yield _CACHE[0]
     finally:
         if old is None:
-            os.environ.pop("CUENTRY_CACHE_DIR", None)
+            os.environ.pop("XDG_CACHE_HOME", None)
         else:
-            os.environ["CUENTRY_CACHE_DIR"] = old
+            os.environ["XDG_CACHE_HOME"] = old

@@ -1,191 +1,252 @@
-"""A safe per-user cache for the C libraries cuentry compiles (interposer, fake driver).
+"""A per-user cache of libraries cuentry compiles itself (the fake driver, interposers).
 
-What cuentry builds is later loaded into processes (``dlopen``, ``LD_PRELOAD``), so
-the cache must never hand out a file that another user could have placed or
-changed. The rules:
+cuentry loads what it builds into the running process, so whatever sits in the
+cache is code that will run. The cache therefore trusts nothing it did not just
+verify:
 
-* the cache lives in ``$CUENTRY_CACHE_DIR``, else ``$XDG_CACHE_HOME/cuentry``, else
-  ``~/.cache/cuentry``; each directory cuentry uses there is created with mode
-  0700 and checked before every use (a directory, not a symlink, owned by this
-  user, no group or other permissions);
-* a cached library is used only when it is a regular file owned by this user,
-  writable by nobody else, and its stamp records both the build key (source,
-  flags, compiler) and the SHA-256 of the library's bytes;
-* files are written to fresh ``O_EXCL`` temporary names in that directory and
-  renamed into place, so a reader sees either nothing or a whole file;
-* on any doubt (a check fails, the directory cannot be made private) the library
-  is built again, in a fresh private temporary directory if need be: a slower run,
-  never an unsafe one.
+* The root is ``$XDG_CACHE_HOME/cuentry`` (``~/.cache/cuentry`` when unset or not
+  absolute), or a directory the caller names. It is created with mode 0700 and,
+  before every use, must be a real directory (not a symlink) owned by this user
+  and not writable by anyone else; every directory above it must be owned by
+  this user or root and not writable by others unless sticky (``/tmp``). A
+  caller-named root that fails is refused (:class:`BuildCacheError`); the default
+  root falls back to a fresh private temporary directory (no reuse, always safe).
+* An entry is ``ROOT/NAME/KEY/``, where KEY is the SHA-256 of the name, the
+  source text and the build's extra key. It is built in a fresh ``mkdtemp``
+  directory (0700, a name nobody could predict), every file written with
+  ``O_CREAT|O_EXCL|O_NOFOLLOW``, and published by one ``rename`` of the whole
+  directory, so the library and its stamp (the SHA-256 of the library's bytes)
+  appear together or not at all.
+* On use, the entry directory, the library and the stamp are opened without
+  following symlinks and checked (owner, mode, regular file) and the library's
+  bytes are hashed against the stamp. On any doubt the entry is moved aside and
+  rebuilt.
+
+Only POSIX systems are supported (``os.getuid``, ``O_NOFOLLOW``); the libraries
+built here are Linux shared objects anyway.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import shutil
 import stat
-import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from .errors import BuildError
+from .errors import BuildCacheError
 
-CACHE_ENV = "CUENTRY_CACHE_DIR"
+STAMP = "sha256"
+_OWNER_ONLY = 0o077
+_OTHERS_WRITE = 0o022
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CHUNK = 1 << 20
 
 
 def default_root() -> Path:
-    """Where the per-user cache lives (not created here)."""
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "cuentry"
-    return Path.home() / ".cache" / "cuentry"
+    """``$XDG_CACHE_HOME/cuentry``, or ``~/.cache/cuentry`` (the XDG base directory rule)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "cuentry"
 
 
-def is_private_dir(path: Path) -> bool:
-    """A directory (not a symlink) owned by this user with no group or other permissions."""
+def _uid() -> int:
+    return os.getuid()
+
+
+def _why_unsafe_ancestors(path: Path) -> str | None:
+    """Why a directory above ``path`` lets another user swap what is below it, or None."""
+    real = Path(os.path.realpath(path.parent))
+    for p in (real, *real.parents):
+        try:
+            st = os.stat(p)
+        except OSError as exc:
+            return f"cannot inspect {p}: {exc.strerror}"
+        if st.st_uid not in (0, _uid()):
+            return f"{p} belongs to another user (uid {st.st_uid})"
+        if st.st_mode & _OTHERS_WRITE and not st.st_mode & stat.S_ISVTX:
+            return f"{p} is writable by other users and not sticky"
+    return None
+
+
+def _why_unsafe_dir(path: Path | str, *, private: bool = True) -> str | None:
+    """Why ``path`` is not a directory only this user controls, or None. Never follows a symlink."""
     try:
         st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and (st.st_mode & 0o077) == 0
+    except OSError as exc:
+        return f"cannot inspect {path}: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        return f"{path} is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} is not a directory"
+    if st.st_uid != _uid():
+        return f"{path} belongs to another user (uid {st.st_uid})"
+    mask = _OWNER_ONLY if private else _OTHERS_WRITE
+    if st.st_mode & mask:
+        return f"{path} has mode {stat.S_IMODE(st.st_mode):o} (others may write{' or read' if private else ''})"
+    return None
 
 
-def safe_parent(path: Path) -> bool:
-    """A directory owned by this user that nobody else can write to (it may be readable)."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and (st.st_mode & 0o022) == 0
+def check_root(root: Path, *, create: bool = True, private: bool = True) -> None:
+    """Make sure ``root`` is a directory only this user controls; raise BuildCacheError otherwise.
+
+    ``create``: make it (mode 0700, parents as needed) when it is missing.
+    ``private``: require mode 0700 (the default root); a caller-named directory
+    only needs to be unwritable by others.
+    """
+    if create and not os.path.lexists(root):
+        try:
+            root.parent.mkdir(parents=True, exist_ok=True)
+            os.mkdir(root, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise BuildCacheError(str(root), f"cannot create it: {exc.strerror}",
+                                  hint="pass a directory you own, or set XDG_CACHE_HOME to one") from None
+    why = _why_unsafe_dir(root, private=private) or _why_unsafe_ancestors(root)
+    if why:
+        raise BuildCacheError(str(root), why, hint=f"remove {root} (or make it yours: chmod 700) and run again, "
+                              "or pass a directory only you can write")
 
 
-def private_dir(path: Path) -> Path | None:
-    """Create ``path`` (mode 0700, parents as needed) and return it if it is private; else None."""
-    try:
-        if not path.parent.exists():
-            os.makedirs(path.parent, mode=0o700, exist_ok=True)
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return None
-    return path if is_private_dir(path) else None
+def _open_checked(path: Path) -> int:
+    """Open a regular file owned by this user, unwritable by others, without following a symlink."""
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != _uid() or st.st_mode & _OTHERS_WRITE:
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file of this user")
+    return fd
 
 
-def compiler(cc: str | None = None, what: str = "a C library") -> list[str]:
-    """The C compiler command: ``cc``, ``$CC``, or the first of cc/gcc/clang on PATH."""
-    text = cc or os.environ.get("CC") or ""
-    words = shlex.split(text) if text else []
-    if words:
-        found = shutil.which(words[0])
-        if found:
-            return [found, *words[1:]]
-        raise BuildError(what, f"the compiler {words[0]!r} was not found",
-                         hint="set CC to an installed C compiler")
-    for name in ("cc", "gcc", "clang"):
-        found = shutil.which(name)
-        if found:
-            return [found]
-    raise BuildError(what, "no C compiler found (looked for cc, gcc, clang)")
-
-
-def _digest_file(path: Path) -> str:
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file checked as :func:`_open_checked` does (OSError when it is not one)."""
+    fd = _open_checked(path)
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
+    with os.fdopen(fd, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _owned_regular(path: Path) -> bool:
+def write_new(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Create ``path`` (which must not exist, and is never a symlink followed) holding ``data``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _verified(entry: Path, filename: str) -> bool:
+    """The entry holds the library its stamp names, and only this user could have put it there."""
+    if _why_unsafe_dir(entry) is not None:
+        return False
+    lib = entry / filename
+    for d in lib.relative_to(entry).parents:
+        if d != Path(".") and _why_unsafe_dir(entry / d) is not None:
+            return False
     try:
-        st = os.lstat(path)
+        fd = _open_checked(entry / STAMP)
+        with os.fdopen(fd, "rb") as fh:
+            want = fh.read(128).decode("ascii", errors="replace").strip()
+        return file_digest(lib) == want
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and (st.st_mode & 0o022) == 0
 
 
-def trusted(lib: Path, key: str) -> bool:
-    """Whether ``lib`` is a cached build of ``key`` that nobody else could have changed."""
-    stamp = lib.with_name(lib.name + ".stamp")
-    if not (_owned_regular(lib) and _owned_regular(stamp) and is_private_dir(lib.parent)):
-        return False
+def _discard(entry: Path) -> None:
+    """Move a doubtful entry out of the way (rename first: never delete through a swapped path)."""
     try:
-        recorded = stamp.read_text(encoding="ascii").split()
-        return recorded == [key, _digest_file(lib)]
-    except (OSError, UnicodeDecodeError):
-        return False
+        aside = tempfile.mkdtemp(prefix=".bad-", dir=entry.parent)
+        os.rename(entry, os.path.join(aside, "entry"))
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
 
 
-def _write_atomic(directory: Path, final: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")  # O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, final)
-    except BaseException:
-        with _suppress_os_error():
-            os.unlink(tmp)
-        raise
+def entry_key(name: str, source_text: str, extra: str = "") -> str:
+    """The content key of a build: SHA-256 of name, source and extra key (flags, compiler)."""
+    h = hashlib.sha256()
+    for part in (name, source_text, extra):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
 
 
-class _suppress_os_error:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, typ: object, exc: object, tb: object) -> bool:
-        return isinstance(exc, OSError)
+def _check_filename(filename: str) -> None:
+    p = Path(filename)
+    if p.is_absolute() or not p.parts or any(part in ("", ".", "..") for part in p.parts):
+        raise ValueError(f"filename must be a relative path without '..', got {filename!r}")
 
 
-def build_shared(what: str, source: str, *, name: str, flags: Sequence[str] = (), libs: Sequence[str] = (),
-                 cc: str | None = None, dest: str | os.PathLike[str] | None = None,
-                 filename: str | None = None) -> Path:
-    """Compile ``source`` into a shared library and return its path, reusing a trusted cached build.
+def _build_into(tmp: Path, filename: str, source_name: str, source_text: str,
+                build_fn: Callable[[Path, Path], None]) -> None:
+    src = tmp / source_name
+    write_new(src, source_text.encode())
+    lib = tmp / filename
+    for d in reversed(lib.relative_to(tmp).parents):
+        if d != Path("."):
+            os.mkdir(tmp / d, 0o700)
+    build_fn(src, lib)
+    digest = file_digest(lib)  # also checks that the build left a regular file of ours
+    write_new(tmp / STAMP, digest.encode() + b"\n")
 
-    ``what`` names the library in errors; ``name`` is its subdirectory of the cache
-    (or of ``dest``); ``filename`` the library's file name (default: ``<name>-<key>.so``).
+
+def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], None], *,
+                 filename: str, source_name: str = "source.c", extra_key: str = "",
+                 root: str | os.PathLike[str] | None = None) -> Path:
+    """The path of the library built from ``source_text``, building it when no verified copy exists.
+
+    ``build_fn(source_path, output_path)`` compiles the source (written for it to
+    ``source_path``) into ``output_path`` and raises on failure; both paths lie in
+    a fresh private directory. ``filename`` is the library's path inside the entry
+    (``libcuda.so.1``, or ``stubs/libcuda.so.1`` where the directory name matters).
+    ``root``: the cache directory (default :func:`default_root`). Raises
+    :class:`BuildCacheError` when a named root is not private to this user, and
+    whatever ``build_fn`` raises.
     """
-    cmd = compiler(cc, what)
-    key = hashlib.sha256("\0".join([source, *flags, *libs, *cmd]).encode()).hexdigest()[:24]
-    root = Path(dest) if dest is not None else default_root()
-    if dest is None:
-        private_dir(root)
-    elif not root.exists():
-        os.makedirs(root, mode=0o700, exist_ok=True)
-    directory = private_dir(root / name) if safe_parent(root) else None
-    fresh = directory is None
-    if directory is None:  # the cache is not safe to use: build where only we can write
-        directory = Path(tempfile.mkdtemp(prefix=f"cuentry-{name}-"))
-    lib = directory / (filename or f"{name}-{key}.so")
-    if not fresh and trusted(lib, key):
-        return lib
-    # A private working directory with fixed names: the build is the same bytes each time.
-    work = Path(tempfile.mkdtemp(dir=directory, prefix=".build-"))
+    if not name or os.sep in name or name.startswith("."):
+        raise ValueError(f"name must be a plain directory name, got {name!r}")
+    _check_filename(filename)
+    if root is None:
+        base = default_root()
+        try:
+            check_root(base)
+        except BuildCacheError:
+            # No safe per-user cache here (read-only home, foreign owner): build in a fresh
+            # private directory every time instead of trusting anything shared.
+            base = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
+    else:
+        base = Path(root)
+        check_root(base, private=False)
+    group = base / name
+    if not os.path.lexists(group):
+        try:
+            os.mkdir(group, 0o700)
+        except FileExistsError:
+            pass
+    if _why_unsafe_dir(group) is not None:
+        _discard(group)
+        os.mkdir(group, 0o700)
+    entry = group / entry_key(name, source_text, extra_key)
+    if _verified(entry, filename):
+        return entry / filename
+    if os.path.lexists(entry):
+        _discard(entry)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=group))
     try:
-        fd = os.open(work / "source.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(source)
-        proc = subprocess.run([*cmd, "-shared", "-fPIC", *flags, "-o", "out.so", "source.c", *libs],
-                              cwd=work, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise BuildError(what, (proc.stderr.strip() or proc.stdout.strip() or "the compiler failed")[:2000],
-                             hint=f"the compiler {cmd[0]} rejected cuentry's generated C: please report it "
-                                  "(set CC to try another compiler)")
-        built = work / "out.so"
-        os.chmod(built, 0o700)  # our private work directory: nobody else can swap it
-        if not _owned_regular(built):
-            raise BuildError(what, f"the compiler left no library at {built}")
-        digest = _digest_file(built)
-        os.replace(built, lib)
-        _write_atomic(directory, lib.with_name(lib.name + ".stamp"), f"{key} {digest}\n".encode("ascii"))
-    except OSError as exc:
-        raise BuildError(what, f"{type(exc).__name__}: {exc}", hint="check the cache directory "
-                         f"{directory} (or set {CACHE_ENV} to a private directory)") from None
+        _build_into(tmp, filename, source_name, source_text, build_fn)
+        try:
+            os.rename(tmp, entry)
+        except OSError:
+            # Another process published the same entry first; use it only if it verifies.
+            if not _verified(entry, filename):
+                raise
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return lib
+        if os.path.lexists(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+    if not _verified(entry, filename):
+        raise BuildCacheError(str(entry), "the entry just built does not verify",
+                              hint="remove the cache directory and run again")
+    return entry / filename

@@ -227,7 +227,7 @@ def environment(library: str, *, trace_dir: str | None = None, emulate: int | No
         env.pop(var, None)
     if ":" in library or " " in library:
         raise UsageError(f"the interposer path {library!r} cannot go into LD_PRELOAD",
-                         hint="set CUENTRY_CACHE_DIR to a directory whose path has no ':' or space")
+                         hint="set XDG_CACHE_HOME to a directory whose path has no ':' or space")
     pre = env.get("LD_PRELOAD", "")
     env["LD_PRELOAD"] = library + (":" + pre if pre else "")
     if trace_dir is not None:

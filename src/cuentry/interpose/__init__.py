@@ -17,7 +17,10 @@ The library is used with ``LD_PRELOAD`` (Linux). Environment it reads:
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import struct
+import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -83,17 +86,47 @@ def source(cat: Catalog | None = None) -> str:
     return template.replace("@TABLES@", tables(cat))
 
 
-def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
-    """Compile the interposer (cached per user) and return the library's path."""
-    if not sys.platform.startswith("linux"):
-        raise BuildError("the cuentry interposer", f"it works on Linux only (this is {sys.platform})",
-                         hint="run cuentry trace/emulate on Linux")
-    from ..buildcache import build_shared
+_FLAGS = ("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibility=hidden", "-pthread",
+          "-fno-delete-null-pointer-checks", "-w")
+_LIBS = ("-ldl",)
 
-    return build_shared("the cuentry interposer", source(), name="interposer",
-                        flags=("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibility=hidden",
-                               "-pthread", "-fno-delete-null-pointer-checks", "-w"),
-                        libs=("-ldl",), cc=cc, dest=dest, filename="libcuentry-interpose.so")
+
+def _compiler(cc: str | None) -> list[str]:
+    text = cc or os.environ.get("CC") or ""
+    words = shlex.split(text) if text else []
+    found = shutil.which(words[0]) if words else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
+    if not found:
+        what = f"the compiler {words[0]!r} was not found" if words else "no C compiler found (looked for cc, gcc, clang)"
+        raise BuildError(f"cannot build the cuentry interposer: {what}")
+    return [found, *words[1:]]
+
+
+def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
+    """Compile the interposer into the per-user build cache (:mod:`cuentry.buildcache`); return its path.
+
+    Built once per content and compiler; ``dest`` names another cache root. Raises
+    :class:`BuildError` (no compiler, a compile error, an unsafe cache).
+    """
+    if not sys.platform.startswith("linux"):
+        raise BuildError(f"cannot build the cuentry interposer: it works on Linux only (this is {sys.platform})",
+                         hint="run cuentry trace/emulate on Linux")
+    from ..buildcache import cached_build
+
+    compiler = _compiler(cc)
+
+    def compile_it(src: Path, out: Path) -> None:
+        cmd = [*compiler, "-shared", "-fPIC", *_FLAGS, "-o", str(out), str(src), *_LIBS]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise BuildError(f"cannot build the cuentry interposer: cannot run {compiler[0]}: {exc.strerror}") from None
+        if proc.returncode != 0:
+            raise BuildError(f"cannot build the cuentry interposer: {(proc.stderr or proc.stdout).strip()[:2000]}",
+                             hint=f"the compiler {compiler[0]} rejected the generated C: set CC to another one, "
+                                  "and please report it")
+
+    return cached_build("interposer", source(), compile_it, filename="libcuentry-interpose.so",
+                        source_name="interposer.c", extra_key=" ".join([*compiler, *_FLAGS, *_LIBS]), root=dest)
 
 
 @dataclass(frozen=True)
