@@ -270,6 +270,7 @@ def test_classify_without_a_process() -> None:
     assert [x.code for x in audit.classify("cuInit", None, 0, api="cudaGetDriverEntryPoint")] == ["CT008"]
     assert audit.classify("cuGetProcAddress", None, None, api="dlsym") == []
     assert audit.classify("cuCtxCreate_v4", None, None, api="dlsym") == []
+    assert audit.classify("cuCtxCreate_v3", None, None, api="dlsym") == []   # a suffix written on purpose
     assert [x.code for x in audit.classify("cuCtxCreate", None, None, api="dlsym")] == ["CT007"]
     assert [x.code for x in audit.classify("cumemalloc", 3020, 1)] == ["CT001"]
     assert audit.is_runtime("/x/libcudart.so.13") and not audit.is_runtime("/x/libfoo.so")

@@ -15,7 +15,7 @@ CT003    not-an-abi-version       a release or other number, not one of the symb
 CT004    above-driver             a version above the driver's: CUDA_ERROR_INVALID_VALUE there
 CT005    default-flags            CU_GET_PROC_ADDRESS_DEFAULT for a symbol with a per-thread variant (CE007)
 CT006    mixed-stream-modes       legacy and per-thread ABIs requested by one library (CE008)
-CT007    old-export-by-name       dlsym of an export that is an older ABI than the symbol's newest (CE003)
+CT007    old-export-by-name       dlsym of a base name whose export is an older ABI than the newest (CE003)
 CT008    deprecated-runtime-api   cudaGetDriverEntryPoint: asks at the runtime's own version (CE005)
 CT009    bad-flags                flags other than 0, 1, 2, 3: CUDA_ERROR_INVALID_VALUE
 =======  =======================  ====================================================================
@@ -201,8 +201,8 @@ def _dlsym_hits(name: str, cat: Catalog) -> list[tuple[str, str]]:
     if abi.symbol in DRIVER_GETTERS:
         return []  # the getter itself: taking both forms is how 11.x drivers are supported
     newest = cat.newest(abi.symbol, abi.stream)
-    if newest.version <= abi.version:
-        return []
+    if newest.version <= abi.version or name != abi.symbol:
+        return []  # the newest ABI, or a suffixed export named on purpose
     return [("CT007", f"dlsym({name!r}) gives {abi.pfn}, not the newest {newest.pfn} ({newest.exported}): a caller "
                       f"whose typedef is {newest.pfn} calls the wrong function; resolve {abi.symbol!r} with "
                       f"cuGetProcAddress at the version of its typedef instead of naming an export")]

@@ -609,7 +609,7 @@ static int do_rtbv(rtbv_fn real, const char *symbol, void **pfn, unsigned int ve
     }
     }
     int exp = answer_export(symbol, pfn, rc);
-    if (tracing) {
+    if (tracing && !runtime_duplicate(symbol)) {  /* a runtime's deprecated entry forwarding to this one */
         struct request q = {API_RTBV, symbol, (int)version, flags, rc, st, status != NULL, emulated, exp, ret};
         record(&q);
     }
