@@ -209,3 +209,13 @@ def test_cli_without_a_compiler(req: str, lib: str, capfd: pytest.CaptureFixture
     assert main(["emulate", "--driver", "12.4", "--", req, lib, "ver"]) == 2
     err = capfd.readouterr().err
     assert "cannot build the cuentry interposer" in err and "hint:" in err
+
+
+def test_runtime_entry_point_follows_the_same_rules(req: str, lib: str) -> None:
+    assert emulated(req, lib, 12040, "rt:cuCtxCreate:12050:1", "rt:cuCtxCreate:11040:1", "rt:cuStreamGetDevice:12080:1",
+                    "rt:cuMulticastCreate:12000:1") == [
+        "rt cuCtxCreate 12050 1 rc=1 st=-1 p=-1",        # cudaErrorInvalidValue: above the driver
+        "rt cuCtxCreate 11040 1 rc=0 st=0 p=1",
+        "rt cuStreamGetDevice 12080 1 rc=1 st=-1 p=-1",
+        "rt cuMulticastCreate 12000 1 rc=0 st=2 p=0",     # below its first ABI, as on the real driver
+    ]

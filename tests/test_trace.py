@@ -319,3 +319,11 @@ def test_runtime_api_attributed_to_its_caller_and_the_runtime_table_reported(req
     assert inner == {("", 0), ("cuMemAlloc", 3020), ("cuMemcpyHtoD", 3020), ("cuMemcpy", 7000)}
     assert rep.runtimes == (str(rt),)
     assert {(f.code, f.symbol, f.version, f.runtime) for f in rep.findings} == {("CT003", "cuMemAlloc", 13000, False)}
+
+
+def test_requests_from_a_signal_handler_do_not_deadlock(req: str, lib: str) -> None:
+    rep = tr.run([req, lib, "sigstorm:8000"], stdout=subprocess.DEVNULL, timeout=60)  # a deadlock times out
+    assert rep.exit_code == 7
+    got = seen(rep)
+    assert got[("cuDriverGetVersion", 2020, 1)].count >= 1   # the handler's requests (some may be dropped)
+    assert sum(1 for k in got if k[0] == "cuInit") + rep.dropped >= 8000

@@ -116,6 +116,11 @@ static dlsym_fn get_real_dlsym(void) {
 
 /* --- state ------------------------------------------------------------------------ */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set while this thread holds the lock: a request from a signal handler that interrupted us
+ * then skips everything that would take the lock again (it is forwarded, not recorded). */
+static __thread int holding;
+static void take(void) { pthread_mutex_lock(&lock); holding = 1; }
+static void give(void) { holding = 0; pthread_mutex_unlock(&lock); }
 static int emu_version;                 /* 0: no emulation */
 static char *map;                       /* the record file of this process, or NULL */
 #define INDEX_SIZE (2 * SLOTS)
@@ -181,10 +186,11 @@ static int range_of(const void *addr) {
     int n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         if (a >= ranges[i].start && a < ranges[i].end) return i;
+    if (holding) return -1;
     struct find_ctx c = {a, 0, 0, NULL, 0, 1};
     dl_iterate_phdr(find_cb, &c);
     if (!c.found) return -1;
-    pthread_mutex_lock(&lock);
+    take();
     n = nranges;
     int idx = -1;
     for (int i = 0; i < n; i++)
@@ -199,7 +205,7 @@ static int range_of(const void *addr) {
         idx = n;
         __atomic_store_n(&nranges, n + 1, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lock);
+    give();
     return idx;
 }
 
@@ -218,7 +224,7 @@ static int cmp_addr(const void *a, const void *b) {
 static const struct export_map *map_for(int range) {
     int n = __atomic_load_n(&nmaps, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) if (maps[i].range == range) return &maps[i];
-    if (n >= MAX_MAPS || ranges[range].main_program) return NULL;
+    if (holding || n >= MAX_MAPS || ranges[range].main_program) return NULL;
     /* Built without holding our lock: dlopen takes the loader's lock, and a thread inside
      * the loader (running a constructor) may call dlsym and then need ours. */
     struct addr_idx *v = malloc(sizeof *v * N_EXPORTS);
@@ -233,7 +239,7 @@ static const struct export_map *map_for(int range) {
         dlclose(h);
         qsort(v, k, sizeof *v, cmp_addr);
     }
-    pthread_mutex_lock(&lock);
+    take();
     const struct export_map *got = NULL;
     for (int i = 0; i < nmaps; i++) if (maps[i].range == range) got = &maps[i];
     if (!got && nmaps < MAX_MAPS) {
@@ -243,7 +249,7 @@ static const struct export_map *map_for(int range) {
         v = NULL;
         __atomic_store_n(&nmaps, nmaps + 1, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lock);
+    give();
     free(v);
     return got;
 }
@@ -347,7 +353,8 @@ static int caller_index(const void *ret) {
     if (r < 0) return -1;
     int id = __atomic_load_n(&file_caller[r], __ATOMIC_ACQUIRE);
     if (id >= 0) return id;
-    pthread_mutex_lock(&lock);
+    if (holding) return -1;
+    take();
     id = file_caller[r];
     if (id < 0 && map) {
         struct header *h = hdr();
@@ -361,7 +368,7 @@ static int caller_index(const void *ret) {
         }
         __atomic_store_n(&file_caller[r], id, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lock);
+    give();
     return id;
 }
 
@@ -396,11 +403,15 @@ static void note_driver(const void *gpa);
 
 static void record(const struct request *q) {
     if (!tracing) return;
+    if (holding) {
+        if (map) __atomic_add_fetch(&hdr()->dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (UNLIKELY(!__atomic_load_n(&map, __ATOMIC_ACQUIRE))) {
         if (__atomic_load_n(&map_failed, __ATOMIC_RELAXED)) return;  /* no record file: never retry */
-        pthread_mutex_lock(&lock);
+        take();
         open_map_locked();
-        pthread_mutex_unlock(&lock);
+        give();
         if (!map) return;
     }
     const char *sym = q->symbol ? q->symbol : "";
@@ -428,20 +439,20 @@ static void record(const struct request *q) {
                 fill_slot(s, &r, caller, exp, h);
                 __atomic_store_n(&hd->nrecords, hd->nrecords + 1, __ATOMIC_RELEASE);
                 __atomic_store_n(cell, hd->nrecords, __ATOMIC_RELEASE);
-                pthread_mutex_unlock(&lock);
+                give();
                 return;
             }
             struct slot *s = &slots[k - 1];
             if (s->hash == h && same(s, &r, caller, exp)) {
                 __atomic_add_fetch(&s->count, 1, __ATOMIC_RELAXED);
-                if (pass == 1) pthread_mutex_unlock(&lock);
+                if (pass == 1) give();
                 return;
             }
         }
-        if (pass == 0) pthread_mutex_lock(&lock);
+        if (pass == 0) take();
     }
     __atomic_add_fetch(&hdr()->dropped, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&lock);
+    give();
 }
 
 /* --- wrapper pools: one wrapper per distinct real function ------------------------------ */
@@ -523,7 +534,7 @@ static int driver_noted;
 
 /* The driver behind the first cuGetProcAddress seen: its path and real version, once. */
 static void note_driver(const void *gpa) {
-    if (!tracing || !map || !gpa || __atomic_load_n(&driver_noted, __ATOMIC_ACQUIRE)) return;
+    if (!tracing || !map || !gpa || holding || __atomic_load_n(&driver_noted, __ATOMIC_ACQUIRE)) return;
     if (__atomic_exchange_n(&driver_noted, 1, __ATOMIC_ACQ_REL)) return;
     int r = range_of(gpa);
     if (r < 0 || ranges[r].main_program) return;
@@ -532,12 +543,12 @@ static void note_driver(const void *gpa) {
     ver_fn v = lib ? (ver_fn)get_real_dlsym()(lib, "cuDriverGetVersion") : NULL;
     if (v && v(&dv) != 0) dv = 0;
     if (lib) dlclose(lib);
-    pthread_mutex_lock(&lock);
+    take();
     if (map) {
         copy_str(hdr()->driver_path, ranges[r].path, sizeof hdr()->driver_path);
         hdr()->driver_version = dv;
     }
-    pthread_mutex_unlock(&lock);
+    give();
 }
 
 static int runtime_duplicate(const char *symbol) {
@@ -802,6 +813,7 @@ static void at_fork_prepare(void) { pthread_mutex_lock(&lock); }
 static void at_fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void at_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
+    holding = 0;
     if (map) munmap(map, FILE_SIZE);  /* the parent's file stays the parent's; the child gets its own */
     map = NULL;
     map_failed = 0;

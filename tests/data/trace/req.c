@@ -12,6 +12,7 @@
  *   spawn                the rest runs in a fork+exec'd copy of this program
  *   file:PATH            cuGetProcAddress_v2 for each "SYMBOL VERSION FLAGS" line; prints the export's name
  *   table:PATH:R         time one pass over PATH's queries, then R more (ns per request)
+ *   sigstorm:N           N distinct requests while a signal handler makes requests too
  *   exit:N               exit now with status N (default at the end: 7)
  * With -DDIRECT the program links the library and calls cuGetProcAddress_v2 by name.
  */
@@ -22,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +45,14 @@ static char *field(char **s) {
     char *start = *s, *c = strchr(start, ':');
     if (c) { *c = 0; *s = c + 1; } else { *s = start + strlen(start); }
     return start;
+}
+
+static volatile sig_atomic_t signals;
+static void on_alarm(int sig) {
+    (void)sig;
+    void *p; int st;
+    if (gpa2) gpa2("cuDriverGetVersion", &p, 2020, 1, &st);  /* not async-signal-safe: done anyway */
+    signals++;
 }
 
 struct job { int n; const char *sym; int ver; uint64_t flags; };
@@ -150,6 +161,20 @@ static int run(int argc, char **argv, int first) {
             double first = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (n ? n : 1);
             double again = ((c.tv_sec - b.tv_sec) * 1e9 + (c.tv_nsec - b.tv_nsec)) / ((double)(n ? n : 1) * (reps ? reps : 1));
             printf("table %d first %.2f ns again %.2f ns\n", n, first, again);
+        } else if (!strcmp(kind, "sigstorm")) {
+            /* sigstorm:N  N distinct requests while a 20 us timer's handler makes requests too */
+            int n = atoi(rest);
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_alarm;
+            sigaction(SIGALRM, &sa, NULL);
+            struct itimerval it = {{0, 20}, {0, 20}};
+            setitimer(ITIMER_REAL, &it, NULL);
+            void *p; int st;
+            for (int v = 1; v <= n; v++) gpa2("cuInit", &p, v, 1, &st);
+            struct itimerval off = {{0, 0}, {0, 0}};
+            setitimer(ITIMER_REAL, &off, NULL);
+            printf("sigstorm %d done\n", n);
         } else if (!strcmp(kind, "exit")) {
             fflush(stdout);
             exit(atoi(rest));
