@@ -57,7 +57,7 @@ def configs(lib_ip: str, tmp: Path) -> dict[str, dict[str, str] | None]:
     base = dict(os.environ)
     base.pop("LD_PRELOAD", None)
     base["CUENTRY_FAKE_DRIVER_VERSION"] = "13000"
-    d = tempfile.mkdtemp(dir=tmp)
+    d = tr._record_dir()  # where cuentry trace puts records (tmpfs where there is one)
     return {
         "plain": base,
         "trace": tr.environment(lib_ip, trace_dir=d, base=base),

@@ -237,6 +237,23 @@ def environment(library: str, *, trace_dir: str | None = None, emulate: int | No
     return env
 
 
+def _record_dir() -> str:
+    """A fresh private directory for the record files, in memory where possible.
+
+    Record files are written through a shared mapping; on a disk file system that costs a
+    few milliseconds per process, on tmpfs nothing measurable. ``$XDG_RUNTIME_DIR`` (private
+    to the user) or ``/dev/shm`` when usable, else the usual temporary directory; ``mkdtemp``
+    makes the directory 0700 either way.
+    """
+    for base in (os.environ.get("XDG_RUNTIME_DIR"), "/dev/shm"):
+        if base and os.path.isabs(base) and os.path.isdir(base) and os.access(base, os.W_OK | os.X_OK):
+            try:
+                return tempfile.mkdtemp(prefix="cuentry-trace-", dir=base)
+            except OSError:
+                continue
+    return tempfile.mkdtemp(prefix="cuentry-trace-")
+
+
 def _exit_status(returncode: int) -> int:
     """A shell's view of the status: a signal N becomes 128 + N."""
     return 128 - returncode if returncode < 0 else returncode
@@ -268,7 +285,7 @@ def run(cmd: Sequence[str], *, emulate: int | None = None, env: Mapping[str, str
     args = _check_command(cmd)
     emu = _check_emulate(emulate) if emulate is not None else None
     lib = str(interpose.build(cc=cc))
-    tmp = tempfile.mkdtemp(prefix="cuentry-trace-")  # mode 0700: only this user writes records here
+    tmp = _record_dir()  # mode 0700: only this user writes records here
     try:
         code = _launch(args, environment(lib, trace_dir=tmp, emulate=emu, base=env), cwd, timeout,
                        stdin, stdout, stderr)
