@@ -92,8 +92,10 @@ def print_report(report: object, out: Out, *, show_runtimes: bool = False) -> No
     drv = (f"driver {format_version(report.driver_version)} ({report.driver_version}) at {report.driver_path}"
            if report.driver_version else "no driver seen")
     emu = f", emulating {format_version(report.emulated)} ({report.emulated})" if report.emulated else ""
-    out.print(out.bold(f"cuentry trace: {total} requests ({len(report.requests)} distinct) from "
-                       f"{len(report.callers)} libraries in {len(report.processes)} processes; {drv}{emu}"))
+    libs, procs = len(report.callers), len(report.processes)
+    out.print(out.bold(f"cuentry trace: {total} request{'s' if total != 1 else ''} ({len(report.requests)} distinct) "
+                       f"from {libs} librar{'ies' if libs != 1 else 'y'} in {procs} process{'es' if procs != 1 else ''}; "
+                       f"{drv}{emu}"))
     if report.emulated and report.driver_version and report.driver_version < report.emulated:
         out.print(out.warn(f"  note: the real driver ({report.driver_version}) is older than {report.emulated}: "
                            "a driver cannot be made newer; programs saw the real one"))
