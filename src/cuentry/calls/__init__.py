@@ -96,6 +96,11 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     return " ".join(typedefs[name]["canonical"].split()) if name in typedefs else name
 
 
+def enum_type(tag: str, cat: Catalog | None = None) -> str:
+    """The C type an enum with tag ``tag`` is passed as: ``unsigned int`` or ``int``, as the catalog records."""
+    return "unsigned int" if tag in _catalog_parts(cat)[1].unsigned else "int"
+
+
 def struct_type(tag: str, cat: Catalog | None = None) -> Any:
     """The ctypes class cuentry uses for ``struct``/``union`` ``tag`` (its layout from the catalog)."""
     return _catalog_parts(cat)[2].get(tag)
