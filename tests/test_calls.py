@@ -408,3 +408,25 @@ def test_a_forked_child_has_no_calls_in_flight(fake: dict[str, str], fake_versio
     t.join()
     assert status == 0 and got == [0]
     d.close()
+
+
+def test_the_cold_path_stays_lean(fake: dict[str, str]) -> None:
+    """import -> load -> resolve -> first call parses no C and imports none of the costly stdlib modules."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, cuentry\n"
+            "d = cuentry.Driver.load(sys.argv[1])\n"
+            "f = d.call('cuCtxGetCurrent', 4000)\n"
+            "assert f(cuentry.out('CUcontext')) == 0\n"
+            "print(f.backend, ' '.join(sorted(sys.modules)))\n")
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000"}
+    proc = subprocess.run([sys.executable, "-c", code, fake["full"]], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    backend, *modules = proc.stdout.split()
+    heavy = {"pycparser", "cffi", "dataclasses", "typing", "logging", "enum", "re", "threading", "weakref",
+             "subprocess", "pathlib", "inspect", "json"}
+    assert not (set(modules) & heavy), sorted(set(modules) & heavy)
+    assert ("cuentry.calls._fastcall" in modules) == (backend == "compiled")
