@@ -8,7 +8,8 @@ Goal (issue 11): cuentry at most 15 ms over the ctypes program on the dev VM.
 
     python benchmarks/bench_coldstart.py [--driver PATH] [--runs N] [--json]
 
-Without --driver (and no $CUENTRY_DRIVER) the fake driver is built and used.
+Without --driver (or $CUENTRY_DRIVER): the real driver where the loader finds one (the GPU host),
+else the fake driver, built here; --fake forces the fake.
 """
 
 from __future__ import annotations
@@ -64,6 +65,20 @@ def _fake_driver() -> str:
     return str(fakedriver.build(Path(tempfile.mkdtemp(prefix="cuentry-bench-")), "full"))
 
 
+def _real_driver() -> str | None:
+    """The real driver the loader finds (not the fake, not the toolkit's stub), or None."""
+    add_src()
+    from cuentry.errors import CuentryError
+    from cuentry.loader import load_driver
+
+    try:
+        found = load_driver()
+    except CuentryError:
+        return None
+    found.library.close()
+    return None if found.fake or found.stub else found.path
+
+
 def _run(code: str, driver: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one fresh process; CPU time is less disturbed by a busy machine."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,10 +92,11 @@ def _run(code: str, driver: str) -> tuple[float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", default=os.environ.get("CUENTRY_DRIVER"))
+    ap.add_argument("--fake", action="store_true", help="use the fake driver even where a real one is installed")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    driver = a.driver or _fake_driver()
+    driver = a.driver or (None if a.fake else _real_driver()) or _fake_driver()
     compileall.compile_dir(SRC, quiet=1)  # an installed package has its bytecode compiled at install time
     cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY}
     probe = subprocess.run([sys.executable, "-c", "import cuda.bindings.driver"], env=env(), capture_output=True)
