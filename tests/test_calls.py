@@ -430,3 +430,10 @@ def test_the_cold_path_stays_lean(fake: dict[str, str]) -> None:
              "subprocess", "pathlib", "inspect", "json"}
     assert not (set(modules) & heavy), sorted(set(modules) & heavy)
     assert ("cuentry.calls._fastcall" in modules) == (backend == "compiled")
+
+
+def test_no_unchecked_entry_on_a_callable(drv: Driver) -> None:
+    """Nothing public on a typed callable calls the C function without the contract."""
+    fn = drv.call("cuCtxGetCurrent", 4000)
+    public = {m for m in dir(fn) if not m.startswith("_")}
+    assert public <= {"abi", "address", "exported", "backend", "checked", "params", "ffi_type"}, public

@@ -7,7 +7,7 @@ to a function pointer, a signature shape (one C call case per shape of the
 catalog), a letter per parameter saying what C may convert itself (see
 ``contract._fast_letter``), and the library's guard state. Whatever C does not
 convert goes to the Python contract, which converts or raises and calls back
-through ``Caller.raw``. No other library's private layout is read.
+through the caller itself. No other library's private layout is read.
 
 Built with the system C compiler and the interpreter's headers, by the wheel's
 build hook or :func:`build` (``python -m cuentry.calls._fastgen`` for a checkout).
@@ -130,7 +130,7 @@ typedef struct {
     char slots[MAXARGS + 1];
     char checks[MAXARGS + 1];
     char elems[MAXARGS + 1];
-    PyObject *slow;        /* Python: the contract converts, then calls raw() */
+    PyObject *slow;        /* Python: the contract converts (or raises), returns (values, keep-alives) */
     PyObject *err;         /* check mode: err(rc) returns the exception to raise */
     PyObject *on_closed;   /* raises DriverClosedError */
     PyObject *state_obj;   /* the guard's int64[2]: closed flag, calls in flight */
@@ -244,9 +244,39 @@ static PyObject *do_call(Caller *self, slot *a) {
     return finish(self, rc);
 }
 
+/* Values the contract converted (ints for pointers and handles, floats) into slots; -1 with an error set. */
+static int converted(Caller *self, PyObject *values, slot *a) {
+    if (!PyList_CheckExact(values) || PyList_GET_SIZE(values) != self->nargs) {
+        PyErr_SetString(PyExc_SystemError, "cuentry: the contract returned the wrong number of values");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < self->nargs; i++) {
+        PyObject *o = PyList_GET_ITEM(values, i);
+        switch (self->slots[i]) {
+        case 's': a[i].s = PyLong_AsLongLong(o); break;
+        case 'u': a[i].u = PyLong_AsUnsignedLongLong(o); break;
+        case 'p': a[i].p = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(o); break;
+        default: a[i].f = PyFloat_AsDouble(o); break;
+        }
+        if (PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* Not for C: the Python contract converts (or raises) and returns (values, keep-alives); C then calls. */
 static PyObject *slow_path(Caller *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     if (self->slow == NULL) { PyErr_SetString(PyExc_TypeError, "cuentry caller not ready"); return NULL; }
-    return PyObject_Vectorcall(self->slow, args, nargsf, kwnames);
+    PyObject *got = PyObject_Vectorcall(self->slow, args, nargsf, kwnames);
+    if (got == NULL) return NULL;
+    slot a[MAXARGS];
+    PyObject *result = NULL;
+    if (!PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2) {
+        PyErr_SetString(PyExc_SystemError, "cuentry: the contract answered in the wrong form");
+    } else if (converted(self, PyTuple_GET_ITEM(got, 0), a) == 0) {
+        result = do_call(self, a);   /* the keep-alives in got live until after the call */
+    }
+    Py_DECREF(got);
+    return result;
 }
 
 static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
@@ -256,24 +286,6 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
     slot a[MAXARGS];
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!fast_arg(self, (int)i, args[i], &a[i])) return slow_path(self, args, nargsf, kwnames);
-    }
-    return do_call(self, a);
-}
-
-/* raw(*values): values the contract already converted (ints for pointers and handles, floats). */
-static PyObject *caller_raw(PyObject *obj, PyObject *const *args, Py_ssize_t n) {
-    Caller *self = (Caller *)obj;
-    if (n != self->nargs) { PyErr_SetString(PyExc_TypeError, "raw(): wrong number of converted values"); return NULL; }
-    slot a[MAXARGS];
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = args[i];
-        switch (self->slots[i]) {
-        case 's': a[i].s = PyLong_AsLongLong(o); break;
-        case 'u': a[i].u = PyLong_AsUnsignedLongLong(o); break;
-        case 'p': a[i].p = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(o); break;
-        default: a[i].f = PyFloat_AsDouble(o); break;
-        }
-        if (PyErr_Occurred()) return NULL;
     }
     return do_call(self, a);
 }
@@ -344,7 +356,6 @@ static void caller_dealloc(PyObject *obj) {
 }
 
 static PyMethodDef caller_methods[] = {
-    {"raw", (PyCFunction)(void (*)(void))caller_raw, METH_FASTCALL, "Call with values the contract converted."},
     {"_slow", caller_set_slow, METH_O, "Set the Python conversion path."},
     {NULL, NULL, 0, NULL},
 };

@@ -7,8 +7,8 @@ otherwise, for test runs that must cover it); anything else is a UsageError.
 A compiled caller converts in C what the contract accepts in its common forms
 (exact ints in range, None, cuentry's Out objects of the right element type,
 bytes for const inputs) and hands anything else, keyword arguments included, to
-:meth:`Contract.convert`, then calls again through ``Caller.raw`` with the
-converted values: one conversion contract, two speeds.
+:meth:`Contract.convert`, then makes the call itself with the converted values:
+one conversion contract, two speeds.
 """
 
 from __future__ import annotations
@@ -135,16 +135,17 @@ def make(ext: Any, c: Contract, address: int, guard: Guard,
     made = []
     for check in (0, 1):
         caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil)
-        caller._slow(_slow(caller.raw, c.convert))
+        caller._slow(_slow(c.convert))
         made.append(caller)
     return made[0], made[1]
 
 
-def _slow(raw: Callable[..., Any], convert: Callable[..., list[Any]]) -> Callable[..., Any]:
-    """The Python side of a compiled caller: the contract converts, ``raw`` calls (keep-alives held meanwhile)."""
+def _slow(convert: Callable[..., list[Any]]) -> Callable[..., tuple[list[Any], list[Any]]]:
+    """The Python side of a compiled caller: the contract converts (or raises); the caller then calls with the
+    converted values while it holds the keep-alives (buffer exports, encoded strings)."""
 
-    def slow(*args: Any, **kw: Any) -> Any:
+    def slow(*args: Any, **kw: Any) -> tuple[list[Any], list[Any]]:
         keep: list[Any] = []
-        return raw(*convert(args, kw, keep))
+        return convert(args, kw, keep), keep
 
     return slow
