@@ -92,7 +92,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
     unit = extract(text, path)
     out = []
     for rule, (line, col, msg) in run(unit):
-        if (sel is not None and rule.code not in sel) or rule.code in ign:
+        if sel is not None and rule.code not in sel or rule.code in ign:
             continue
         sup = unit.suppressions.get(line, frozenset())
         if sup is None or (sup and rule.code in sup):
@@ -173,4 +173,4 @@ def sarif(report: Report, version: str) -> dict[str, Any]:
     }
 
 
-__all__ = ["RULES", "Finding", "Report", "lint_paths", "lint_text", "sarif"]
+__all__ = ["Finding", "Report", "RULES", "lint_paths", "lint_text", "sarif"]

@@ -222,7 +222,9 @@ def extract(text: str, path: str) -> Unit:
                 q.version, q.version_kind = macros[_text(v)], "literal"
             elif names & TOOLKIT_MACROS or names & toolkit_taint:
                 q.version_kind = "toolkit"
-            elif names & driver_taint or any(_text(x.child_by_field_name("function")).split("::")[-1] in VERSION_QUERIES
+            elif names & driver_taint:
+                q.version_kind = "driver"
+            elif any(_text(x.child_by_field_name("function")).split("::")[-1] in VERSION_QUERIES
                      for x in _walk(v) if x.type == "call_expression"):
                 q.version_kind = "driver"
             else:
