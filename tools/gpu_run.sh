@@ -26,7 +26,7 @@ for part in "$@"; do
       mkdir -p /tmp/trace-out
       CUENTRY_GPU_OUT=/tmp/trace-out $PY -m pytest -m gpu tests/gpu -v -p no:cacheprovider >"$OUT/LAST_RUN.txt" 2>&1
       echo "# the same suite on the pure backend (CUENTRY_BACKEND=pure), same run:" >>"$OUT/LAST_RUN.txt"
-      CUENTRY_BACKEND=pure $PY -m pytest -m gpu tests/gpu -q -p no:cacheprovider --deselect tests/gpu/test_trace_gpu.py \
+      CUENTRY_BACKEND=pure $PY -m pytest -m gpu tests/gpu -q -p no:cacheprovider --ignore=tests/gpu/test_trace_gpu.py \
           >>"$OUT/LAST_RUN.txt" 2>&1
       tail -3 "$OUT/LAST_RUN.txt" | tee -a "$OUT/run.txt" ;;
     trace)
