@@ -31,6 +31,7 @@ class Spec:
     api: str                        # the base API (for messages and rules)
     roles: dict[str, Source] = field(default_factory=dict)
     via: str = ""                   # wrapper chain, outermost first
+    wrapper: bool = False           # a function passing its arguments on (not a pointer to the API itself)
     version_kind: str = ""          # fixed kind ("runtime" for cudaGetDriverEntryPoint)
     status_checked_inside: bool = False
 
@@ -118,7 +119,7 @@ class Requests:
         if sym is None or sym[0] != "arg":
             return None
         via = fn.name + (" -> " + spec.via if spec.via else f" -> {spec.api}")
-        return Spec(spec.kind, spec.api, roles, via, spec.version_kind,
+        return Spec(spec.kind, spec.api, roles, via, True, spec.version_kind,
                     status_checked_inside=spec.status_checked_inside or "status" in spec.roles)
 
     def _lift(self, role: str, src: Source, a: list[Any], fn: Function, call: Any) -> Source:
@@ -200,7 +201,7 @@ class Requests:
         a = args(call)
         api = spec.api
         roles = dict(spec.roles)
-        if api == "cuGetProcAddress" and not spec.via and len(a) == 4:
+        if api == "cuGetProcAddress" and not spec.wrapper and len(a) == 4:
             roles.pop("status", None)
         spec = replace(spec, roles=roles)
         q = Query(api=api, line=call.start_point[0], col=call.start_point[1], via=spec.via)
@@ -240,7 +241,7 @@ class Requests:
 
     def _status(self, q: Query, spec: Spec, call: Any, scope: Function) -> None:
         parent = call.parent
-        if spec.via:
+        if spec.wrapper:
             q.result_used = True
             q.status = "not_applicable" if spec.status_checked_inside or "status" not in spec.roles else "given"
             return
