@@ -117,7 +117,8 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         if q.handwritten:
-            hint = f"PFN_{q.symbol}_v{q.version}" if _known(q, cat) and q.version else "the official PFN_cuX_vNNNNN typedef"
+            abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
+            hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
             yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}"
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"hand-written ctypes.{what} prototype {why}: take the signature from the catalog "
