@@ -1,0 +1,88 @@
+"""The cuentry command line: the only code that prints.
+
+One module per command (``cuentry.cli.<module>``), each with ``register(sub)``
+that adds its parser and ``run(args, out) -> int``. Every report takes
+``--json`` (schemas in docs/cli.md). Exit codes: 0 success; 1 the thing checked
+failed (a required entry, a resolution, a lint finding); 2 bad input (usage,
+unknown symbol/version, malformed manifest); 3 no usable driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from .. import __version__
+from ..errors import CuentryError, DriverError, ManifestError
+
+if TYPE_CHECKING:
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    SubParsers = argparse._SubParsersAction
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NODRIVER = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70
+
+# The command modules, in the order `cuentry --help` lists them.
+COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "fake_driver", "catalog")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
+    p.add_argument("--version", action="version", version=f"cuentry {__version__}")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in human output")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the CLI; returns the exit code (never raises for bad input)."""
+    from .output import Out
+
+    parser = build_parser()
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse's own usage errors and --help/--version
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    color = {"auto": None, "always": True, "never": False}[args.color]
+    out = Out(stdout, stderr, color)
+    if not getattr(args, "func", None):
+        parser.print_help(stdout)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args, out))
+    except ManifestError as exc:
+        return out.fail(exc, EXIT_USAGE)
+    except DriverError as exc:
+        return out.fail(exc, EXIT_NODRIVER)
+    except CuentryError as exc:
+        return out.fail(exc, EXIT_USAGE)
+    except KeyboardInterrupt:
+        out.error("cuentry: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    try:
+        code = main()
+    except Exception as exc:  # a bug in cuentry: one line, not a traceback, unless asked
+        if os.environ.get("CUENTRY_DEBUG"):
+            raise
+        sys.stderr.write(f"cuentry: internal error: {type(exc).__name__}: {exc} (set CUENTRY_DEBUG=1 for the "
+                         "traceback and please report it)\n")
+        code = EXIT_INTERNAL
+    raise SystemExit(code)

@@ -1,0 +1,46 @@
+"""`cuentry list`: the catalog, filtered."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ..catalog import Abi, catalog, parse_version
+from . import EXIT_OK, SubParsers
+from .output import Out
+
+
+def register(sub: SubParsers) -> None:
+    ls = sub.add_parser("list", help="the catalog, filtered")
+    ls.add_argument("--group", help="doc group id or title (CUDA_MEM, 'Graph Management', ...)")
+    ls.add_argument("--since", help="only ABIs at or after this version (12050 or 12.5)")
+    ls.add_argument("--groups", action="store_true", help="list the groups instead")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: Out) -> int:
+    cat = catalog()
+    if args.groups:
+        counts = Counter((cat.group(s) or None) for s in cat.symbols())
+        rows: list[dict[str, Any]] = [{"id": g.id, "title": g.title, "symbols": counts.get(g, 0)}
+                                      for g in cat.groups.values()]
+        if args.json:
+            out.json(rows)
+        else:
+            out.table([[r["id"], r["title"], str(r["symbols"])] for r in rows], ["group", "title", "symbols"])
+        return EXIT_OK
+    since = parse_version(args.since) if args.since is not None else None
+    abis: Sequence[Abi] = cat.select(group=args.group, since=since)
+    if args.json:
+        out.json([{"symbol": a.symbol, "version": a.version, "variant": a.variant, "exported": a.exported,
+                   "group": a.group, "first_toolkit": a.toolkits[0] if a.toolkits else None,
+                   "declaration": a.c_typedef()} for a in abis])
+        return EXIT_OK
+    out.table([[a.symbol, str(a.version), a.variant or "legacy", a.exported or "?", a.group or "-",
+                a.toolkits[0] if a.toolkits else "?"] for a in abis],
+              ["symbol", "version", "stream", "exported", "group", "since toolkit"])
+    out.print(f"{len(abis)} ABIs")
+    return EXIT_OK
