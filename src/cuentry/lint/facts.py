@@ -11,19 +11,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import names
+
 QUERY_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                         "cudaGetDriverEntryPointByVersion"})
 EXPORT_APIS = frozenset({"dlsym", "dlvsym", "GetProcAddress"})
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
-LEGACY_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_LEGACY_STREAM", "cudaEnableLegacyStream"})
-PER_THREAD_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM", "cudaEnablePerThreadDefaultStream"})
-DEFAULT_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_DEFAULT", "cudaEnableDefault"})
-FLAG_MODES = {**{f: "legacy" for f in LEGACY_FLAGS}, **{f: "per_thread" for f in PER_THREAD_FLAGS},
-              **{f: "default" for f in DEFAULT_FLAGS}}
-FLAG_NUMBERS = {0: "default", 1: "legacy", 2: "per_thread"}
+LEGACY_FLAGS = names.LEGACY_FLAG_NAMES
+PER_THREAD_FLAGS = names.PER_THREAD_FLAG_NAMES
+DEFAULT_FLAGS = names.DEFAULT_FLAG_NAMES
+FLAG_MODES = {**{f: names.LEGACY for f in LEGACY_FLAGS}, **{f: names.PER_THREAD for f in PER_THREAD_FLAGS},
+              **{f: names.DEFAULT for f in DEFAULT_FLAGS}}
+FLAG_NUMBERS = {v: k for k, v in names.FLAGS.items()}
 GETTER_PFN = re.compile(r"\bPFN_(cuGetProcAddress|cudaGetDriverEntryPoint(?:ByVersion)?)(?:_v(\d+))?\b")
-PFN_RE = re.compile(r"\bPFN_(\w+?)_v(\d+)(?:_(ptds|ptsz))?\b")
+PFN_RE = re.compile(names.PFN_IN_TEXT)
+SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
 DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*(?:::)?(cu[A-Z]\w*)\s*\)")
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 

@@ -12,12 +12,12 @@ are followed through module and function assignments.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 from .facts import (
     FLAG_MODES,
     QUERY_APIS,
+    SUFFIXED_EXPORT_RE,
     TOOLKIT_MACROS,
     VERSION_QUERIES,
     Query,
@@ -26,7 +26,7 @@ from .facts import (
     suppressions,
 )
 
-_SUFFIXED = re.compile(r"^cu[A-Z]\w*?_(?:v\d+(?:_pt(?:ds|sz))?|pt(?:ds|sz))$")
+_SUFFIXED = SUFFIXED_EXPORT_RE
 _PROTO_MAKERS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE")
 
 

@@ -263,8 +263,7 @@ class Requests:
             stored = [x for x in (assigned_to(call),) if x]
             if st is not None and st.type == "pointer_expression":
                 stored.append(text(st.child_by_field_name("argument")))
-            tested = tested_names(scope)
-            q.unchecked = tuple(x for x in stored if tested.get(x, -1) < call.end_byte)
+            q.unchecked = tuple(x for x in stored if not tested_after(scope, x, call.end_byte))
 
     def _pointer(self, q: Query, spec: Spec, call: Any, scope: Function) -> None:
         src = spec.roles.get("pfn")
@@ -396,36 +395,35 @@ def assigned_to(call: Any) -> str | None:
 _TEST_PARENTS = ("if_statement", "while_statement", "do_statement", "for_statement", "switch_statement")
 _TEST_EXPRS = ("conditional_expression", "return_statement", "binary_expression", "unary_expression",
                "call_expression", "condition_clause")
+_STOP = ("expression_statement", "compound_statement", "declaration", "function_definition", "translation_unit")
 
 
-def tested_names(fn: Function) -> dict[str, int]:
-    """For each variable of ``fn``, the last byte at which it is tested (computed once per function)."""
-    if fn.tested is not None:
-        return fn.tested
-    out: dict[str, int] = {}
-    root = fn.node
-    if root is None:
-        fn.tested = out
-        return out
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        n, inside = stack.pop()
-        t = n.type
-        if t in ("identifier", "field_identifier") and inside:
-            name = text(n)
-            if out.get(name, -1) < n.start_byte:
-                out[name] = n.start_byte
-            continue
-        flag = inside or t in _TEST_EXPRS and not (t == "call_expression" and _is_request(n))
+def tested_after(fn: Function, name: str, end: int) -> bool:
+    """Whether ``name`` is tested (in a condition, comparison, return or call) after byte ``end`` in ``fn``.
+
+    Only the occurrences of that name are looked at, newest first, each by walking up to its statement,
+    so a function with many requests stays linear."""
+    key = name.replace("->", ".").split(".")[-1].strip().encode()
+    for n in reversed(fn.idents.get(key, ())):
+        if n.start_byte < end:
+            return False
+        if _in_test(n):
+            return True
+    return False
+
+
+def _in_test(n: Any) -> bool:
+    child, p = n, n.parent
+    for _ in range(256):
+        if p is None or p.type in _STOP:
+            return False
+        t = p.type
         if t in _TEST_PARENTS:
-            cond = n.child_by_field_name("condition")
-            for c in n.children:
-                stack.append((c, inside or c == cond))
-            continue
-        for c in n.children:
-            stack.append((c, flag))
-    fn.tested = out
-    return out
+            return bool(child == p.child_by_field_name("condition"))
+        if t in _TEST_EXPRS and not (t == "call_expression" and _is_request(p)):
+            return True
+        child, p = p, p.parent
+    return False
 
 
 def _is_request(call: Any) -> bool:

@@ -28,7 +28,7 @@ class Function:
     # variable -> (declared type, declared as a function pointer)
     decls: dict[str, tuple[str, bool]] = field(default_factory=dict)
     assigned: dict[str, list[Any]] = field(default_factory=dict)   # variable -> assigned expressions / markers
-    tested: dict[str, int] | None = None                             # variable -> last byte where it is tested
+    idents: dict[bytes, list[Any]] = field(default_factory=dict)     # identifier -> its nodes, in source order
 
     def param_index(self, name: str) -> int | None:
         for i, (p, _) in enumerate(self.params):
@@ -37,6 +37,9 @@ class Function:
         return None
 
 
+_LEAVES = frozenset({"string_literal", "number_literal", "char_literal", "comment", "primitive_type",
+                     "raw_string_literal", "preproc_arg", "type_identifier", "sized_type_specifier"})
+_FLAG_BYTES = frozenset(f.encode() for f in FLAG_MODES)
 DRIVER = "<driver version>"   # marker for "assigned by cuDriverGetVersion(&v)"
 
 
@@ -67,16 +70,23 @@ class Scan:
             "call_expression": self.on_call,
             "return_statement": self.on_return,
             "identifier": self.on_identifier,
+            "field_identifier": self.on_identifier,
             "ERROR": self.on_error,
         }
         stack: list[tuple[Any, Function]] = [(root, self.file)]
+        pop, push, get = stack.pop, stack.append, handlers.get
         while stack:
-            n, scope = stack.pop()
-            h = handlers.get(n.type)
-            inner = h(n, scope) if h is not None else None
-            scope = inner or scope
-            for c in reversed(n.children):
-                stack.append((c, scope))
+            n, scope = pop()
+            t = n.type
+            h = get(t)
+            if h is not None:
+                inner = h(n, scope)
+                if inner is not None:
+                    scope = inner
+            if t in _LEAVES or not n.named_child_count:
+                continue
+            for c in reversed(n.named_children):
+                push((c, scope))
         return self
 
     # --- handlers, one per node kind ---
@@ -199,9 +209,10 @@ class Scan:
             scope.returns.append(n.named_children[0])
 
     def on_identifier(self, n: Any, scope: Function) -> None:
-        name = text(n)
-        if name in FLAG_MODES:
-            self.flag_uses.append((name, n.start_point[0], n.start_point[1]))
+        raw = n.text
+        scope.idents.setdefault(raw, []).append(n)
+        if raw in _FLAG_BYTES:
+            self.flag_uses.append((raw.decode(), n.start_point[0], n.start_point[1]))
 
     # --- look-ups ---
     def lookup_decl(self, name: str, scope: Function) -> tuple[str, bool] | None:
