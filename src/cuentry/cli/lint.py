@@ -55,8 +55,8 @@ def _compile_commands_includes(path: str) -> list[str]:
             continue
         argv = e.get("arguments") or shlex.split(str(e.get("command", "")))
         base = str(e.get("directory", "."))
-        for i, a in enumerate(argv):
-            a = str(a)
+        for i, arg in enumerate(argv):
+            a = str(arg)
             d = a[2:] if a.startswith("-I") and len(a) > 2 else (
                 str(argv[i + 1]) if a in ("-I", "-isystem") and i + 1 < len(argv) else "")
             if d:

@@ -14,4 +14,4 @@ from .engine import MAX_FILE_BYTES, Finding, Problem, Report, lint_paths, lint_t
 from .rules import RULES
 from .sarif import sarif
 
-__all__ = ["MAX_FILE_BYTES", "Finding", "Problem", "Report", "RULES", "lint_paths", "lint_text", "sarif"]
+__all__ = ["MAX_FILE_BYTES", "RULES", "Finding", "Problem", "Report", "lint_paths", "lint_text", "sarif"]

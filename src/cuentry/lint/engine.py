@@ -131,7 +131,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
     out = []
     seen: dict[tuple[str, str], int] = {}
     for rule, (line, col, msg) in run(unit, cat):
-        if sel is not None and rule.code not in sel or rule.code in ign:
+        if (sel is not None and rule.code not in sel) or rule.code in ign:
             continue
         sup = unit.suppressions.get(line, frozenset())
         if sup is None or (sup and rule.code in sup):
@@ -140,7 +140,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth)))
     out.sort(key=lambda f: (f.line, f.col, f.code))
-    dedup = []
+    dedup: list[Finding] = []
     for f in out:
         if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, dedup[-1].message) != (
                 f.line, f.col, f.code, f.message):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"""
@@ -35,6 +35,7 @@ _TOKEN = re.compile(r"""
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.DOTALL)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _VERSIONISH = re.compile(r"CUDA|CUDART|__CUDACC|NCCL|_VERSION|HIP")
 MAX_DEPTH = 64
 MAX_TOKENS_PER_INVOCATION = 200_000
@@ -284,7 +285,7 @@ def _render(toks: Sequence[Tok]) -> str:
     parts: list[str] = []
     prev: Tok | None = None
     for t in toks:
-        if prev is not None and (prev.kind in ("ident", "num") and t.kind in ("ident", "num")
+        if prev is not None and ((prev.kind in ("ident", "num") and t.kind in ("ident", "num"))
                                  or prev.text in (";", "{", "}", ",")):
             parts.append(" ")
         parts.append(t.text)
@@ -356,7 +357,7 @@ class _Pass:
         self.out: list[str] = []
         self.result = Preprocessed(text="")
         self.budget = _Budget(max(1_000_000, 20 * len(text)))
-        self._pattern: re.Pattern[str] | None = None
+        self.live: set[str] = set()
 
     # --- conditionals ---
     def branch_label(self) -> str:
@@ -383,7 +384,10 @@ class _Pass:
             for k, v in self.macros.items():
                 if f.snapshot.get(k) != v:
                     f.defined.setdefault(k, []).extend(d for d in v if d not in f.defined.get(k, []))
+            changed = (set(self.macros) ^ set(f.snapshot)) | {k for k, v in f.snapshot.items()
+                                                               if self.macros.get(k) != v}
             self.macros = {k: list(v) for k, v in f.snapshot.items()}
+            self.refresh(changed)
             word = "#elif " + cond if kind == "elif" else "#else"
             f.label = (f"`{word}` branch of `#if {f.cond}` (line {line})"
                        if _VERSIONISH.search(f.cond + cond) else "")
@@ -396,7 +400,7 @@ class _Pass:
                     f.defined.setdefault(k, []).extend(d for d in v if d not in f.defined.get(k, []))
             for k, alts in f.defined.items():
                 self.macros[k] = alts
-            self._pattern = None
+            self.refresh(f.defined)
 
     def _close_branch(self, f: _Frame, line: int) -> None:
         if f.label:
@@ -407,13 +411,13 @@ class _Pass:
         if m is None or not _balanced(m.body):
             return
         self.macros[m.name] = [m]
-        self._pattern = None
+        self.refresh([m.name])
 
     def undef(self, body: str) -> None:
         parts = body.split()
         name = parts[-1] if len(parts) >= 2 else ""
         if self.macros.pop(name, None) is not None:
-            self._pattern = None
+            self.refresh([name])
 
     def include(self, body: str) -> None:
         m = _INCLUDE.match(body)
@@ -422,27 +426,29 @@ class _Pass:
         hdr = find_header(m.group(1), self.path, self.include_dirs)
         if hdr is None:
             return
-        for k, v in headers_macros(hdr, self.include_dirs, self.seen, self.depth).items():
-            self.macros[k] = v
-        self._pattern = None
+        got = headers_macros(hdr, self.include_dirs, self.seen, self.depth)
+        self.macros.update(got)
+        self.refresh(got)
 
     # --- code ---
-    def pattern(self) -> re.Pattern[str] | None:
-        if self._pattern is None:
-            names = [k for k, v in self.macros.items() if any(self.expandable(m) for m in v)]
-            self._pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-                                       + r")\b") if names else re.compile(r"(?!x)x")
-        return self._pattern
+    def refresh(self, names: Iterable[str]) -> None:
+        """Re-decide which of these names are expanded in code (after a define, undef, include or #endif)."""
+        for k in names:
+            if any(self.expandable(m) for m in self.macros.get(k, ())):
+                self.live.add(k)
+            else:
+                self.live.discard(k)
+
+    def invokes_macro(self, line: str) -> bool:
+        return bool(self.live) and any(w in self.live for w in _WORD.findall(line))
 
     def expandable(self, m: Macro) -> bool:
         if m.params is not None:
             return True
         # object-like: only when it invokes a function-like macro (X-macro lists) or is a name list entry
-        for i, t in enumerate(m.body):
-            if t.kind == "ident" and i + 1 < len(m.body) and m.body[i + 1].text == "(":
-                if any(d.params is not None for d in self.macros.get(t.text, ())):
-                    return True
-        return False
+        return any(t.kind == "ident" and i + 1 < len(m.body) and m.body[i + 1].text == "("
+                   and any(d.params is not None for d in self.macros.get(t.text, ()))
+                   for i, t in enumerate(m.body))
 
     def run(self) -> Preprocessed:
         lines = _logical_lines(self.text)
@@ -459,7 +465,7 @@ class _Pass:
                 self.out.append("\n" * (count - 1))
                 k += 1
                 continue
-            if self.expand_code and self.pattern().search(body):  # type: ignore[union-attr]
+            if self.expand_code and self.invokes_macro(body):
                 k = self.expand_lines(lines, k)
                 continue
             self.out.append(body)
@@ -548,12 +554,19 @@ class _Pass:
         spans: list[tuple[int, int, Expansion]] = []
         for m in alts:
             info = Expansion(line0 + 1, col + 1, short, m.name, m.line, m.path, m.branch)
-            body = _render(exp.expand(inv, frozenset(), pick=lambda ds, m=m: m if m in ds else ds[-1]))
+            body = _render(exp.expand(inv, frozenset(), pick=_prefer(m)))
             if len(alts) > 1:
                 body = "{ " + body + "; } "
             spans.append((len(text), len(text) + len(body), info))
             text += body
         return text, spans
+
+
+def _prefer(m: Macro) -> Callable[[list[Macro]], Macro]:
+    """A picker that takes ``m`` among the alternatives of its name (else the latest definition)."""
+    def pick(defs: list[Macro]) -> Macro:
+        return m if m in defs else defs[-1]
+    return pick
 
 
 def _open_parens(toks: Sequence[Tok]) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..facts import FLAG_MODES, TOOLKIT_MACROS, VERSION_QUERIES
 from .scan import DRIVER, Function, Scan
-from .tree import args, base_name, strip, string_value, template_args, text, to_int
+from .tree import args, base_name, string_value, strip, template_args, text, to_int
 
 _TAINTS = ("driver", "toolkit", "runtime")
 
@@ -166,7 +166,7 @@ class Evaluator:
         return OTHER
 
     def returns(self, name: str, depth: int) -> Value:
-        vals = []
+        vals: list[Value] = []
         for f in self.scan.functions.get(name, [])[:8]:
             if id(f) in self.fn_busy:
                 continue
