@@ -32,6 +32,7 @@ _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".ve
 _TRIGGERS = re.compile(
     r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
     r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -105,7 +106,30 @@ def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
     return out
 
 
-def extract(text: str, path: str, include_dirs: Sequence[str] = ()) -> Unit:
+@dataclass
+class Shared:
+    """What one C-family file tells the others: the wrappers it defines and its prototypes' defaults."""
+
+    apis: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, dict[int, Any]] = field(default_factory=dict)
+
+    def learn(self, unit: Unit) -> bool:
+        """Take a file's wrappers and defaults; True when something new was learnt."""
+        new = False
+        for name, spec in unit.apis.items():
+            if name not in self.apis:
+                self.apis[name] = spec
+                new = True
+        for name, d in unit.defaults.items():
+            mine = self.defaults.setdefault(name, {})
+            for i, v in d.items():
+                if i not in mine:
+                    mine[i] = v
+                    new = True
+        return new
+
+
+def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None) -> Unit:
     """The facts of one file, by its suffix (C family unless it ends in .py)."""
     if path.endswith(PY_SUFFIXES):
         from .python import extract as py
@@ -113,7 +137,9 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = ()) -> Unit:
         return py(text, path)
     from .cfamily import extract as cf
 
-    return cf(text, path, include_dirs)
+    if shared is None:
+        return cf(text, path, include_dirs)
+    return cf(text, path, include_dirs, shared.apis, shared.defaults)
 
 
 def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
@@ -123,10 +149,10 @@ def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
 
 def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
               ignore: Sequence[str] | None = None, include_dirs: Sequence[str] = (),
-              cat: Catalog | None = None) -> tuple[list[Finding], Unit]:
+              cat: Catalog | None = None, shared: Shared | None = None) -> tuple[list[Finding], Unit]:
     """Lint one file's text; returns the findings (suppressions applied) and its facts."""
     sel, ign = parse_codes(select), parse_codes(ignore) or set()
-    unit = extract(text, path, include_dirs)
+    unit = extract(text, path, include_dirs, shared)
     lines = text.splitlines()
     out = []
     seen: dict[tuple[str, str], int] = {}
@@ -242,33 +268,125 @@ def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
             pins[abi.symbol] = max(pins.get(abi.symbol, 0), abi.version)
 
 
+MAX_PASSES = 4
+"""Passes over the C-family files that call wrappers defined in other files (one more layer each)."""
+
+
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
                progress: Callable[[int, int], None] | None = None) -> Report:
-    """Lint files and directories; the report includes the pins found, for the minimum driver."""
+    """Lint files and directories; the report includes the pins found, for the minimum driver.
+
+    A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
+    an API in every other file: files that call such wrappers are linted again with them, until no
+    pass finds a new one.
+    """
     parse_codes(select)
     parse_codes(ignore)
     files, problems = iter_files(paths)
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
     relevant = _Relevance(include_dirs)
+    shared = Shared()
+    results: dict[str, tuple[list[Finding], Unit]] = {}
+    texts: dict[str, str] = {}
+    skipped: list[str] = []
     for i, path in enumerate(files, 1):
-        try:
-            text = read_source(path, max_bytes)
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            rep.problems.append(Problem(path, reason))
-            continue
-        rep.files += 1
-        rep.linted.append(path)
-        rep.lines += text.count("\n") + 1
-        if relevant(text, path) or (path.endswith(PY_SUFFIXES) and len(text) < _PY_ALWAYS):
-            got, unit = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
+        text = _read(path, max_bytes, rep)
+        if text is not None and (relevant(text, path) or (path.endswith(PY_SUFFIXES) and len(text) < _PY_ALWAYS)):
+            results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
+            texts[path] = text
+            shared.learn(results[path][1])
+        elif text is not None and not path.endswith(PY_SUFFIXES):
+            skipped.append(path)
+        if progress:
+            progress(i, len(files))
+    passes = _Passes(results, texts, shared, skipped, relevant)
+    passes.run(lambda text, path: lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
+                                            cat=cat, shared=shared), max_bytes)
+    for path in files:
+        if path in results:
+            got, unit = results[path]
             rep.findings.extend(got)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             _pins(unit, cat, rep.pins)
-        if progress:
-            progress(i, len(files))
     rep.problems.sort(key=lambda p: p.path)
     return rep
+
+
+def _read(path: str, max_bytes: int, rep: Report) -> str | None:
+    try:
+        text = read_source(path, max_bytes)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        rep.problems.append(Problem(path, reason))
+        return None
+    rep.files += 1
+    rep.linted.append(path)
+    rep.lines += text.count("\n") + 1
+    return text
+
+
+class _Passes:
+    """Later passes: files that call a wrapper defined elsewhere, or mention one (or include a header
+    that does) but had no trigger word of their own, are linted with every wrapper known so far."""
+
+    def __init__(self, results: dict[str, tuple[list[Finding], Unit]], texts: dict[str, str], shared: Shared,
+                 skipped: list[str], relevant: _Relevance) -> None:
+        self.results, self.texts, self.shared, self.skipped = results, texts, shared, skipped
+        self.relevant = relevant
+        self.done: dict[str, frozenset[str]] = {}
+        self.header_words: dict[str, frozenset[str]] = {}
+
+    def run(self, lint: Callable[[str, str], tuple[list[Finding], Unit]], max_bytes: int) -> None:
+        for _ in range(MAX_PASSES):
+            names = frozenset(self.shared.apis)
+            if not names:
+                return
+            again = [p for p, (_, u) in self.results.items() if u.lang == "c" and
+                     (u.called & names) - set(u.apis) and self.done.get(p) != names]
+            again += self.newly_relevant(names, max_bytes)
+            if not again:
+                return
+            learnt = False
+            for path in again:
+                self.done[path] = names
+                self.results[path] = lint(self.texts[path], path)
+                learnt |= self.shared.learn(self.results[path][1])
+            if not learnt:
+                return
+
+    def newly_relevant(self, names: frozenset[str], max_bytes: int) -> list[str]:
+        out = []
+        keep = []
+        for path in self.skipped:
+            try:
+                text = read_source(path, max_bytes)
+            except (OSError, ValueError):
+                continue
+            if self.mentions(text, path, names):
+                self.texts[path] = text
+                out.append(path)
+            else:
+                keep.append(path)
+        self.skipped = keep
+        return out
+
+    def mentions(self, text: str, path: str, names: frozenset[str]) -> bool:
+        if not names.isdisjoint(_WORD.findall(text)):
+            return True
+        from .preprocess import find_header
+
+        for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
+            hdr = find_header(m.group(1), path, self.relevant.include_dirs)
+            if hdr is None:
+                continue
+            if hdr not in self.header_words:
+                try:
+                    self.header_words[hdr] = frozenset(_WORD.findall(read_source(hdr, 4 << 20)))
+                except (OSError, ValueError):
+                    self.header_words[hdr] = frozenset()
+            if not names.isdisjoint(self.header_words[hdr]):
+                return True
+        return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import names
 
@@ -55,6 +56,7 @@ class Query:
     target_type: str | None = None         # its declared type, as written
     handwritten: str | None = None         # why the target's type is a hand-written function type
     via: str = ""                          # the wrapper(s) the request goes through
+    wrapped: bool = False                  # through a wrapper function (its body is reported on its own)
     where: str = ""                        # " (in LOAD_SYM(...) expanded from line N, ...)" for messages
 
 
@@ -86,6 +88,9 @@ class Unit:
     lines: int = 0
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
+    apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
+    defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
+    called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -127,7 +127,7 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.api != "cudaGetDriverEntryPoint" or q.via:
+        if q.api != "cudaGetDriverEntryPoint" or q.wrapped:
             continue
         pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
             if _known(q, cat) and q.symbol else " with the version of the typedef you call through"

@@ -12,6 +12,7 @@ call into a :class:`~cuentry.lint.facts.Query` or :class:`~cuentry.lint.facts.Ex
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..facts import Unit, suppressions
@@ -43,7 +44,8 @@ def _where(pre: Preprocessed) -> Any:
     return where
 
 
-def extract(text: str, path: str, include_dirs: Sequence[str] = ()) -> Unit:
+def extract(text: str, path: str, include_dirs: Sequence[str] = (), extra: dict[str, Any] | None = None,
+            defaults: dict[str, dict[int, Any]] | None = None) -> Unit:
     """Parse one C/C++/CUDA file into facts."""
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1)
     pre = preprocess(text, path, include_dirs)
@@ -52,7 +54,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = ()) -> Unit:
     scan = Scan().run(tree.root_node)
     unit.parse_errors = scan.parse_errors
     ev = Evaluator(scan)
-    req = Requests(scan, ev)
+    req = Requests(scan, ev, _with_defaults(extra or {}, defaults or {}))
     req.getters_from_types()
     req.find_wrappers()
     where = _where(pre)
@@ -71,7 +73,21 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = ()) -> Unit:
         line, col = _map(pre, line0, col0)
         unit.flag_uses.append((name, line, col))
     unit.queries.sort(key=lambda q: (q.line, q.col))
+    unit.apis = req.portable()
+    unit.defaults = req.portable_defaults()
+    unit.called = frozenset(scan.calls)
     return unit
+
+
+def _with_defaults(extra: dict[str, Any], defaults: dict[str, dict[int, Any]]) -> dict[str, Any]:
+    """Wrappers from other files, with the defaults their prototypes (in headers) declare filled in."""
+    out = {}
+    for name, spec in extra.items():
+        d = defaults.get(name, {})
+        roles = {r: (src[0], src[1], d.get(src[1])) if src[0] == "argv" and src[2] is None and src[1] in d else src
+                 for r, src in spec.roles.items()}
+        out[name] = replace(spec, roles=roles)
+    return out
 
 
 def _map(pre: Preprocessed, line0: int, col0: int) -> tuple[int, int]:

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..facts import DECLTYPE_RE, GETTER_PFN, Export, Query, flag_mode
-from .scan import Function, Scan
+from .scan import Function, Scan, namespaces_around
 from .tree import args, base_name, strip, template_args, text
 from .values import Evaluator, Value
 
-# role -> ("arg", index) | ("fixed", node, scope) | ("return",) | ("const", Value)
+# role -> ("arg", index[, default node, scope]) | ("argv", index, default Value or None) | ("fixed", node, scope)
+#         | ("return",) | ("const", Value). "argv" and "const" are portable: they hold no tree node, so a
+#         wrapper found in one file can be used in another.
 Source = tuple[Any, ...]
 
 
@@ -32,6 +34,7 @@ class Spec:
     roles: dict[str, Source] = field(default_factory=dict)
     via: str = ""                   # wrapper chain, outermost first
     wrapper: bool = False           # a function passing its arguments on (not a pointer to the API itself)
+    ns: str = ""                    # the namespace the wrapper is defined in
     version_kind: str = ""          # fixed kind ("runtime" for cudaGetDriverEntryPoint)
     status_checked_inside: bool = False
 
@@ -72,9 +75,42 @@ def getter_of_type(ty: str) -> str | None:
 class Requests:
     """Finds every API (base, getter pointer, wrapper) and turns each call of one into facts."""
 
-    def __init__(self, scan: Scan, ev: Evaluator) -> None:
+    def __init__(self, scan: Scan, ev: Evaluator, extra: dict[str, Spec] | None = None) -> None:
         self.scan, self.ev = scan, ev
-        self.specs: dict[str, Spec] = dict(BASE)
+        self.specs: dict[str, Spec] = {**BASE, **(extra or {})}
+        self.foreign: set[str] = set(extra or ())
+        self.local: set[str] = set()
+
+    def calls_of(self, name: str) -> list[tuple[Any, Function]]:
+        """The calls of an API; for a wrapper from another file, only those that can name it (namespace)."""
+        calls = self.scan.calls.get(name, [])
+        spec = self.specs.get(name)
+        if name not in self.foreign or spec is None or not spec.ns or name in self.local:
+            return calls
+        return [(c, s) for c, s in calls if _ns_match(spec.ns, c)]
+
+    def portable(self) -> dict[str, Spec]:
+        """The wrappers this file defines, with every fixed expression evaluated (usable in other files)."""
+        out: dict[str, Spec] = {}
+        for name in self.local:
+            spec = self.specs[name]
+            roles: dict[str, Source] = {}
+            for role, src in spec.roles.items():
+                if src[0] == "arg":
+                    default = src[2] if len(src) > 2 else None
+                    roles[role] = ("argv", src[1], self.ev.value(default, src[3]) if default is not None else None)
+                elif src[0] == "fixed":
+                    v = self.ev.value(src[1], src[2])
+                    roles[role] = ("const", replace(v, text=v.text or text(src[1])))
+                else:
+                    roles[role] = src
+            out[name] = replace(spec, roles=roles)
+        return out
+
+    def portable_defaults(self) -> dict[str, dict[int, Value]]:
+        """Defaults of parameters declared in prototypes (a header's ``int version = 12010``)."""
+        return {name: {i: self.ev.value(node, self.scan.file) for i, node in d.items()}
+                for name, d in self.scan.proto_defaults.items()}
 
     # --- getters held in variables ---
     def add_getter(self, var: str, api: str) -> bool:
@@ -101,12 +137,13 @@ class Requests:
             spec = self.specs.get(name)
             if spec is None:
                 continue
-            for call, scope in self.scan.calls.get(name, []):
+            for call, scope in self.calls_of(name):
                 if scope is self.scan.file or scope.name in self.specs or scope.name.startswith("<"):
                     continue
                 w = self.wrapper(spec, call, scope)
                 if w is not None:
                     self.specs[scope.name] = w
+                    self.local.add(scope.name)
                     work.append(scope.name)
 
     def wrapper(self, spec: Spec, call: Any, fn: Function) -> Spec | None:
@@ -116,14 +153,14 @@ class Requests:
         for role, src in spec.roles.items():
             roles[role] = self._lift(role, src, a, fn, call)
         sym = roles.get("symbol")
-        if sym is None or sym[0] != "arg":
+        if sym is None or sym[0] not in ("arg", "argv"):
             return None
         via = fn.name + (" -> " + spec.via if spec.via else f" -> {spec.api}")
-        return Spec(spec.kind, spec.api, roles, via, True, spec.version_kind,
+        return Spec(spec.kind, spec.api, roles, via, True, fn.ns, spec.version_kind,
                     status_checked_inside=spec.status_checked_inside or "status" in spec.roles)
 
     def _lift(self, role: str, src: Source, a: list[Any], fn: Function, call: Any) -> Source:
-        if src[0] != "arg":
+        if src[0] not in ("arg", "argv"):
             return src
         i = src[1]
         if i >= len(a):
@@ -133,7 +170,8 @@ class Requests:
         if inner is not None and inner.type == "identifier":
             j = fn.param_index(text(inner))
             if j is not None and text(inner) not in fn.assigned:
-                return ("arg", j, fn.params[j][1], fn)
+                default = fn.params[j][1] or self.scan.proto_defaults.get(fn.name, {}).get(j)
+                return ("arg", j, default, fn)
         if role == "pfn" and inner is not None and inner.type == "identifier" and fn.returns:
             return ("return",)
         return ("fixed", node, fn)
@@ -149,9 +187,11 @@ class Requests:
                 if name in done:
                     continue
                 done.add(name)
-                for call, scope in self.scan.calls.get(name, []):
+                for call, scope in self.calls_of(name):
                     if spec.kind == "query":
                         q = self.query(spec, call, scope)
+                        if spec.wrapper and q.symbol is not None and not q.symbol.lower().startswith("cu"):
+                            continue   # a wrapper used for another library's names
                         q.where = where(call)
                         queries.append(q)
                         if q.symbol in _GETTERS and q.target:
@@ -175,10 +215,12 @@ class Requests:
         if src is None:
             return None
         a = args(call)
-        if src[0] == "arg":
+        if src[0] in ("arg", "argv"):
             i = src[1]
             if i < len(a):
                 return a[i], scope
+            if src[0] == "argv":
+                return src[2] if isinstance(src[2], Value) else None   # a default from another file
             if len(src) > 2 and src[2] is not None:
                 return src[2], src[3]          # the wrapper parameter's default value
             return None
@@ -204,11 +246,11 @@ class Requests:
         if api == "cuGetProcAddress" and not spec.wrapper and len(a) == 4:
             roles.pop("status", None)
         spec = replace(spec, roles=roles)
-        q = Query(api=api, line=call.start_point[0], col=call.start_point[1], via=spec.via)
+        q = Query(api=api, line=call.start_point[0], col=call.start_point[1], via=spec.via, wrapped=spec.wrapper)
         self._symbol(q, spec, call, scope)
         self._version(q, spec, call, scope)
         fv, fnode = self.value_of(spec, "flags", call, scope)
-        q.flags_text = text(fnode) if fnode is not None else ""
+        q.flags_text = text(fnode) if fnode is not None else fv.text
         q.flags_mode = fv.flag if fv.kind == "flag" else (
             flag_mode(str(fv.ints[0])) if fv.kind == "int" and len(fv.ints) == 1 else flag_mode(q.flags_text))
         self._status(q, spec, call, scope)
@@ -229,7 +271,7 @@ class Requests:
             q.version_kind = spec.version_kind
             return
         v, node = self.value_of(spec, "version", call, scope)
-        q.version_text = text(node) if node is not None else ""
+        q.version_text = text(node) if node is not None else (", ".join(map(str, v.ints)) or v.text)
         if v.kind == "int":
             q.pins = tuple(x for x in v.ints if x > 0)
             q.version = q.pins[0] if len(q.pins) == 1 else None
@@ -336,6 +378,22 @@ class Requests:
             declared = self.scan.lookup_decl(name, scope)
             if declared is not None:
                 self._typed(q, name, *declared)
+        if q.target and not q.handwritten:
+            self._later_casts(q, q.target, call.end_byte, scope)
+
+    def _later_casts(self, q: Query, name: str, after: int, scope: Function) -> None:
+        """A pointer kept in a variable and cast afterwards (``reinterpret_cast<FuncT*>(ptr)``)."""
+        for n in scope.idents.get(name.encode(), [])[-64:]:
+            if n.start_byte < after:
+                continue
+            p = n.parent
+            if p is not None and p.type == "cast_expression":
+                self._cast(q, text(p.child_by_field_name("type")))
+            elif p is not None and p.type == "argument_list" and p.parent is not None and \
+                    base_name(p.parent.child_by_field_name("function")) in ("reinterpret_cast", "static_cast"):
+                self._cast(q, template_args(p.parent.child_by_field_name("function")))
+            if q.handwritten:
+                return
 
     def _cast(self, q: Query, cast: str) -> None:
         bare = cast.replace("*", "").strip()
@@ -380,6 +438,23 @@ class Requests:
                 e.target_type = r
                 break
         return e
+
+
+def _ns_match(ns: str, call: Any) -> bool:
+    fn = call.child_by_field_name("function")
+    last = ""
+    for _ in range(32):
+        if fn is None:
+            break
+        if fn.type == "template_function":
+            fn = fn.child_by_field_name("name")
+        elif fn.type == "qualified_identifier":
+            scope = fn.child_by_field_name("scope")
+            last = text(scope).split("::")[-1].split("<")[0] if scope is not None else last
+            fn = fn.child_by_field_name("name")
+        else:
+            break
+    return last == ns if last else ns in namespaces_around(call)
 
 
 def assigned_to(call: Any) -> str | None:

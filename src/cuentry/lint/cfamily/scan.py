@@ -29,6 +29,7 @@ class Function:
     decls: dict[str, tuple[str, bool]] = field(default_factory=dict)
     assigned: dict[str, list[Any]] = field(default_factory=dict)   # variable -> assigned expressions / markers
     idents: dict[bytes, list[Any]] = field(default_factory=dict)     # identifier -> its nodes, in source order
+    ns: str = ""                                                      # innermost enclosing namespace
 
     def param_index(self, name: str) -> int | None:
         for i, (p, _) in enumerate(self.params):
@@ -52,6 +53,7 @@ class Scan:
     fn_typedefs: set[str] = field(default_factory=set)              # hand-written function (pointer) types
     aliases: dict[str, str] = field(default_factory=dict)           # typedef/using name -> type text it names
     macros: dict[str, Any] = field(default_factory=dict)            # object-like #define name -> value node
+    proto_defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype -> {param index: default}
     flag_uses: list[tuple[str, int, int]] = field(default_factory=list)
     parse_errors: int = 0
 
@@ -152,18 +154,30 @@ class Scan:
         while p is not None and p.type not in ("function_definition", "lambda_expression", "declaration",
                                                "field_declaration", "type_definition"):
             p = p.parent
+        if p is not None and p.type in ("declaration", "field_declaration"):
+            self._proto_default(n)
+            return
         if p is None or p.type not in ("function_definition", "lambda_expression"):
             return
         fn = self.fn_of.get(p.id, scope)
         fn.decls[name] = (ty, is_fn)
         fn.params.append((name, n.child_by_field_name("default_value")))
 
+    def _proto_default(self, n: Any) -> None:
+        default = n.child_by_field_name("default_value")
+        plist, fdecl = n.parent, n.parent.parent if n.parent is not None else None
+        if default is None or plist is None or fdecl is None or fdecl.type != "function_declarator":
+            return
+        name = base_name(fdecl.child_by_field_name("declarator"))
+        index = [c.id for c in plist.named_children if c.type.endswith("parameter_declaration")].index(n.id)
+        self.proto_defaults.setdefault(name, {})[index] = default
+
     def on_function(self, n: Any, scope: Function) -> Function:
         decl = n.child_by_field_name("declarator")
         while decl is not None and decl.type not in ("function_declarator",):
             decl = decl.child_by_field_name("declarator")
         name = base_name(decl.child_by_field_name("declarator")) if decl is not None else ""
-        fn = Function(name or "<anonymous>", n)
+        fn = Function(name or "<anonymous>", n, ns=namespace_of(n))
         self.fn_of[n.id] = fn
         if name:
             self.functions.setdefault(name, []).append(fn)
@@ -226,6 +240,35 @@ class Scan:
                 break
             ty = nxt
         return ty
+
+
+def namespace_of(n: Any) -> str:
+    """The innermost named namespace enclosing ``n`` ('' at global scope)."""
+    p = n.parent
+    for _ in range(512):
+        if p is None:
+            return ""
+        if p.type == "namespace_definition":
+            name = p.child_by_field_name("name")
+            if name is not None:
+                return text(name).split("::")[-1]
+        p = p.parent
+    return ""
+
+
+def namespaces_around(n: Any) -> set[str]:
+    """Every named namespace enclosing ``n``."""
+    out: set[str] = set()
+    p = n.parent
+    for _ in range(512):
+        if p is None:
+            break
+        if p.type == "namespace_definition":
+            name = p.child_by_field_name("name")
+            if name is not None:
+                out.update(text(name).split("::"))
+        p = p.parent
+    return out
 
 
 def declared_name(decl: Any) -> tuple[str | None, bool]:
