@@ -293,11 +293,13 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     skipped: list[str] = []
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
-        if text is not None and (relevant(text, path) or (path.endswith(PY_SUFFIXES) and len(text) < _PY_ALWAYS)):
+        if text is not None and relevant(text, path):
             results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
             texts[path] = text
             shared.learn(results[path][1])
-        elif text is not None and not path.endswith(PY_SUFFIXES):
+        elif text is not None and path.endswith(PY_SUFFIXES):
+            _check_python(text, path, rep)
+        elif text is not None:
             skipped.append(path)
         if progress:
             progress(i, len(files))
@@ -313,6 +315,15 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep
+
+
+def _check_python(text: str, path: str, rep: Report) -> None:
+    from .python import syntax_problem
+
+    if len(text) < _PY_ALWAYS:
+        problem = syntax_problem(text, path)
+        if problem:
+            rep.problems.append(Problem(path, problem))
 
 
 def _read(path: str, max_bytes: int, rep: Report) -> str | None:

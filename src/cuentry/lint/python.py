@@ -352,19 +352,27 @@ class _Front:
         return None
 
 
+def _parse(text: str, path: str) -> tuple[ast.Module | None, str]:
+    try:
+        return ast.parse(text, filename=path), ""
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        return None, f"not valid Python{f' (line {line})' if line else ''}: {getattr(exc, 'msg', exc)}"
+    except (RecursionError, MemoryError):
+        return None, "nested too deeply for Python's parser"
+
+
+def syntax_problem(text: str, path: str) -> str:
+    """Why a Python file does not parse ('' when it does): files with nothing to lint are still checked."""
+    return _parse(text, path)[1]
+
+
 def extract(text: str, path: str) -> Unit:
     """Parse one Python file into facts (a file that does not parse is a problem, reported)."""
     unit = Unit(path=path, lang="python", suppressions=suppressions(text), lines=text.count("\n") + 1)
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError) as exc:
+    tree, unit.problem = _parse(text, path)
+    if tree is None:
         unit.parse_errors = 1
-        line = getattr(exc, "lineno", None)
-        unit.problem = f"not valid Python{f' (line {line})' if line else ''}: {getattr(exc, 'msg', exc)}"
-        return unit
-    except RecursionError:
-        unit.parse_errors = 1
-        unit.problem = "not linted: nested too deeply for Python's parser"
         return unit
     fr = _Front(tree, unit)
     fr.index()
