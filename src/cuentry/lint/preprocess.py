@@ -170,15 +170,20 @@ class Expander:
         out: list[Tok] = []
         i, n = 0, len(toks)
         while i < n:
+            if self.budget.exhausted:
+                out.extend(toks[i:])
+                break
             t = toks[i]
             defs = self.macros.get(t.text) if t.kind == "ident" and t.text not in disabled else None
-            if not defs or depth > MAX_DEPTH or self.budget.exhausted:
+            if not defs or depth > MAX_DEPTH:
                 out.append(t)
                 i += 1
                 continue
             m = pick(defs) if pick is not None else defs[-1]
             if m.params is None:
-                out.extend(self.expand(m.body, disabled | {m.name}, depth + 1))
+                got_body = self.expand(m.body, disabled | {m.name}, depth + 1)
+                self.budget.spend(len(got_body))
+                out.extend(got_body)
                 i += 1
                 continue
             got = collect_args(toks, i + 1)
@@ -188,11 +193,10 @@ class Expander:
                 continue
             args, end = got
             body = self.substitute(m, args, disabled, depth)
-            out.extend(self.expand(body, disabled | {m.name}, depth + 1))
+            expanded = self.expand(body, disabled | {m.name}, depth + 1)
+            self.budget.spend(len(expanded))
+            out.extend(expanded)
             i = end
-            if not self.budget.spend(len(body)):
-                out.extend(toks[i:])
-                break
         return out
 
     def substitute(self, m: Macro, args: list[list[Tok]], disabled: frozenset[str], depth: int) -> list[Tok]:
@@ -356,7 +360,7 @@ class _Pass:
         self.frames: list[_Frame] = []
         self.out: list[str] = []
         self.result = Preprocessed(text="")
-        self.budget = _Budget(max(1_000_000, 20 * len(text)))
+        self.budget = _Budget(200_000 + len(text))
         self.live: set[str] = set()
 
     # --- conditionals ---
