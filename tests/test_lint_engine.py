@@ -112,7 +112,8 @@ def test_wrapper_in_a_header_is_used_by_other_files(tmp_path: Path) -> None:
 def test_min_driver_through_macros(tmp_path: Path) -> None:
     src = tmp_path / "m.cpp"
     src.write_text('#define LOAD(sym, ver) do { CUdriverProcAddressQueryResult q; \\\n'
-                   '  if (cuGetProcAddress(#sym, (void**)&p_##sym, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; } while (0)\n'
+                   '  if (cuGetProcAddress(#sym, (void**)&p_##sym, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q)'
+                   ' return 1; } while (0)\n'
                    'PFN_cuMulticastCreate_v12010 p_cuMulticastCreate;\n'
                    'int f() { LOAD(cuMulticastCreate, 12010); return 0; }\n')
     rep = lint_paths([str(src)])
@@ -122,7 +123,8 @@ def test_min_driver_through_macros(tmp_path: Path) -> None:
 def test_include_dirs_and_compile_commands(tmp_path: Path) -> None:
     inc = tmp_path / "inc"
     inc.mkdir()
-    (inc / "ld.h").write_text('#define LD(s, v) if (cuGetProcAddress(#s, &p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}\n')
+    (inc / "ld.h").write_text('#define LD(s, v) '
+                              'if (cuGetProcAddress(#s, &p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}\n')
     src = tmp_path / "src"
     src.mkdir()
     (src / "a.cpp").write_text('#include "ld.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;\n LD(cuMemAlloc, 1000)\n}\n')

@@ -243,8 +243,8 @@ class Requests:
         a = args(call)
         api = spec.api
         roles = dict(spec.roles)
-        if not spec.wrapper and (api == "cuGetProcAddress" and len(a) == 4 or
-                                 api == "cudaGetDriverEntryPoint" and len(a) == 3):
+        if not spec.wrapper and ((api == "cuGetProcAddress" and len(a) == 4) or
+                                 (api == "cudaGetDriverEntryPoint" and len(a) == 3)):
             roles.pop("status", None)   # the 11030 getter and the pre-12.0 runtime call have no status
         spec = replace(spec, roles=roles)
         q = Query(api=api, line=call.start_point[0], col=call.start_point[1], via=spec.via, wrapped=spec.wrapper)
