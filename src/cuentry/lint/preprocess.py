@@ -36,6 +36,20 @@ _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.DOTALL)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*(\w*)", re.M)
+
+
+def _directive_end(text: str, start: int) -> int:
+    """Index of the newline that ends the directive starting at ``start`` (backslash lines joined)."""
+    i = text.find("\n", start)
+    while i > 0 and text[i - 1] == "\\":
+        i = text.find("\n", i + 1)
+    return len(text) if i < 0 else i
+
+
+def _line_end(text: str, start: int) -> int:
+    i = text.find("\n", start)
+    return len(text) if i < 0 else i
 _VERSIONISH = re.compile(r"CUDA|CUDART|__CUDACC|NCCL|_VERSION|HIP")
 MAX_DEPTH = 64
 MAX_TOKENS_PER_INVOCATION = 200_000
@@ -308,22 +322,6 @@ class _Frame:
     dead: bool = False
 
 
-def _logical_lines(text: str) -> list[tuple[int, int, str]]:
-    """(first line 0-based, number of physical lines, text) with backslash continuations joined."""
-    phys = text.split("\n")
-    out = []
-    i = 0
-    while i < len(phys):
-        first = i
-        buf = phys[i]
-        while buf.endswith("\\") and i + 1 < len(phys):
-            i += 1
-            buf = buf + "\n" + phys[i]
-        out.append((first, i - first + 1, buf))
-        i += 1
-    return out
-
-
 def headers_macros(path: str, include_dirs: Sequence[str], seen: set[str], depth: int = 0) -> dict[str, list[Macro]]:
     """Macros defined in a header (and the headers it includes that can be found)."""
     out: dict[str, list[Macro]] = {}
@@ -371,9 +369,13 @@ class _Pass:
         return ""
 
     def dead(self) -> bool:
-        return any(f.dead for f in self.frames)
+        return self._dead
 
     def directive(self, kind: str, body: str, line: int) -> None:
+        self._directive(kind, body, line)
+        self._dead = any(f.dead for f in self.frames)
+
+    def _directive(self, kind: str, body: str, line: int) -> None:
         cond = body.split(kind, 1)[1].strip() if kind in body else ""
         cond = re.sub(r"\s+", " ", cond.replace("\\\n", " "))
         if kind in ("if", "ifdef", "ifndef"):
@@ -443,43 +445,93 @@ class _Pass:
             else:
                 self.live.discard(k)
 
-    def invokes_macro(self, line: str) -> bool:
-        return bool(self.live) and any(w in self.live for w in _WORD.findall(line))
-
     def expandable(self, m: Macro) -> bool:
+        """Function-like macros are expanded; object-like ones only when they invoke a function-like macro
+        (an X-macro list such as ``#define DRIVER_FUNCS X(cuMemMap, 10020) X(...)``)."""
         if m.params is not None:
             return True
-        # object-like: only when it invokes a function-like macro (X-macro lists) or is a name list entry
         return any(t.kind == "ident" and i + 1 < len(m.body) and m.body[i + 1].text == "("
                    and any(d.params is not None for d in self.macros.get(t.text, ()))
                    for i, t in enumerate(m.body))
 
     def run(self) -> Preprocessed:
-        lines = _logical_lines(self.text)
-        k = 0
-        while k < len(lines):
-            first, count, body = lines[k]
-            d = _DIRECTIVE.match(body)
-            if d:
-                self.handle_directive(d.group(1), body, first + 1)
-                self.out.append(body if not self.dead() else "\n" * (count - 1))
-                k += 1
+        """Directives are found with one pattern over the text; code between them is copied whole unless a
+        macro to expand occurs in it (then only the lines with an invocation are tokenized)."""
+        text = self.text
+        pos, line0 = 0, 0
+        for m in _DIRECTIVE_LINE.finditer(text):
+            if m.start() < pos:
                 continue
-            if self.dead():
-                self.out.append("\n" * (count - 1))
-                k += 1
-                continue
-            if self.expand_code and self.invokes_macro(body):
-                k = self.expand_lines(lines, k)
-                continue
-            self.out.append(body)
-            k += 1
+            self.code(text[pos:m.start()], line0)
+            line0 += text.count("\n", pos, m.start())
+            end = _directive_end(text, m.start())
+            body = text[m.start():end]
+            self.handle_directive(m.group(1), body, line0 + 1)
+            self.out.append(body if not self.is_dead else "\n" * body.count("\n"))
+            line0 += body.count("\n")
+            pos = end
+        self.code(text[pos:], line0)
         while self.frames:
-            self.directive("endif", "#endif", len(lines))
-        self.result.text = "\n".join(self.out)
+            self.directive("endif", "#endif", line0 + 1)
+        self.result.text = "".join(self.out)
         self.result.macros = self.macros
         self.result.truncated = self.budget.exhausted
         return self.result
+
+    def code(self, block: str, line0: int) -> None:
+        if not block:
+            return
+        if self.is_dead:
+            self.out.append("\n" * block.count("\n"))
+            return
+        rx = self.live_regex() if self.expand_code else None
+        if rx is None:
+            self.out.append(block)
+            return
+        p, cur = 0, line0
+        while True:
+            mm = rx.search(block, p)
+            if mm is None:
+                self.out.append(block[p:])
+                return
+            if mm.group() not in self.live:
+                self.out.append(block[p:mm.end()])
+                cur += block.count("\n", p, mm.end())
+                p = mm.end()
+                continue
+            ls = max(p, block.rfind("\n", 0, mm.start()) + 1)
+            self.out.append(block[p:ls])
+            cur += block.count("\n", p, ls)
+            le = _line_end(block, mm.end())
+            toks = tokenize(block[ls:le])
+            for _ in range(200):
+                if _open_parens(toks) <= 0 or le >= len(block):
+                    break
+                le = _line_end(block, le + 1)
+                toks = tokenize(block[ls:le])
+            self.emit(toks, cur)
+            cur += block.count("\n", ls, le)
+            p = le
+
+    def live_regex(self) -> re.Pattern[str] | None:
+        """A pattern finding the names to expand (any identifier when there are very many of them)."""
+        if not self.live:
+            return None
+        key = frozenset(self.live)
+        if key != self._rx_key:
+            self._rx_key = key
+            self._rx = _WORD if len(key) > 4000 else re.compile(
+                r"\b(?:" + "|".join(map(re.escape, sorted(key, key=len, reverse=True))) + r")\b")
+        return self._rx
+
+    _rx_key: frozenset[str] = frozenset()
+    _rx: re.Pattern[str] | None = None
+
+    @property
+    def is_dead(self) -> bool:
+        return self._dead
+
+    _dead = False
 
     def handle_directive(self, kind: str, body: str, line: int) -> None:
         if kind in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
@@ -492,20 +544,6 @@ class _Pass:
             self.undef(body)
         elif kind == "include":
             self.include(body)
-
-    def expand_lines(self, lines: list[tuple[int, int, str]], k: int) -> int:
-        """Expand the code line ``k`` (joined with following code lines while an invocation is open)."""
-        first = lines[k][0]
-        j = k
-        chunk = lines[k][2]
-        toks = tokenize(chunk)
-        # an invocation whose arguments run over several lines: take lines until the parentheses close
-        while _open_parens(toks) > 0 and j + 1 < len(lines) and j - k < 200 and not _DIRECTIVE.match(lines[j + 1][2]):
-            j += 1
-            chunk += "\n" + lines[j][2]
-            toks = tokenize(chunk)
-        self.emit(toks, first)
-        return j + 1
 
     def emit(self, toks: list[Tok], first_line0: int) -> None:
         """Append the expanded chunk; as many newlines as the source chunk, columns mapped by segments."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..facts import Unit, suppressions
 from ..preprocess import Preprocessed, preprocess
+from .focus import TooLarge, focus
 from .requests import Requests
 from .scan import Scan
 from .tree import grammar_for, parser
@@ -49,7 +50,11 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), extra: dict[
     """Parse one C/C++/CUDA file into facts."""
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1)
     pre = preprocess(text, path, include_dirs)
-    src = pre.text.encode("utf-8", errors="replace")
+    try:
+        src = focus(pre.text).encode("utf-8", errors="replace")
+    except TooLarge as exc:
+        unit.problem = str(exc)
+        return unit
     tree = parser(grammar_for(path)).parse(src)
     scan = Scan().run(tree.root_node)
     unit.parse_errors = scan.parse_errors
