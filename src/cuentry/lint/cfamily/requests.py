@@ -80,10 +80,14 @@ class Requests:
         self.specs: dict[str, Spec] = {**BASE, **(extra or {})}
         self.foreign: set[str] = set(extra or ())
         self.local: set[str] = set()
+        self.getter_owner: dict[str, Function] = {}
 
     def calls_of(self, name: str) -> list[tuple[Any, Function]]:
         """The calls of an API; for a wrapper from another file, only those that can name it (namespace)."""
         calls = self.scan.calls.get(name, [])
+        owner = self.getter_owner.get(name)
+        if owner is not None:
+            return [(c, s) for c, s in calls if s is owner]
         spec = self.specs.get(name)
         if name not in self.foreign or spec is None or not spec.ns or name in self.local:
             return calls
@@ -113,11 +117,15 @@ class Requests:
                 for name, d in self.scan.proto_defaults.items()}
 
     # --- getters held in variables ---
-    def add_getter(self, var: str, api: str) -> bool:
+    def add_getter(self, var: str, api: str, owner: Function | None = None) -> bool:
+        """``var`` holds a pointer to a getter: calls through it are requests (only in ``owner`` when the
+        variable is local to a function)."""
         if not var or var in self.specs:
             return False
         base = BASE[api]
         self.specs[var] = replace(base, via=f"{var} (a pointer to {api})")
+        if owner is not None:
+            self.getter_owner[var] = owner
         return True
 
     def getters_from_types(self) -> None:
@@ -125,7 +133,7 @@ class Requests:
             for var, (ty, _) in owner.decls.items():
                 api = getter_of_type(self.scan.resolve_type(ty))
                 if api:
-                    self.add_getter(var, api)
+                    self.add_getter(var, api, None if owner is self.scan.file else owner)
 
     # --- wrappers ---
     def find_wrappers(self) -> None:
