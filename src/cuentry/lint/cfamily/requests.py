@@ -81,6 +81,14 @@ class Requests:
         self.foreign: set[str] = set(extra or ())
         self.local: set[str] = set()
         self.getter_owner: dict[str, Function] = {}
+        self._args: dict[int, list[Any]] = {}
+
+    def args(self, call: Any) -> list[Any]:
+        """The call's arguments (computed once per call)."""
+        got = self._args.get(call.id)
+        if got is None:
+            got = self._args[call.id] = args(call)
+        return got
 
     def calls_of(self, name: str) -> list[tuple[Any, Function]]:
         """The calls of an API; for a wrapper from another file, only those that can name it (namespace)."""
@@ -156,13 +164,16 @@ class Requests:
 
     def wrapper(self, spec: Spec, call: Any, fn: Function) -> Spec | None:
         """The spec of ``fn`` when it passes one of its parameters on as the symbol of ``spec``."""
-        a = args(call)
-        roles: dict[str, Source] = {}
-        for role, src in spec.roles.items():
-            roles[role] = self._lift(role, src, a, fn, call)
-        sym = roles.get("symbol")
+        if not fn.params:
+            return None
+        a = self.args(call)
+        sym_src = spec.roles.get("symbol")
+        sym = self._lift("symbol", sym_src, a, fn, call) if sym_src is not None else None
         if sym is None or sym[0] not in ("arg", "argv"):
             return None
+        roles: dict[str, Source] = {}
+        for role, src in spec.roles.items():
+            roles[role] = sym if role == "symbol" else self._lift(role, src, a, fn, call)
         via = fn.name + (" -> " + spec.via if spec.via else f" -> {spec.api}")
         return Spec(spec.kind, spec.api, roles, via, True, fn.ns, spec.version_kind,
                     status_checked_inside=spec.status_checked_inside or "status" in spec.roles)
@@ -222,7 +233,7 @@ class Requests:
         src = spec.roles.get(role)
         if src is None:
             return None
-        a = args(call)
+        a = self.args(call)
         if src[0] in ("arg", "argv"):
             i = src[1]
             if i < len(a):
@@ -248,7 +259,7 @@ class Requests:
         return self.ev.value(node, sc), node
 
     def query(self, spec: Spec, call: Any, scope: Function) -> Query:
-        a = args(call)
+        a = self.args(call)
         api = spec.api
         roles = dict(spec.roles)
         if not spec.wrapper and ((api == "cuGetProcAddress" and len(a) == 4) or
