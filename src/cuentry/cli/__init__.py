@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
     out = Out(stdout, stderr, color)
+    out.json_errors = bool(getattr(args, "json", False))
     if not getattr(args, "func", None):
         parser.print_help(stdout)
         return EXIT_USAGE
