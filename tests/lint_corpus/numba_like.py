@@ -16,3 +16,5 @@ rc = libcuda.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(pfn), 3020, 1, None
 alloc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)(pfn.value)  # expect: CE004
 rc = libcuda.cuGetProcAddress_v2(b"cuMemAlloc", ctypes.byref(pfn), 3020, 1, ctypes.byref(status))
 free = proto(pfn.value)  # expect: CE004
+gpa = getattr(libcuda, "cuGetProcAddress_v2")  # silent: the getter itself, bound to a name
+rc = gpa(b"cuCtxCreate", ctypes.byref(pfn), 11000, 1, ctypes.byref(status))  # expect: CE010

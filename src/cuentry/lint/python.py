@@ -12,6 +12,7 @@ are followed through module and function assignments.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, field
 
 from .facts import (
@@ -71,6 +72,7 @@ class _Api:
     fixed: dict[str, ast.expr] = field(default_factory=dict)
     defaults: dict[str, ast.expr] = field(default_factory=dict)
     via: str = ""
+    wrapped: bool = False             # a wrapper function (its own request is reported in its body)
     version_kind: str = ""
     status: str | None = None         # fixed status class, or None to read it from the call
 
@@ -102,6 +104,7 @@ class _Front:
         self.pointer_vars: set[str] = set()
         self.protos: dict[str, tuple[str, int, int]] = {}
         self.calls: list[ast.Call] = []
+        self.getters: dict[str, str] = {}     # a name bound to a getter (gpa = libcuda.cuGetProcAddress_v2)
 
     # --- one walk: parents, scopes, assignments, functions, calls ---
     def index(self) -> None:
@@ -123,6 +126,13 @@ class _Front:
                 stack.append((child, inner))
 
     def _assign(self, targets: list[ast.expr], value: ast.expr, scope: ast.AST) -> None:
+        getter = _name(value) if isinstance(value, (ast.Name, ast.Attribute)) else (
+            _str(value.args[1]) or "" if isinstance(value, ast.Call) and _name(value.func) == "getattr"
+            and len(value.args) >= 2 else "")
+        if getter in QUERY_APIS:
+            for t in targets:
+                if isinstance(t, (ast.Name, ast.Attribute)) and _name(t) not in QUERY_APIS:
+                    self.getters[_name(t)] = getter
         for t in targets:
             elts = t.elts if isinstance(t, ast.Tuple) else [t]
             for e in elts:
@@ -203,6 +213,10 @@ class _Front:
         fname = _name(call.func)
         if fname in QUERY_APIS:
             return _base(fname, len(call.args))
+        if fname in self.getters:
+            api = _base(self.getters[fname], len(call.args))
+            api.via = f"{fname} (bound to {self.getters[fname]})"
+            return api
         return self.wrappers.get(fname)
 
     def find_wrappers(self) -> None:
@@ -244,7 +258,7 @@ class _Front:
             return None
         kw = {r: params[i] for r, i in pos.items()}
         return _Api(api.api, pos, kw, fixed, dflt, via=fn.name + " -> " + (api.via or api.api),
-                    version_kind=api.version_kind, status="not_applicable")
+                    version_kind=api.version_kind, status="not_applicable", wrapped=True)
 
     def arg(self, api: _Api, call: ast.Call, role: str) -> ast.expr | None:
         i = api.positions.get(role)
@@ -259,8 +273,8 @@ class _Front:
     # --- facts ---
     def query(self, api: _Api, call: ast.Call) -> Query:
         scope = self.scope_of.get(call, self.tree)
-        q = Query(api=api.api, line=call.lineno, col=call.col_offset + 1, via=api.via)
-        q.result_used = bool(api.via) or not isinstance(self.parents.get(call), ast.Expr)
+        q = Query(api=api.api, line=call.lineno, col=call.col_offset + 1, via=api.via, wrapped=api.wrapped)
+        q.result_used = api.wrapped or not isinstance(self.parents.get(call), ast.Expr)
         sym = self.arg(api, call, "symbol")
         q.symbol = _str(_inner(sym)) if sym is not None else None
         if sym is not None and q.symbol is not None and sym in ast.walk(call):
@@ -308,7 +322,7 @@ class _Front:
                     self.unit.suffixed_names.append((node.attr, node.lineno, node.col_offset + 1))
             elif isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2:
                 s = _str(node.args[1])
-                if s and _SUFFIXED.match(s):
+                if s and _SUFFIXED.match(s) and s not in QUERY_APIS:
                     self.unit.suffixed_names.append((s, node.args[1].lineno, node.args[1].col_offset + 1))
 
     def prototypes(self) -> None:
@@ -354,7 +368,9 @@ class _Front:
 
 def _parse(text: str, path: str) -> tuple[ast.Module | None, str]:
     try:
-        return ast.parse(text, filename=path), ""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a SyntaxWarning of the linted file is not ours to print
+            return ast.parse(text, filename=path), ""
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         return None, f"not valid Python{f' (line {line})' if line else ''}: {getattr(exc, 'msg', exc)}"
