@@ -16,7 +16,6 @@ from .. import names
 
 QUERY_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                         "cudaGetDriverEntryPointByVersion"})
-EXPORT_APIS = frozenset({"dlsym", "dlvsym", "GetProcAddress"})
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
 LEGACY_FLAGS = names.LEGACY_FLAG_NAMES

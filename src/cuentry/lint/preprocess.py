@@ -52,7 +52,6 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if i < 0 else i
 _VERSIONISH = re.compile(r"CUDA|CUDART|__CUDACC|NCCL|_VERSION|HIP")
 MAX_DEPTH = 64
-MAX_TOKENS_PER_INVOCATION = 200_000
 
 
 @dataclass(frozen=True)
@@ -69,10 +68,6 @@ class Macro:
     line: int
     path: str
     branch: str = ""                        # "#if CUDART_VERSION >= 13000 (line 40)" when defined in a branch
-
-    @property
-    def variadic(self) -> bool:
-        return bool(self.params) and self.params is not None and self.params[-1] == "..."
 
 
 @dataclass(frozen=True)
@@ -368,9 +363,6 @@ class _Pass:
                 return f.label
         return ""
 
-    def dead(self) -> bool:
-        return self._dead
-
     def directive(self, kind: str, body: str, line: int) -> None:
         self._directive(kind, body, line)
         self._dead = any(f.dead for f in self.frames)
@@ -536,7 +528,7 @@ class _Pass:
     def handle_directive(self, kind: str, body: str, line: int) -> None:
         if kind in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
             self.directive(kind, body, line)
-        elif self.dead():
+        elif self.is_dead:
             return
         elif kind == "define":
             self.define(body, line)

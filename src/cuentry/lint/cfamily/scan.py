@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..facts import FLAG_MODES, VERSION_QUERIES
-from .tree import args, base_name, strip, text, to_int
+from .tree import args, base_name, strip, text
 
 
 @dataclass
@@ -304,7 +304,3 @@ def assigned_name(left: Any) -> str:
     if s.type in ("identifier", "qualified_identifier"):
         return base_name(s) if s.type == "qualified_identifier" else text(s)
     return ""
-
-
-def int_macro(value: str) -> int | None:
-    return to_int(value.strip("() "))

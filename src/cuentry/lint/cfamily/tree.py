@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 _PARSERS: dict[str, Any] = {}
@@ -35,14 +34,6 @@ def parser(kind: str = "cpp") -> Any:
 
 def text(n: Any) -> str:
     return n.text.decode("utf-8", errors="replace") if n is not None else ""
-
-
-def walk(root: Any) -> Iterator[Any]:
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
 
 
 def args(call: Any) -> list[Any]:
