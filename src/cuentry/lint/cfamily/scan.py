@@ -288,7 +288,10 @@ def declared_name(decl: Any) -> tuple[str | None, bool]:
         if t == "parenthesized_declarator":
             n = n.named_children[0] if n.named_child_count else None
             continue
-        n = n.child_by_field_name("declarator")
+        nxt = n.child_by_field_name("declarator")
+        if nxt is None and t in ("reference_declarator", "variadic_declarator") and n.named_child_count:
+            nxt = n.named_children[-1]          # `T& name`, `Args... args`: no field names the declarator
+        n = nxt
     return None, is_fn
 
 
