@@ -84,51 +84,49 @@ def test_library_planted_where_the_old_code_looked_never_runs(tmp_path: Path, pl
     assert victim.read_text() == "keep me"
 
 
-def _plant_entry(root: Path, planted: Path, *, as_symlink: bool) -> tuple[Path, Path]:
-    """Put the planted library where the cache would look for the full variant, with a matching stamp."""
-    name = "fake-driver-full"
-    cc = fakedriver._compiler(None)
-    key = buildcache.entry_key(name, fakedriver.source(variant="full"), cc)
-    group = root / name
-    group.mkdir(parents=True, mode=0o700, exist_ok=True)
-    evil = root.parent / "evil-entry"
-    evil.mkdir(exist_ok=True)
-    shutil.copy(planted, evil / "libcuda.so.1")
-    (evil / "sha256").write_text(_sha(evil / "libcuda.so.1") + "\n")
-    entry = group / key
-    if as_symlink:
-        entry.symlink_to(evil)
-    else:
-        entry.mkdir(mode=0o700)
-        (entry / "libcuda.so.1").symlink_to(evil / "libcuda.so.1")
-        (entry / "sha256").write_text(_sha(evil / "libcuda.so.1") + "\n")
-    return entry, evil
+def _fake_cc(src: Path, out: Path) -> None:
+    """A stand-in compiler: the 'library' is the source's bytes with a prefix (the cache's logic is the same)."""
+    out.write_bytes(b"built from " + src.read_bytes())
 
 
 @pytest.mark.parametrize("as_symlink", [True, False], ids=["entry-is-symlink", "library-is-symlink"])
 def test_planted_symlinks_in_the_cache_are_not_followed(tmp_path: Path, planted: Path, as_symlink: bool) -> None:
     root = tmp_path / "cache"
     root.mkdir(mode=0o700)
-    entry, evil = _plant_entry(root, planted, as_symlink=as_symlink)
-    before = _sha(evil / "libcuda.so.1")
-    lib = fakedriver.build(root, "full")
-    assert lib == entry / "libcuda.so.1"
+    group = root / "thing"
+    group.mkdir(mode=0o700)
+    evil = tmp_path / "evil-entry"
+    evil.mkdir()
+    shutil.copy(planted, evil / "lib.so")
+    (evil / "sha256").write_text(_sha(evil / "lib.so") + "\n")
+    entry = group / buildcache.entry_key("thing", "int x;")
+    if as_symlink:
+        entry.symlink_to(evil)
+    else:
+        entry.mkdir(mode=0o700)
+        (entry / "lib.so").symlink_to(evil / "lib.so")
+        shutil.copy(evil / "sha256", entry / "sha256")
+    before = _sha(evil / "lib.so")
+    lib = buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so", root=root)
+    assert lib == entry / "lib.so"
     assert not lib.is_symlink() and not entry.is_symlink()
-    assert _sha(lib) != before
-    assert _sha(evil / "libcuda.so.1") == before  # nothing was written through the links
-    assert b"cuentry fake driver" in lib.read_bytes()
+    assert lib.read_bytes() == b"built from int x;"
+    assert _sha(evil / "lib.so") == before  # nothing was written through the links
 
 
 def test_tampered_library_is_rebuilt(tmp_path: Path) -> None:
     root = tmp_path / "cache"
-    lib = fakedriver.build(root, "v1")
-    good = _sha(lib)
-    lib.chmod(0o700)
+    calls: list[Path] = []
+
+    def cc(src: Path, out: Path) -> None:
+        calls.append(src)
+        _fake_cc(src, out)
+
+    lib = buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=root)
     with open(lib, "r+b") as fh:
-        fh.seek(100)
-        fh.write(b"\xcc" * 16)
-    again = fakedriver.build(root, "v1")
-    assert again == lib and _sha(again) == good
+        fh.write(b"\xcc" * 4)
+    again = buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=root)
+    assert again == lib and again.read_bytes() == b"built from int x;" and len(calls) == 2
 
 
 def test_default_cache_is_private_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,21 +188,22 @@ def test_cli_refuses_an_unsafe_dir_in_one_line(tmp_path: Path) -> None:
 def test_directories_of_another_user_are_not_trusted(tmp_path: Path, planted: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "cache"
-    root.mkdir(mode=0o700)
-    entry, evil = _plant_entry(root, planted, as_symlink=False)
-    (entry / "libcuda.so.1").unlink()
-    shutil.copy(evil / "libcuda.so.1", entry / "libcuda.so.1")
-    for p in (entry, entry / "libcuda.so.1", entry / "sha256"):
+    entry = root / "thing" / buildcache.entry_key("thing", "int x;")
+    entry.mkdir(parents=True, mode=0o700)
+    shutil.copy(planted, entry / "lib.so")
+    (entry / "sha256").write_text(_sha(entry / "lib.so") + "\n")  # a stamp that matches: not enough
+    for p in (entry, entry / "lib.so", entry / "sha256"):
         os.chown(p, OTHER_UID, OTHER_UID, follow_symlinks=False)
-    lib = fakedriver.build(root, "full")
-    assert os.lstat(lib).st_uid == os.getuid() and _sha(lib) != _sha(evil / "libcuda.so.1")
+    lib = buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so", root=root)
+    assert os.lstat(lib).st_uid == os.getuid() and lib.read_bytes() == b"built from int x;"
     os.chown(root, OTHER_UID, OTHER_UID)
     with pytest.raises(BuildCacheError, match="another user"):
-        fakedriver.build(root, "full")
+        buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so", root=root)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # default root = tmp_path/cuentry, foreign owner
     (tmp_path / "cuentry").mkdir(mode=0o700)
     os.chown(tmp_path / "cuentry", OTHER_UID, OTHER_UID)
-    assert not fakedriver.build(None, "full").is_relative_to(tmp_path / "cuentry")
+    p = buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so")
+    assert not p.is_relative_to(tmp_path / "cuentry")
 
 
 def test_concurrent_builds_agree(tmp_path: Path) -> None:
@@ -244,3 +243,41 @@ def test_failed_build_leaves_nothing_and_names_the_fix(tmp_path: Path) -> None:
 def test_filename_outside_the_entry_is_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(ValueError):
         buildcache.cached_build("n", "s", lambda s, o: None, filename=bad, root=tmp_path)
+
+
+def test_unusable_home_falls_back_to_a_private_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "/proc/cuentry-no-such-home")  # cannot be created, even by root
+
+    def fake_cc(src: Path, out: Path) -> None:
+        out.write_bytes(b"x")
+
+    p = buildcache.cached_build("thing", "int x;", fake_cc, filename="libthing.so")
+    base = p.parent.parent.parent
+    assert p.read_bytes() == b"x" and stat.S_IMODE(os.lstat(base).st_mode) == 0o700
+    assert os.lstat(base).st_uid == os.getuid()
+
+
+def test_a_loose_umask_still_builds_a_private_library(tmp_path: Path) -> None:
+    old = os.umask(0o002)  # Ubuntu's default for users with a private group: cc makes 0775 files
+    try:
+        def cc(src: Path, out: Path) -> None:
+            out.write_bytes(b"x")
+            out.chmod(0o775)
+
+        p = buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=tmp_path / "c")
+        assert stat.S_IMODE(os.lstat(p).st_mode) == 0o700
+        assert buildcache.cached_build("thing", "int x;", cc, filename="lib.so", root=tmp_path / "c") == p
+    finally:
+        os.umask(old)
+
+
+def test_a_build_that_leaves_no_file_is_one_error(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="building thing"):
+        buildcache.cached_build("thing", "int x;", lambda s, o: None, filename="lib.so", root=tmp_path / "c")
+
+
+def test_a_relative_dir_gives_an_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    p = buildcache.cached_build("thing", "int x;", _fake_cc, filename="lib.so", root="rel")
+    assert p.is_absolute() and p.is_relative_to(tmp_path / "rel")

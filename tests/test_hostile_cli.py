@@ -231,6 +231,17 @@ def test_human_output_fits_the_terminal(fake: dict[str, str], monkeypatch: pytes
                  ["resolve", "cuMulticastCreate", "--version", "12010", "--stream", "legacy", "--driver", fake["v1"]]):
         _, o, _ = run(*argv)
         assert not _overlong(o, width), (argv, _overlong(o, width))
+    _, o, _ = run("show", "cuLaunchKernel")
+    assert not _overlong(o, width) and "typedef CUresult" in o
+
+
+def test_list_drops_columns_to_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    _, o, _ = run("list")
+    assert max(len(ln) for ln in o.splitlines()) <= 100 and "left out to fit the terminal" in o
+    monkeypatch.setenv("COLUMNS", "250")
+    _, o, _ = run("list")
+    assert "exported" in o.splitlines()[0] and "left out" not in o
 
 
 def test_doctor_summarises_long_lists(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -302,3 +313,18 @@ def test_a_failure_with_json_is_a_json_document(no_driver: None) -> None:
     d = json.loads(o)
     assert code == 2 and d["ok"] is False and d["error"]["type"] == "UsageError" and "--stream" in d["error"]["hint"]
     assert "unknown stream mode" in e
+
+
+@pytest.mark.parametrize("argv", [["doctor", "--driver", ""], ["doctor", "--runtime", " "],
+                                  ["resolve", "cuInit", "--version", "2000", "--stream", "legacy", "--driver", ""]])
+def test_an_empty_library_flag_is_an_error_not_a_search(argv: list[str]) -> None:
+    code, _, e = run(*argv)
+    assert code == 2 and "is empty" in e
+
+
+def test_doctor_without_a_driver_does_not_repeat_the_search(no_driver: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CUENTRY_DRIVER")
+    monkeypatch.setattr("cuentry.loader._LINUX_DIRS", ("/nonexistent-a", "/nonexistent-b"))
+    code, o, _ = run("doctor")
+    assert code == 3
+    assert sum(line.count("/nonexistent-a/libcuda.so.1") for line in o.splitlines()) == 1

@@ -162,6 +162,8 @@ def test_every_entry_point_refuses_control_characters(driver: Driver, name: str)
     refused(driver.query, name, 3020, 1)
     refused(driver.resolve, name, 3020, "legacy")
     refused(driver.call, name, 3020)
+    refused(required, name, 3020)
+    refused(optional, name, 3020)
     refused(catalog().abis, name)
     refused(catalog().parse_pfn, name)
     refused(lambda: Table("t", [required(name, 3020)], stream="legacy", source=driver))
@@ -171,3 +173,13 @@ def test_pfn_names_are_not_silently_stripped() -> None:
     with pytest.raises(UsageError):
         catalog().parse_pfn(" PFN_cuMemAlloc_v3020\n")
     assert catalog().parse_pfn("PFN_cuMemAlloc_v3020").version == 3020
+
+
+@pytest.mark.parametrize("name", ["cuInit\n", "cuInit\x00", "\tcuInit", "cuMemAlloc\r"])
+def test_runtime_path_refuses_control_characters(fake: dict[str, str], fake_version: Any, name: str) -> None:
+    from cuentry.driver import Runtime
+
+    with Runtime.load(fake["full"]) as rt:
+        with pytest.raises(ResolutionError) as ei:
+            rt.resolve(name, 2000, "legacy")
+        assert ei.value.diagnostic.access == "-"

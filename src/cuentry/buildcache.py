@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import BuildCacheError
+from .errors import BuildCacheError, BuildError
 
 STAMP = "sha256"
 _OWNER_ONLY = 0o077
@@ -189,6 +189,13 @@ def _build_into(tmp: Path, filename: str, source_name: str, source_text: str,
         if d != Path("."):
             os.mkdir(tmp / d, 0o700)
     build_fn(src, lib)
+    # The compiler made the file with the user's umask (0775 under umask 002): owner-only now, through
+    # a descriptor opened without following a link, before anything checks or hashes it.
+    fd = os.open(lib, os.O_RDONLY | _NOFOLLOW)
+    try:
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
     digest = file_digest(lib)  # also checks that the build left a regular file of ours
     write_new(tmp / STAMP, digest.encode() + b"\n")
 
@@ -210,15 +217,15 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
         raise ValueError(f"name must be a plain directory name, got {name!r}")
     _check_filename(filename)
     if root is None:
-        base = default_root()
         try:
+            base = default_root()  # Path.home() raises RuntimeError without $HOME or a passwd entry
             check_root(base)
-        except BuildCacheError:
+        except (BuildCacheError, RuntimeError):
             # No safe per-user cache here (read-only home, foreign owner): build in a fresh
             # private directory every time instead of trusting anything shared.
             base = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
     else:
-        base = Path(root)
+        base = Path(root).absolute()  # the path handed out must work from any directory
         check_root(base, private=False)
     group = base / name
     if not os.path.lexists(group):
@@ -243,6 +250,9 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
             # Another process published the same entry first; use it only if it verifies.
             if not _verified(entry, filename):
                 raise
+    except OSError as exc:  # a full disk, a vanished directory: one error, not a traceback
+        raise BuildError(f"building {name} in {group} failed: {exc.strerror or exc}",
+                         hint="check the disk and the cache directory, or pass another directory") from None
     finally:
         if os.path.lexists(tmp):
             shutil.rmtree(tmp, ignore_errors=True)

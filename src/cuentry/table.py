@@ -48,7 +48,7 @@ from .errors import (
     UnavailableError,
     UsageError,
 )
-from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
+from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, is_identifier, parse_stream
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -98,6 +98,9 @@ def _entry(spec: str, version: int | None, required: bool, fallback: Any, name: 
     if not isinstance(spec, str) or not spec:
         raise TableDeclarationError(f"entry needs a symbol name or PFN typedef name, got {spec!r}",
                                     hint="required('cuMemAlloc', 3020) or required('PFN_cuMemAlloc_v3020')")
+    if not is_identifier(spec):  # control characters, spaces, non-ASCII: refused where they are written
+        raise TableDeclarationError(f"entry {spec!r} is not a C identifier",
+                                    hint="driver function names are ASCII identifiers like cuMemAlloc")
     variant = None
     if spec.startswith("PFN_"):
         try:
@@ -178,7 +181,7 @@ class Unavailable:
         self.symbol = symbol
         self.reason = reason
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:
         return False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

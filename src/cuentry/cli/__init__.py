@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from ..errors import CuentryError, DriverError, ManifestError
+from ..errors import CuentryError, DriverError, ManifestError, UsageError
 
 if TYPE_CHECKING:
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -30,7 +30,7 @@ EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70
 
 # The command modules, in the order `cuentry --help` lists them.
-COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "fake_driver", "catalog")
+COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "fake_driver", "catalog", "generate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +58,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     color = {"auto": None, "always": True, "never": False}[args.color]
     out = Out(stdout, stderr, color)
     out.json_errors = bool(getattr(args, "json", False))
+    if getattr(args, "driver", None) is not None and not args.driver.strip():
+        # An empty --driver "" (an unset shell variable, typically) must not quietly mean "search".
+        return out.fail(UsageError("--driver is empty", hint="give the driver library's path, or leave --driver "
+                                   "out to search for it"), EXIT_USAGE)
     if not getattr(args, "func", None):
         parser.print_help(stdout)
         return EXIT_USAGE
@@ -81,7 +85,7 @@ def entry() -> None:
     try:
         code = main()
     except Exception as exc:  # a bug in cuentry: one line, not a traceback, unless asked
-        if os.environ.get("CUENTRY_DEBUG"):
+        if os.environ.get("CUENTRY_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             raise
         sys.stderr.write(f"cuentry: internal error: {type(exc).__name__}: {exc} (set CUENTRY_DEBUG=1 for the "
                          "traceback and please report it)\n")

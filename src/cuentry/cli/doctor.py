@@ -6,6 +6,7 @@ import argparse
 from collections import defaultdict
 from typing import Any
 
+from ..errors import UsageError
 from . import EXIT_NODRIVER, EXIT_OK, SubParsers
 from .output import Out, cli_terms
 
@@ -21,6 +22,8 @@ def register(sub: SubParsers) -> None:
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..doctor import report
 
+    if args.runtime is not None and not args.runtime.strip():
+        raise UsageError("--runtime is empty", hint="give libcudart's path, or leave --runtime out to search for it")
     rep = report(args.driver, args.runtime, progress=lambda i, n: out.progress(i, n, "checking catalog coverage"))
     code = exit_code(rep, explicit_runtime=bool(args.runtime))
     if args.json:
@@ -59,7 +62,10 @@ def _print_driver(d: dict[str, Any], out: Out) -> None:
                 "none": "none (pre-11.3 driver; exported names from the catalog)"}[d["cuGetProcAddress"]]
         out.wrap(form, 26, f"{_IND}entry points: ")
         return
-    out.wrap(f"{out.bad('not found')}: {d['error']['message']}", 12, "driver      ")
+    err = d["error"]
+    # A search over many places is listed below, each with its reason; the message would repeat it.
+    message = "no CUDA driver library found" if err["type"] == "DriverNotFoundError" else err["message"]
+    out.wrap(f"{out.bad('not found')}: {message}", 12, "driver      ")
     out.print(f"{_IND}searched:")
     for s in d["searched"]:
         out.wrap(f"{s['candidate']}  [{s['how']}]" + (f"  -> {s['outcome']}" if s["outcome"] else ""), 18, f"{_IND}  ")

@@ -20,8 +20,9 @@ def register(sub: SubParsers) -> None:
 
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..errors import BuildCacheError, BuildError
-    from ..testing.fakedriver import build
+    from ..testing.fakedriver import build, check_env
 
+    check_env()  # a knob the built library would misread is an error now, not a surprise later
     try:
         path = build(args.dir, args.variant)
     except BuildCacheError as exc:

@@ -99,7 +99,9 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
 def _show(d: Any, code: int, args: argparse.Namespace, out: Out) -> int:
     if args.json:
-        out.json(d.to_dict())
+        doc = d.to_dict()
+        doc["hint"] = cli_terms(doc["hint"])
+        out.json(doc)
         return code
     mark = out.ok("ok") if d.ok else out.bad("FAILED")
     out.wrap(d.summary(), 4, f"{mark}  ")
