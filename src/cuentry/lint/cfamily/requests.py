@@ -420,6 +420,8 @@ class Requests:
         q.target_type = q.target_type or self.scan.resolve_type(bare)
         if bare in self.scan.fn_typedefs or "(*" in cast.replace(" ", ""):
             q.handwritten = f"the pointer is cast to {cast}, a hand-written function type"
+        elif DECLTYPE_RE.search(cast):
+            q.handwritten = f"the pointer is cast to {cast}, which follows cuda.h's macros, not a fixed ABI"
 
     def export(self, spec: Spec, call: Any, scope: Function) -> Export | None:
         v, node = self.value_of(spec, "symbol", call, scope)
