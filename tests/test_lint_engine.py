@@ -163,3 +163,27 @@ def test_linear_in_requests_per_function(tmp_path: Path) -> None:
     t0 = time.monotonic()
     rep = lint_paths([str(src)])
     assert rep.findings == [] and time.monotonic() - t0 < 10
+
+
+def test_cuda_sources_use_the_cuda_grammar_and_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    from cuentry.lint.cfamily.tree import grammar_for
+
+    src = ("__global__ void k(int* x) { x[0] = 1; }\n"
+           "void f() { k<<<1, 2>>>(0); void* p; CUdriverProcAddressQueryResult q;\n"
+           "  if (cuGetProcAddress(\"cuMemAlloc\", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {} }\n")
+    pytest.importorskip("tree_sitter_cuda")
+    assert grammar_for("k.cu") == "cuda" and grammar_for("k.cpp") == "cpp"
+    findings, unit = lint_text(src, "k.cu")
+    assert unit.parse_errors == 0 and [f.code for f in findings] == ["CE009"]
+    real_import = builtins.__import__
+
+    def no_cuda(name: str, *a: object, **k: object) -> object:
+        if name == "tree_sitter_cuda":
+            raise ImportError(name)
+        return real_import(name, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    assert grammar_for("k.cu") == "cpp"
+    assert [f.code for f in lint_text(src, "k.cu")[0]] == ["CE009"]
