@@ -20,7 +20,7 @@ static bool get_driver_entry_point(const char* name, int version, void** pfn) {
 bool init_cuda_driver(void* lib) {
   pfn_cuGetProcAddress = (PFN_cuGetProcAddress_v11030)dlsym(lib, "cuGetProcAddress");
   get_driver_entry_point("cuCtxCreate", 3020, &(void*&)pfn_cuCtxCreate);
-  get_driver_entry_point("cuMemAlloc_v2", 3020, &(void*&)pfn_cuMemAlloc); // expect: CE002 CE003
+  get_driver_entry_point("cuMemAlloc_v2", 3020, &(void*&)pfn_cuMemAlloc); // expect: CE003
   get_driver_entry_point("cuStreamBeginCaptureToGraph", 12000, &(void*&)pfn_cuStreamBeginCaptureToGraph); // expect: CE007 CE009
   get_driver_entry_point("cuDeviceGetUuid", 9020, &(void*&)pfn_cuDeviceGetUuid); // expect: CE002
   get_driver_entry_point("cuEventRecord", 2000, &(void*&)pfn_cuEventRecord); // expect: CE007

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..catalog import Catalog, catalog, format_version
+from ..names import split_suffix
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 
 Hit = tuple[int, int, str]
@@ -75,6 +76,9 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
             continue
         sym, ver = m.group(1), int(m.group(2))
         if q.symbol is not None and q.symbol != sym:
+            base = split_suffix(q.symbol)
+            if base is not None and base[0] == sym:
+                continue   # the suffixed name of the typedef's own symbol: CE003 says what to ask for
             yield q.line, q.col, (f"the pointer is a {m.group(0)} but the symbol asked for{_via(q)} is "
                                   f"{q.symbol!r}: ask for {sym!r} or use PFN_{q.symbol}_v<version>{q.where}")
             continue
@@ -121,8 +125,8 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
             hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
             yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}"
     for what, line, col, why in u.handwritten_protos:
-        yield line, col, (f"hand-written ctypes.{what} prototype {why}: take the signature from the catalog "
-                          "(cuentry.Driver.resolve / cuentry.Table)")
+        yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
+                          "catalog (cuentry.Driver.resolve / cuentry.Table)")
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
