@@ -429,7 +429,8 @@ class Requests:
             return None
         e = Export(spec.via.split(" ")[0] if spec.via else spec.api, v.strs[0], call.start_point[0],
                    call.start_point[1])
-        types: list[str] = []
+        targs = template_args(call.child_by_field_name("function"))
+        types: list[str] = [targs] if targs else []
         node, parent = call, call.parent
         for _ in range(16):
             if parent is None:
