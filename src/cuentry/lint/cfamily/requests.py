@@ -179,6 +179,9 @@ class Requests:
                     status_checked_inside=spec.status_checked_inside or "status" in spec.roles)
 
     def _lift(self, role: str, src: Source, a: list[Any], fn: Function, call: Any) -> Source:
+        if src[0] == "fixed":
+            # an expression of an inner wrapper: remember the call that reaches it, to bind its parameters
+            return ("fixed", src[1], src[2], (*src[3], (call, fn)))
         if src[0] not in ("arg", "argv"):
             return src
         i = src[1]
@@ -193,7 +196,7 @@ class Requests:
                 return ("arg", j, default, fn)
         if role == "pfn" and inner is not None and inner.type == "identifier" and fn.returns:
             return ("return",)
-        return ("fixed", node, fn)
+        return ("fixed", node, fn, ())
 
     # --- facts ---
     def queries_and_exports(self, where: Any) -> tuple[list[Query], list[Export]]:
@@ -256,7 +259,28 @@ class Requests:
         if isinstance(got, Value):
             return got, None
         node, sc = got
+        src = spec.roles.get(role)
+        if src is not None and src[0] == "fixed" and sc is not scope and sc is not self.scan.file:
+            return self._through(src, call, scope), node
         return self.ev.value(node, sc), node
+
+    def _through(self, src: Source, call: Any, scope: Function) -> Value:
+        """A fixed expression inside (layers of) wrappers, with each layer's parameters bound to the
+        arguments of the call that reaches it, outermost first (``get(name, 12, 0)`` -> ``make_version(12, 0)``)."""
+        node, inner, chain = src[1], src[2], src[3]
+        vals = [self.ev.value(x, scope) for x in self.args(call)]
+        for c, caller in reversed(chain):
+            vals = self.ev.bound_values(self.args(c), caller, self._defaults(caller, vals))
+        return self.ev.bound_value(node, inner, self._defaults(inner, vals))
+
+    def _defaults(self, fn: Function, vals: list[Value]) -> list[Value]:
+        """Arguments for ``fn``, the missing ones taken from its parameters' defaults."""
+        out = list(vals)
+        protos = self.scan.proto_defaults.get(fn.name, {})
+        for i in range(len(vals), len(fn.params)):
+            default = fn.params[i][1] or protos.get(i)
+            out.append(self.ev.value(default, fn) if default is not None else Value("missing"))
+        return out
 
     def query(self, spec: Spec, call: Any, scope: Function) -> Query:
         a = self.args(call)

@@ -63,10 +63,27 @@ class Evaluator:
         self.names: dict[tuple[int, str], Value] = {}
         self.busy: set[tuple[int, str]] = set()
         self.fn_busy: set[int] = set()
+        self.bindings: dict[int, list[Value]] = {}      # function -> values of its parameters at one call
+
+    def bound_values(self, nodes: list[Any], fn: Function, args: list[Value]) -> list[Value]:
+        """The values of expressions inside ``fn`` when it is called with these arguments."""
+        return [self.bound_value(n, fn, args) for n in nodes]
+
+    def bound_value(self, n: Any, fn: Function, args: list[Value]) -> Value:
+        """The value of ``n`` (an expression inside ``fn``) when ``fn`` is called with these arguments."""
+        if id(fn) in self.bindings or len(self.bindings) > 4:
+            return self.value(n, fn)
+        self.bindings[id(fn)] = args
+        try:
+            return self._value(n, fn, 1)
+        finally:
+            del self.bindings[id(fn)]
 
     def value(self, n: Any, scope: Function, depth: int = 0) -> Value:
         if n is None or depth > 48:
             return OTHER
+        if self.bindings:
+            return self._value(n, scope, depth)     # values under a binding are not memoised
         key = (n.id, id(scope))
         got = self.memo.get(key)
         if got is None:
@@ -108,8 +125,13 @@ class Evaluator:
         if n.type == "identifier" and scope is not self.scan.file:
             i = scope.param_index(name)
             if i is not None and name not in scope.assigned:
+                bound = self.bindings.get(id(scope))
+                if bound is not None and i < len(bound):
+                    return bound[i]
                 return Value("param", param=i, text=name)
         key = (id(scope), name)
+        if self.bindings:
+            return self._lookup(name, scope, depth) if key not in self.busy else OTHER
         if key in self.names:
             return self.names[key]
         if key in self.busy:
@@ -162,8 +184,24 @@ class Evaluator:
         if name in ("int", "long", "unsigned") and len(a) == 1:
             return self.value(a[0], scope, depth + 1)
         if template_args(fn) == "" and name in self.scan.functions:
+            if a:
+                return self.returns_with(name, [self.value(x, scope, depth + 1) for x in a], depth)
             return self.returns(name, depth)
         return OTHER
+
+    def returns_with(self, name: str, args: list[Value], depth: int) -> Value:
+        """What a helper returns for these arguments (``make_version(12, 0)`` -> 12000), one level deep."""
+        vals: list[Value] = []
+        for f in self.scan.functions.get(name, [])[:8]:
+            if id(f) in self.fn_busy or not f.returns:
+                continue
+            self.fn_busy.add(id(f))
+            try:
+                vals.extend(self.bound_value(r, f, args) for r in f.returns[:16])
+            finally:
+                self.fn_busy.discard(id(f))
+        got = join(vals)
+        return got if got.kind != "param" else OTHER
 
     def returns(self, name: str, depth: int) -> Value:
         vals: list[Value] = []
