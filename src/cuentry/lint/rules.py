@@ -66,7 +66,11 @@ def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 
 def _stream(q: Query, variant: str | None) -> str:
-    return "per_thread" if (variant or q.flags_mode == "per_thread") else "legacy"
+    """Which ABIs the request's flags select: only the per-thread flag picks _ptsz/_ptds ones (flags 0 and 1
+    give the legacy ones); when the flags cannot be told, the typedef's own mode is assumed."""
+    if q.flags_mode:
+        return "per_thread" if q.flags_mode == "per_thread" else "legacy"
+    return "per_thread" if variant else "legacy"
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
