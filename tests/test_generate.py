@@ -709,3 +709,22 @@ def test_python_module_for_any_table_name(tmp_path: Path) -> None:
     assert "a___b_x: ABXTable = table()" in src
     with pytest.raises(TableDeclarationError):
         generate_c(m)
+
+
+def test_a_program_using_generated_tables_traces_clean(run_tables: Path, fake: dict[str, str]) -> None:
+    """`cuentry trace` of the generated loader finds nothing: pins, flags and query results are all right."""
+    from cuentry import trace
+
+    from .tracehelp import session_cache
+
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env["CUENTRY_FAKE_DRIVER_VERSION"] = "13000"
+    env["LD_LIBRARY_PATH"] = str(Path(fake["full"]).parent)
+    with session_cache():
+        rep = trace.run([str(run_tables), "report"], env=env, stdout=subprocess.DEVNULL, timeout=60)
+    assert rep.exit_code == 0
+    assert sum(r.count for r in rep.requests) >= 10           # it really asked the driver
+    assert {r.symbol for r in rep.requests} >= {"cuMemAlloc", "cuCtxCreate"}
+    # Every request is clean. The one finding is about the program, not the header: this test program
+    # holds a legacy and a per-thread table at once on purpose, which CT006 reports for one library.
+    assert [f.code for f in rep.findings] == ["CT006"], [f.message for f in rep.findings]
