@@ -52,7 +52,7 @@ def _coverage(drv: Any, cat: Catalog, out: Out) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..driver import Driver, Runtime
-    from ..loader import describe, driver_candidates
+    from ..loader import describe, driver_candidates, pathfinder_version
 
     cat = catalog()
     report: dict[str, Any] = {"cuentry": __version__, "backend": _backend(),
@@ -69,9 +69,12 @@ def run(args: argparse.Namespace, out: Out) -> int:
     rt = None
     try:
         rt = Runtime.load(args.runtime or (args.driver if args.driver and drv is not None and drv.fake else None))
-        report["runtime"] = {"found": True, **rt.info()}
+        report["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
     except DriverError as exc:
-        report["runtime"] = {"found": False, "error": exc.message, "hint": exc.hint}
+        report["runtime"] = {"found": False, "error": exc.message, "hint": exc.hint,
+                             "searched": [{"candidate": c, "outcome": r} for c, r in
+                                          zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]}
+    report["discovery"] = {"cuda_pathfinder": pathfinder_version()}
     if drv is not None and not drv.stub and drv.driver_version:
         report["coverage"] = _coverage(drv, cat, out)
     if args.json:
@@ -113,9 +116,16 @@ def _print_doctor(r: dict[str, Any], out: Out) -> None:
     if rt["found"]:
         by = "yes" if rt.get("cudaGetDriverEntryPointByVersion") else out.warn("no (runtime older than 12.5)")
         out.print(f"runtime     {out.ok('found')} {rt['path']} version {rt.get('runtime_version')} ({rt.get('runtime_release')})")
+        out.print(f"            found by: {rt['how']}")
         out.print(f"            cudaGetDriverEntryPointByVersion: {by}")
     else:
         out.print(f"runtime     {out.warn('not found')} (optional; only the --runtime path needs it)")
+        for s in rt.get("searched", []):
+            out.print(f"              {s['candidate']}  -> {s['outcome']}")
+    pf = r["discovery"]["cuda_pathfinder"]
+    out.print(f"discovery   cuda-pathfinder {pf}" if pf else
+              f"discovery   {out.warn('cuda-pathfinder not installed')} (pip install cuda-pathfinder): "
+              "libcudart is searched with cuentry's own list")
     b = r["backend"]
     out.print(f"backend     {b['name']}: {b['detail']}")
     c = r["catalog"]
