@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cuentry.catalog import Catalog, catalog, format_version, parse_version
-from cuentry.errors import HeaderParseError, UnknownSymbolError, UnknownVersionError, UsageError
+from cuentry.errors import HeaderParseError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 
 from .conftest import CUDA_INCLUDE
 
@@ -51,14 +51,14 @@ def test_symbol_records(symbol: str) -> None:
 
 
 def test_version_pick_follows_the_driver_rule() -> None:
-    assert CAT.get("cuMemAlloc", 3020).exported == "cuMemAlloc_v2"
-    assert CAT.get("cuMemAlloc", 2000).exported == "cuMemAlloc"
+    assert CAT.bind("cuMemAlloc", 3020).exported == "cuMemAlloc_v2"
+    assert CAT.bind("cuMemAlloc", 2000).exported == "cuMemAlloc"
     assert [CAT.pick("cuCtxCreate", v).exported for v in (3020, 11040, 12050)] == \
         ["cuCtxCreate_v2", "cuCtxCreate_v3", "cuCtxCreate_v4"]
-    assert CAT.get("cuStreamBeginCapture", 10010, "per_thread").exported == "cuStreamBeginCapture_v2_ptsz"
-    assert CAT.get("cuStreamBeginCapture", 10010, "legacy").exported == "cuStreamBeginCapture_v2"
+    assert CAT.bind("cuStreamBeginCapture", 10010, "per_thread").exported == "cuStreamBeginCapture_v2_ptsz"
+    assert CAT.bind("cuStreamBeginCapture", 10010, "legacy").exported == "cuStreamBeginCapture_v2"
     # No per-thread variant: per-thread asks get the legacy ABI.
-    assert CAT.get("cuMemAlloc", 3020, "per_thread").exported == "cuMemAlloc_v2"
+    assert CAT.bind("cuMemAlloc", 3020, "per_thread").exported == "cuMemAlloc_v2"
     assert CAT.pick("cuMemAlloc", 1999) is None
 
 
@@ -73,7 +73,7 @@ def test_lookups() -> None:
     assert g is not None and g.id == "CUDA_MEM" and g.title == "Memory Management"
     assert CAT.group("cuGraphCreate").id == "CUDA_GRAPH"  # type: ignore[union-attr]
     assert CAT.group("cuGreenCtxCreate").id == "CUDA_GREEN_CONTEXTS"  # type: ignore[union-attr]
-    assert CAT.by_exported("cuCtxCreate_v3") == CAT.get("cuCtxCreate", 11040)
+    assert CAT.by_exported("cuCtxCreate_v3") == CAT.bind("cuCtxCreate", 11040)
     assert all(a.group == "CUDA_VA" for a in CAT.select(group="Virtual Memory Management"))
     assert all(a.version >= 12050 for a in CAT.select(since=parse_version("12.5")))
 
@@ -115,7 +115,9 @@ def test_unknown_version_error_lists_valid() -> None:
     assert ei.value.valid == (2000, 3020)
     assert "3020" in ei.value.hint
     with pytest.raises(UnknownVersionError):
-        CAT.get("cuMemcpyHtoD", 3020, "per_thread")
+        CAT.at("cuMemcpyHtoD", 13000)
+    with pytest.raises(UnknownVariantError):
+        CAT.bind("cuMemcpyHtoD", 3020, "per_thread")
 
 
 def test_parse_pfn_errors() -> None:
@@ -149,7 +151,7 @@ def test_catalog_has_no_header_text() -> None:
 
 
 def test_records_are_frozen_values() -> None:
-    a = CAT.get("cuMemAlloc", 3020)
+    a = CAT.bind("cuMemAlloc", 3020)
     with pytest.raises(AttributeError):
         a.version = 1  # type: ignore[misc]
     b = CAT.parse_pfn("PFN_cuMemAlloc_v3020")
@@ -291,7 +293,7 @@ def test_generator_builds_a_small_catalog(tmp_path: Path) -> None:
     data = build(tmp_path, "12.0")
     small = Catalog(data)
     assert small.versions("cuFoo") == (1000, 12000)
-    assert small.get("cuFoo", 1000).exported == "cuFoo"
-    assert small.get("cuFoo", 12000).exported == "cuFoo_v2"
-    assert [p.canonical for p in small.get("cuFoo", 12000).signature.params] == ["struct CUctx_st *", "uint64_t"]
+    assert small.bind("cuFoo", 1000).exported == "cuFoo"
+    assert small.bind("cuFoo", 12000).exported == "cuFoo_v2"
+    assert [p.canonical for p in small.bind("cuFoo", 12000).signature.params] == ["struct CUctx_st *", "uint64_t"]
     assert data["aggregates"]["CUctx_st"]["opaque"] is True

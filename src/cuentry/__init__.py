@@ -45,7 +45,36 @@ _EXPORTS = {
     "UnavailableError": "cuentry.errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Abi",
+    "Catalog",
+    "Classification",
+    "CudaError",
+    "CuentryError",
+    "Diagnostic",
+    "Driver",
+    "DriverNotFoundError",
+    "Entry",
+    "ResolutionError",
+    "Resolved",
+    "Runtime",
+    "Table",
+    "TableResolutionError",
+    "Unavailable",
+    "UnavailableError",
+    "UnknownSymbolError",
+    "UnknownVersionError",
+    "as_bytes",
+    "as_str",
+    "default_driver",
+    "format_version",
+    "get_catalog",
+    "optional",
+    "out",
+    "parse_version",
+    "required",
+    "resolve",
+]
 
 if TYPE_CHECKING:
     from .callables import as_bytes, as_str, out

@@ -14,7 +14,21 @@ from __future__ import annotations
 
 import os
 import threading
-from .errors import CatalogDataError, UnknownSymbolError, UnknownVersionError, UsageError
+
+from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
+from .names import (
+    LEGACY,
+    PER_THREAD,
+    format_version,
+    has_suffix,
+    looks_like_release,
+    parse_pfn_name,
+    parse_version,
+    pfn_name,
+    split_suffix,
+    stream_label,
+    stream_of_variant,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
 if TYPE_CHECKING:
@@ -25,33 +39,8 @@ if TYPE_CHECKING:
 else:
     Stream = str
 
-# Compiled on first use (re caches them), not at import.
-_PFN = r"^PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$"
-_SUFFIXED = r"^(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$"
-
-
-def format_version(version: int) -> str:
-    """A CUDA version number as people write it: 12050 -> '12.5', 3020 -> '3.2'."""
-    return f"{version // 1000}.{(version % 1000) // 10}"
-
-
-def parse_version(text: str | int) -> int:
-    """Accept 12050, '12050', '12.5' or '12.5.1'; return the CUDA version number."""
-    if isinstance(text, bool):
-        raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
-    if isinstance(text, int):
-        if text < 0:
-            raise UsageError(f"invalid CUDA version {text}", hint="versions are positive, e.g. 12050")
-        return text
-    s = str(text).strip()
-    if s.isdigit():
-        return int(s)
-    import re  # not at module level: `import cuentry` stays cheap
-
-    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", s)
-    if m:
-        return int(m.group(1)) * 1000 + int(m.group(2)) * 10
-    raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
+__all__ = ["Abi", "Catalog", "Group", "Param", "Record", "Signature", "Suggestion", "catalog", "format_version",
+           "get_catalog", "parse_version"]
 
 
 class Record:
@@ -103,7 +92,7 @@ class Param(Record):
     type: str
     canonical: str
 
-    def __init__(self, name: str, type: str, canonical: str) -> None:  # noqa: A002 - C's word
+    def __init__(self, name: str, type: str, canonical: str) -> None:
         self._set(name=name, type=type, canonical=canonical)
 
 
@@ -152,17 +141,13 @@ class Abi(Record):
                   header=header, platforms=platforms, toolkits=toolkits, group=group)
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.symbol, self.version)
-
-    @property
     def stream(self) -> Stream:
-        return "per_thread" if self.variant else "legacy"
+        return stream_of_variant(self.variant)
 
     @property
     def pfn(self) -> str:
         """The typedef's name, e.g. ``PFN_cuMemAlloc_v3020``."""
-        return f"PFN_{self.symbol}_v{self.version}" + (f"_{self.variant}" if self.variant else "")
+        return pfn_name(self.symbol, self.version, self.variant)
 
     def c_typedef(self, name: str | None = None) -> str:
         """This ABI as a C typedef of a function pointer (CUDAAPI is the calling convention)."""
@@ -216,7 +201,7 @@ class Group(Record):
     id: str
     title: str
 
-    def __init__(self, id: str, title: str) -> None:  # noqa: A002 - cuda.h's word
+    def __init__(self, id: str, title: str) -> None:
         self._set(id=id, title=title)
 
 
@@ -344,25 +329,48 @@ class Catalog:
         """The ABIs declared exactly at (symbol, version): legacy, per-thread, or both."""
         found = tuple(a for a in self.abis(symbol) if a.version == version)
         if not found:
-            raise UnknownVersionError(symbol, version, self.versions(symbol), hint=self._version_hint(symbol, version))
+            raise UnknownVersionError(symbol, version, self.versions(symbol), hint=self.version_hint(symbol, version))
         return found
 
-    def get(self, symbol: str, version: int, stream: Stream = "legacy") -> Abi:
-        """The ABI a driver returns for a pin at one of the symbol's own ABI versions.
+    def bind(self, symbol: str, version: int, stream: Stream = LEGACY, variant: str | None = None) -> Abi:
+        """Which ABI a pin binds: the one place in cuentry that decides it.
 
-        ``version`` must be one of :meth:`versions`; the answer is what the driver
-        picks: the newest ABI of that stream mode at or below ``version``.
-        Raises :class:`UnknownVersionError` when the pin is not an ABI version, or
-        when nothing of that stream mode exists at or below it.
+        A pin is a symbol (its base name) and one of its own ABI versions, asked in
+        one stream mode; the driver then returns the newest ABI of that mode at or
+        below the pin (:meth:`pick`). ``variant`` is the suffix of a typedef the
+        pin was written as (``PFN_cuMemcpy_v7000_ptds`` -> ``"ptds"``), which must
+        agree with the mode. Driver, tables, manifests, the CLI and the linter all
+        call this; each error carries ``classification`` (the diagnostic's word
+        for it) and a hint that names the fix:
+
+        * :class:`UnknownSymbolError`: ``suffixed_name``, ``misspelled`` or ``unknown_symbol``;
+        * :class:`UnknownVersionError`: ``not_an_abi_version`` (a release number names the ABI the driver would give);
+        * :class:`UnknownVariantError`: ``mixed_stream_modes`` (a typedef of the other mode) or
+          ``version_not_sufficient`` (no ABI of that mode at or below the pin).
         """
-        self.at(symbol, version)
+        if not isinstance(symbol, str) or symbol not in self._raw:
+            raise self._unknown(symbol)
+        versions = self.versions(symbol)
+        if isinstance(version, bool) or not isinstance(version, int) or version not in versions:
+            raise UnknownVersionError(symbol, version, versions, hint=self.version_hint(symbol, version))
+        abis = self.abis(symbol)
+        has_pt = any(a.variant for a in abis)
+        if variant is not None and has_pt and stream_of_variant(variant) != stream:
+            raise UnknownVariantError(
+                symbol, version, variant, [a.variant for a in abis if a.version == version],
+                message=f"{pfn_name(symbol, version, variant)} is the {stream_label(stream_of_variant(variant))} "
+                        f"typedef, but the mode asked is {stream_label(stream)}",
+                hint="a table never mixes modes: declare the typedef of the table's mode, or two tables",
+                classification="mixed_stream_modes")
         picked = self.pick(symbol, version, stream)
         if picked is None:
             first = self.first_version(symbol, stream)
-            raise UnknownVersionError(
-                symbol, version, self.versions(symbol),
-                hint=f"the {stream.replace('_', '-')} {symbol} first exists at {first}: pin {first} or later",
-            )
+            raise UnknownVariantError(
+                symbol, version, PER_THREAD, [a.variant for a in abis if a.version == version],
+                message=f"{symbol}@{version} has no {stream_label(stream)} ABI at or below {version}",
+                hint=f"the {stream_label(stream)} {symbol} first exists at {first}: pin {first} for a "
+                     f"{stream_label(stream)} table",
+                classification="version_not_sufficient")
         return picked
 
     def pick(self, symbol: str, version: int, stream: Stream = "legacy") -> Abi | None:
@@ -409,12 +417,10 @@ class Catalog:
 
     def parse_pfn(self, name: str) -> Abi:
         """Look up a typedef name such as ``PFN_cuMemAlloc_v3020`` or ``PFN_cuMemcpy_v7000_ptds``."""
-        import re
-
-        m = re.match(_PFN, name.strip())
-        if not m:
+        parsed = parse_pfn_name(name) if isinstance(name, str) else None
+        if parsed is None:
             raise UsageError(f"{name!r} is not a PFN typedef name", hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
-        symbol, version, var = m.group("api"), int(m.group("ver")), m.group("var") or ""
+        symbol, version, var = parsed
         for a in self.at(symbol, version):
             if a.variant == var:
                 return a
@@ -455,12 +461,10 @@ class Catalog:
         if exp is not None and name != exp.symbol:
             out.append(Suggestion(exp.symbol, exp.version, exp.stream,
                                   f"{name} is the exported name of that ABI; ask for the base name"))
-        import re
-
-        m = re.match(_SUFFIXED, name)
-        if not out and m and (m.group("n") or m.group("var")) and m.group("base") in self._raw:
-            base = m.group("base")
-            stream: Stream = "per_thread" if m.group("var") else "legacy"
+        split = split_suffix(name)
+        if not out and split is not None and split[0] in self._raw:
+            base = split[0]
+            stream = stream_of_variant(split[2])
             out.append(Suggestion(base, self.newest(base, stream).version, stream,
                                   "never append _vN/_ptds/_ptsz: pass the base name, a version and flags"))
         low = self._lower.get(name.lower())
@@ -476,12 +480,23 @@ class Catalog:
     def _unknown(self, symbol: object) -> UnknownSymbolError:
         text = symbol if isinstance(symbol, str) else repr(symbol)
         sugg = self.suggest(text) if isinstance(symbol, str) else ()
-        return UnknownSymbolError(text, [str(s) for s in sugg])
+        texts = [str(s) for s in sugg]
+        if sugg and has_suffix(text) and sugg[0].version is not None:
+            s0 = sugg[0]
+            return UnknownSymbolError(
+                text, texts, classification="suffixed_name",
+                detail=f"did you mean {', '.join(texts)}? ask for {s0.symbol!r} at version {s0.version} with stream "
+                       f"{s0.stream}: the driver picks the suffixed export itself")
+        if sugg:
+            return UnknownSymbolError(text, texts, classification="misspelled")
+        return UnknownSymbolError(text, texts, classification="unknown_symbol",
+                                  detail="not a driver entry point in the catalog (see `cuentry list`)")
 
-    def _version_hint(self, symbol: str, version: int) -> str:
+    def version_hint(self, symbol: str, version: int) -> str:
+        """What to pin instead of ``version``, which is not one of ``symbol``'s ABI versions."""
         vs = self.versions(symbol)
-        below = [v for v in vs if v <= version]
-        if version >= 10000 and version % 10 == 0 and below:
+        below = [v for v in vs if v <= version] if isinstance(version, int) else []
+        if isinstance(version, int) and looks_like_release(version) and below:
             return (f"{version} looks like a CUDA release, not an ABI version; the driver would give the "
                     f"{symbol}@{below[-1]} ABI: pin {below[-1]} (the number in PFN_{symbol}_v{below[-1]})")
         if not below:

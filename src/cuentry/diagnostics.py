@@ -15,24 +15,22 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
-from .catalog import Catalog, catalog, format_version
+from .catalog import Catalog, catalog
+from .names import (
+    CUDA_ERROR_INVALID_VALUE,
+    CUDA_ERROR_NOT_INITIALIZED,
+    CUDA_ERROR_STUB_LIBRARY,
+    CUDA_SUCCESS,
+    QUERY_NAMES,
+    QUERY_SUCCESS,
+    QUERY_SYMBOL_NOT_FOUND,
+    QUERY_VERSION_NOT_SUFFICIENT,
+    flags_name,
+    format_version,
+    stream_label,
+)
 
 log = logging.getLogger("cuentry")
-
-# CUdriverProcAddressQueryResult (cudaDriverEntryPointQueryResult has the same values).
-QUERY_NAMES = {
-    0: "CU_GET_PROC_ADDRESS_SUCCESS",
-    1: "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND",
-    2: "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT",
-}
-FLAG_NAMES = {
-    0: "CU_GET_PROC_ADDRESS_DEFAULT",
-    1: "CU_GET_PROC_ADDRESS_LEGACY_STREAM",
-    2: "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM",
-}
-RUNTIME_ERROR_NAMES = {0: "cudaSuccess", 1: "cudaErrorInvalidValue", 34: "cudaErrorStubLibrary",
-                       35: "cudaErrorInsufficientDriver", 127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound"}
-
 
 class Classification(str, Enum):
     """Why a query ended as it did."""
@@ -52,6 +50,7 @@ class Classification(str, Enum):
     STUB_LIBRARY = "stub_library"
     NOT_INITIALIZED = "not_initialized"
     BAD_FLAGS = "bad_flags"
+    MIXED_STREAM_MODES = "mixed_stream_modes"    # a per-thread typedef asked in legacy mode, or the reverse
     RUNTIME_TOO_OLD = "runtime_too_old"
     DRIVER_ERROR = "driver_error"
 
@@ -77,10 +76,6 @@ def _cu_names(cat: Catalog) -> dict[int, str]:
                 got.setdefault(v, name)
         _NAMES_CACHE[id(cat)] = got
     return got
-
-
-def flags_name(flags: int) -> str:
-    return FLAG_NAMES.get(flags, f"flags({flags})")
 
 
 @dataclass(slots=True)
@@ -180,12 +175,14 @@ def classify(
     cat = catalog() if cat is None else cat
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
     known = symbol in cat
-    if result != 0:
-        if result == 34:
-            return Classification.STUB_LIBRARY, "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)"
-        if result == 3:
-            return Classification.NOT_INITIALIZED, "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES"
-        if result == 1 and driver_version is not None and version > driver_version:
+    if result != CUDA_SUCCESS:
+        if result == CUDA_ERROR_STUB_LIBRARY:
+            return (Classification.STUB_LIBRARY,
+                    "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
+        if result == CUDA_ERROR_NOT_INITIALIZED:
+            return (Classification.NOT_INITIALIZED,
+                    "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
+        if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
             first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
             if first is not None and first > driver_version:
                 return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version)
@@ -194,17 +191,17 @@ def classify(
             return (Classification.VERSION_ABOVE_DRIVER,
                     f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
                     f"update the driver, make the entry optional with a fallback{alt}")
-        if result == 1:
+        if result == CUDA_ERROR_INVALID_VALUE:
             return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
         return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
-    if query == 2:
+    if query == QUERY_VERSION_NOT_SUFFICIENT:
         if known:
             first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
             return (Classification.VERSION_NOT_SUFFICIENT,
                     f"the driver knows {symbol} but not at version {version}: its first "
-                    f"{stream.replace('_', '-')} ABI is {first}; raise the pin to {first}")
+                    f"{stream_label(stream)} ABI is {first}; raise the pin to {first}")
         return Classification.VERSION_NOT_SUFFICIENT, "raise the version pin to the symbol's first ABI version"
-    if query == 1:
+    if query == QUERY_SYMBOL_NOT_FOUND:
         if known:
             first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
             if driver_version is not None and driver_version < first:
@@ -216,7 +213,7 @@ def classify(
                     f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
                     "it may be platform- or build-specific: use a fallback")
         return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
-    if query is not None and query != 0:
+    if query is not None and query != QUERY_SUCCESS:
         return Classification.DRIVER_ERROR, f"unexpected query result {query}"
     if address == 0:
         return Classification.NULL_POINTER, "the driver reported success but gave a NULL pointer: treat it as unavailable"

@@ -19,64 +19,36 @@ symbol or output pointer (a real driver crashes on those).
 
 from __future__ import annotations
 
-import re
 import threading
 import warnings
 import weakref
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from . import _ffi
 from .callables import TypedFunction, bind, invalidate
-from .catalog import Abi, Catalog, Stream, catalog, format_version
-from .diagnostics import Classification, Diagnostic, classify, cu_result_name
-from .errors import CudaError, DriverClosedError, ResolutionError, UsageError
+from .catalog import Abi, Catalog, catalog
+from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
+from .errors import CatalogError, CudaError, DriverClosedError, ResolutionError, UsageError
 from .loader import Attempt, load_driver, load_runtime
-
-Mode = Literal["legacy", "per_thread", "default"]
-FLAGS: dict[str, int] = {"default": 0, "legacy": 1, "per_thread": 2}
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SUFFIX = re.compile(r"_(?:v\d+|ptds|ptsz)$")
-
-
-def parse_stream(mode: str) -> Mode:
-    """Accept 'legacy', 'per_thread'/'per-thread'/'ptds', or 'default'."""
-    if not isinstance(mode, str):
-        raise UsageError(f"stream mode must be a string, got {type(mode).__name__}",
-                         hint="use 'legacy' or 'per_thread'")
-    m = mode.strip().lower().replace("-", "_")
-    if m in ("per_thread", "ptds", "perthread"):
-        return "per_thread"
-    if m in ("legacy", "default"):
-        return m  # type: ignore[return-value]
-    raise UsageError(f"unknown stream mode {mode!r}", hint="use 'legacy' or 'per_thread' ('default' only by explicit request)")
-
-
-def check_symbol(symbol: object) -> str:
-    """Validate a symbol's text before it goes anywhere near C."""
-    if symbol is None:
-        raise UsageError("symbol is None", hint="pass a driver function name such as 'cuMemAlloc'")
-    if isinstance(symbol, bytes):
-        try:
-            symbol = symbol.decode("ascii")
-        except UnicodeDecodeError:
-            raise UsageError(f"symbol {symbol!r} is not ASCII", hint="driver function names are ASCII identifiers") from None
-    if not isinstance(symbol, str):
-        raise UsageError(f"symbol must be a str, got {type(symbol).__name__}", hint="pass a name such as 'cuMemAlloc'")
-    if not symbol:
-        raise UsageError("symbol is empty", hint="pass a driver function name such as 'cuMemAlloc'")
-    if not symbol.isascii() or not _IDENT.match(symbol) or "\x00" in symbol:
-        raise UsageError(f"symbol {symbol!r} is not a C identifier", hint="driver function names are ASCII identifiers like cuMemAlloc")
-    return symbol
-
-
-def check_version(version: object) -> int:
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise UsageError(f"version must be an int ABI version such as 3020, got {version!r}",
-                         hint="use the number in PFN_cuX_vNNNNN")
-    if version <= 0 or version > 0x7FFFFFFF:
-        raise UsageError(f"version {version} is out of range", hint="use the number in PFN_cuX_vNNNNN, e.g. 3020")
-    return version
+from .names import (
+    CUDA_ERROR_INVALID_VALUE,
+    CUDA_ERROR_NOT_FOUND,
+    CUDA_SUCCESS,
+    DEFAULT,
+    FLAGS,
+    QUERY_SUCCESS,
+    QUERY_SYMBOL_NOT_FOUND,
+    QUERY_VERSION_NOT_SUFFICIENT,
+    RUNTIME_ERROR_NAMES,
+    Mode,
+    catalog_stream,
+    check_symbol,
+    check_version,
+    format_version,
+    parse_stream,
+    stream_of_flags,
+)
 
 
 @dataclass(frozen=True)
@@ -98,7 +70,6 @@ class _Source:
 
     def __init__(self, found: Any, cat: Catalog | None) -> None:
         self.cat = catalog() if cat is None else cat
-        self._found = found
         self.library = found.library
         self.path: str = found.path
         self.how: str = found.how
@@ -146,55 +117,50 @@ class _Source:
 
     # pre-checks ------------------------------------------------------------
     def _refusal(self, symbol: str, version: int | None, stream: str | None, cls: Classification,
-                 hint: str, suggestions: tuple[str, ...] = ()) -> ResolutionError:
+                 hint: str, suggestions: tuple[str, ...] = (), abi: str | None = None) -> ResolutionError:
+        """A diagnostic for a request refused before asking (access '-')."""
         d = Diagnostic(symbol=symbol, version=version, flags=FLAGS.get(stream or "", None), stream=stream,
                        access="-", driver_version=self.driver_version, library=self.path, result=None,
                        result_name="-", query=None, query_emulated=False, address=0, classification=cls,
-                       hint=hint, suggestions=suggestions)
+                       hint=hint, suggestions=suggestions, abi=abi)
         d.log()
         return ResolutionError(d)
 
     def precheck(self, symbol: object, version: object, stream: object, allow_default: bool) -> tuple[str, int, Mode, Abi]:
-        """Apply the seed's rules before asking; return (symbol, version, mode, ABI that will bind)."""
+        """Apply the seed's rules before asking; return (symbol, version, mode, ABI that will bind).
+
+        The input checks are the names module's; which ABI the pin binds is the
+        catalog's decision (:meth:`Catalog.bind`); a refusal becomes a diagnostic.
+        """
         try:
             sym = check_symbol(symbol)
         except UsageError as exc:
             raise self._refusal(repr(symbol) if not isinstance(symbol, str) else symbol, None, None,
                                 Classification.INVALID_SYMBOL, exc.hint) from None
-        mode = parse_stream(stream)  # type: ignore[arg-type]
-        if mode == "default" and not allow_default:
+        mode = parse_stream(stream)
+        if mode == DEFAULT and not allow_default:
             raise UsageError("stream mode 'default' was not explicitly allowed",
                              hint="pin 'legacy' or 'per_thread' (libraries must not inherit the application's mode); "
                                   "pass allow_default=True to ask with CU_GET_PROC_ADDRESS_DEFAULT anyway")
         ver = check_version(version)
-        if sym not in self.cat:
-            sugg = self.cat.suggest(sym)
-            texts = tuple(str(s) for s in sugg)
-            if sugg and _SUFFIX.search(sym) and sugg[0].version is not None:
-                s0 = sugg[0]
-                raise self._refusal(sym, ver, mode, Classification.SUFFIXED_NAME,
-                                    f"ask for {s0.symbol!r} at version {s0.version} with stream "
-                                    f"{s0.stream}: the driver picks the suffixed export itself", texts)
-            if sugg:
-                raise self._refusal(sym, ver, mode, Classification.MISSPELLED, f"did you mean {', '.join(texts)}?", texts)
-            raise self._refusal(sym, ver, mode, Classification.UNKNOWN_SYMBOL,
-                                "not a driver entry point in the catalog (see `cuentry list`)")
-        versions = self.cat.versions(sym)
-        if ver not in versions:
-            raise self._refusal(sym, ver, mode, Classification.NOT_AN_ABI_VERSION,
-                                self.cat._version_hint(sym, ver))
-        cat_stream: Stream = "per_thread" if mode == "per_thread" else "legacy"
-        abi = self.cat.pick(sym, ver, cat_stream)
-        if abi is None:
-            first = self.cat.first_version(sym, cat_stream)
-            raise self._refusal(sym, ver, mode, Classification.VERSION_NOT_SUFFICIENT,
-                                f"the per-thread {sym} first exists at {first}: pin {first} for a per-thread table")
+        try:
+            abi = self.cat.bind(sym, ver, catalog_stream(mode))
+        except CatalogError as exc:
+            raise self._refusal(sym, ver, mode, Classification(exc.classification), exc.hint,
+                                tuple(getattr(exc, "suggestions", ()))) from None
         return sym, ver, mode, abi
+
+    def too_old(self, sym: str, ver: int, mode: Mode, abi: Abi) -> ResolutionError | None:
+        """The seed's first step: a driver older than the symbol's first ABI cannot have it (said without asking)."""
+        first = self.cat.first_version(sym, catalog_stream(mode))
+        if self.driver_version is None or self.driver_version >= first:
+            return None
+        return self._refusal(sym, ver, mode, Classification.DRIVER_TOO_OLD,
+                             driver_too_old_hint(sym, first, self.driver_version), abi=abi.pfn)
 
     def _finish(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
                 emulated: bool, addr: int, runtime: bool = False) -> Resolved:
-        cat_stream = "per_thread" if mode == "per_thread" else "legacy"
-        cls, hint = classify(symbol=sym, version=ver, stream=cat_stream, result=rc, query=query, address=addr,
+        cls, hint = classify(symbol=sym, version=ver, stream=catalog_stream(mode), result=rc, query=query, address=addr,
                              driver_version=self.driver_version, runtime=runtime, cat=self.cat)
         exported = abi.exported
         if cls is Classification.OK and abi.exported and not self.library.closed:
@@ -227,7 +193,6 @@ class Driver(_Source):
         super().__init__(found, cat)
         self.stub: bool = found.stub
         rc, v = self.boot.get_version("cuDriverGetVersion")
-        self.version_result: int = rc
         self.driver_version = v if rc == 0 else None
         self.init_result: int | None = self.boot.call("cuInit", 0) if init else None
         if self.boot.has("cuGetProcAddress_v2"):
@@ -256,7 +221,7 @@ class Driver(_Source):
         self._require_open("cuGetProcAddress")
         sym = check_symbol(symbol)
         ver = check_version(version)
-        if flags not in (0, 1, 2):
+        if flags not in FLAGS.values():
             raise UsageError(f"flags must be 0, 1 or 2, got {flags!r}",
                              hint="CU_GET_PROC_ADDRESS_LEGACY_STREAM (1) or _PER_THREAD_DEFAULT_STREAM (2)")
         if self.gpa_form == "v2":
@@ -264,33 +229,31 @@ class Driver(_Source):
             return rc, (st if st is not None and st >= 0 else None), addr, False
         if self.gpa_form == "v1":
             rc, _, addr = self.boot.get_proc_address("cuGetProcAddress", sym.encode(), ver, flags, False)
-            if rc == 0:
-                return 0, (0 if addr else None), addr, True
-            if rc == 500:  # CUDA_ERROR_NOT_FOUND: the v1 form cannot say which kind of miss
-                return 0, self._emulated_miss(sym, ver, flags), 0, True
+            if rc == CUDA_SUCCESS:
+                return CUDA_SUCCESS, (QUERY_SUCCESS if addr else None), addr, True
+            if rc == CUDA_ERROR_NOT_FOUND:  # the v1 form cannot say which kind of miss
+                return CUDA_SUCCESS, self._emulated_miss(sym, ver, flags), 0, True
             return rc, None, 0, True
         return self._dlsym(sym, ver, flags)
 
     def _emulated_miss(self, sym: str, ver: int, flags: int) -> int:
         if sym in self.cat:
-            stream: Stream = "per_thread" if flags == 2 else "legacy"
             known_here = [a for a in self.cat.abis(sym) if self.driver_version is None or a.version <= self.driver_version]
-            if known_here and ver < self.cat.first_version(sym, stream):
-                return 2
-        return 1
+            if known_here and ver < self.cat.first_version(sym, stream_of_flags(flags)):
+                return QUERY_VERSION_NOT_SUFFICIENT
+        return QUERY_SYMBOL_NOT_FOUND
 
     def _dlsym(self, sym: str, ver: int, flags: int) -> tuple[int, int | None, int, bool]:
         """Pre-11.3 drivers: the exported name the catalog records for the ABI the driver would pick."""
         if self.driver_version is not None and ver > self.driver_version:
-            return 1, None, 0, True
+            return CUDA_ERROR_INVALID_VALUE, None, 0, True
         if sym not in self.cat:
-            return 0, 1, 0, True
-        stream: Stream = "per_thread" if flags == 2 else "legacy"
-        abi = self.cat.pick(sym, ver, stream)
+            return CUDA_SUCCESS, QUERY_SYMBOL_NOT_FOUND, 0, True
+        abi = self.cat.pick(sym, ver, stream_of_flags(flags))
         if abi is None:
-            return 0, 2, 0, True
+            return CUDA_SUCCESS, QUERY_VERSION_NOT_SUFFICIENT, 0, True
         addr = self.library.address(abi.exported) if abi.exported else 0
-        return 0, (0 if addr else 1), addr, True
+        return CUDA_SUCCESS, (QUERY_SUCCESS if addr else QUERY_SYMBOL_NOT_FOUND), addr, True
 
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False) -> Resolved:
         """Resolve one (symbol, ABI version) in one stream mode into a typed callable.
@@ -348,7 +311,6 @@ class Runtime(_Source):
             p = self.boot.fn("cudaGetErrorName")(rc)
             if p != _ffi.NULL:
                 return _ffi.string(p).decode()
-        from .diagnostics import RUNTIME_ERROR_NAMES
         return RUNTIME_ERROR_NAMES.get(rc, f"cudaError_t({rc})")
 
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False,

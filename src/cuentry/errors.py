@@ -40,7 +40,13 @@ class CuentryError(Exception):
 
 
 class CatalogError(CuentryError, LookupError):
-    """A catalog look-up failed; never raised directly."""
+    """A catalog look-up failed; never raised directly.
+
+    ``classification`` is the diagnostic's word for the failure (``misspelled``,
+    ``not_an_abi_version``, ...; see :class:`cuentry.Classification`).
+    """
+
+    classification: str = ""
 
 
 def _alternatives(alts: Sequence[str]) -> str:
@@ -50,9 +56,11 @@ def _alternatives(alts: Sequence[str]) -> str:
 class UnknownSymbolError(CatalogError):
     """The symbol is not a driver entry point in the catalog."""
 
-    def __init__(self, symbol: str, suggestions: Sequence[str] = (), *, detail: str = "") -> None:
+    def __init__(self, symbol: str, suggestions: Sequence[str] = (), *, detail: str = "",
+                 classification: str = "unknown_symbol") -> None:
         self.symbol = symbol
         self.suggestions = tuple(suggestions)
+        self.classification = classification
         hint = detail
         if not hint and self.suggestions:
             hint = f"did you mean {_alternatives(self.suggestions)}?"
@@ -61,11 +69,14 @@ class UnknownSymbolError(CatalogError):
         super().__init__(f"unknown driver entry point {symbol!r}", hint=hint)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "symbol": self.symbol, "suggestions": list(self.suggestions)}
+        return {**super().to_dict(), "symbol": self.symbol, "suggestions": list(self.suggestions),
+                "classification": self.classification}
 
 
 class UnknownVersionError(CatalogError):
     """The symbol exists but has no ABI at that version."""
+
+    classification = "not_an_abi_version"
 
     def __init__(self, symbol: str, version: int, valid: Sequence[int], *, hint: str = "") -> None:
         self.symbol = symbol
@@ -78,21 +89,28 @@ class UnknownVersionError(CatalogError):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "symbol": self.symbol, "version": self.version, "valid": list(self.valid)}
+        return {**super().to_dict(), "symbol": self.symbol, "version": self.version, "valid": list(self.valid),
+                "classification": self.classification}
 
 
 class UnknownVariantError(CatalogError):
-    """The (symbol, version) has no per-thread-default-stream variant, or no legacy one."""
+    """The pin has no ABI of the stream mode asked, or was written as a typedef of the other mode."""
 
-    def __init__(self, symbol: str, version: int, variant: str, valid: Sequence[str]) -> None:
+    def __init__(self, symbol: str, version: int, variant: str, valid: Sequence[str], *, message: str = "",
+                 hint: str = "", classification: str = "version_not_sufficient") -> None:
         self.symbol = symbol
         self.version = version
         self.variant = variant
         self.valid = tuple(valid)
+        self.classification = classification
         super().__init__(
-            f"{symbol}@{version} has no {variant or 'legacy'} variant",
-            hint=f"available: {_alternatives([v or 'legacy' for v in self.valid])}",
+            message or f"{symbol}@{version} has no {variant or 'legacy'} variant",
+            hint=hint or f"available: {_alternatives([v or 'legacy' for v in self.valid])}",
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "symbol": self.symbol, "version": self.version, "variant": self.variant,
+                "classification": self.classification}
 
 
 class CatalogDataError(CatalogError):
@@ -133,7 +151,7 @@ class DriverNotFoundError(DriverError):
     def __init__(self, searched: Sequence[str], reasons: Sequence[str] = ()) -> None:
         self.searched = tuple(searched)
         self.reasons = tuple(reasons)
-        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons)) or ", ".join(self.searched)
+        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or ", ".join(self.searched)
         super().__init__(
             f"no CUDA driver library found (searched: {tried})",
             hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1 (or pass --driver)",
@@ -150,7 +168,8 @@ class StubLibraryError(DriverError):
         self.path = path
         super().__init__(
             f"{path} is the CUDA toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY), not a driver",
-            hint="remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH or point CUENTRY_DRIVER at the real libcuda.so.1",
+            hint="remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH or point CUENTRY_DRIVER at the real "
+                 "libcuda.so.1",
         )
 
 

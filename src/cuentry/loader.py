@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from . import _ffi
 from .errors import DriverNotFoundError, StubLibraryError
+from .names import CUDA_ERROR_STUB_LIBRARY
 
 DRIVER_ENV = "CUENTRY_DRIVER"
 RUNTIME_ENV = "CUENTRY_RUNTIME"
@@ -116,7 +117,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
         stub = is_stub_path(path) or is_stub_path(cand)
         if not stub:
             boot = _ffi.Bootstrap(lib)
-            stub = boot.call("cuInit", 0) == 34
+            stub = boot.call("cuInit", 0) == CUDA_ERROR_STUB_LIBRARY
         if stub and not allow_stub:
             lib.close()
             raise StubLibraryError(path)

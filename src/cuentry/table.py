@@ -8,7 +8,7 @@
         "mylib",
         [
             required("cuMemAlloc", 3020),
-            required("PFN_cuStreamBeginCapture_v10010"),
+            required("PFN_cuStreamBeginCapture_v10010_ptsz"),
             optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
             optional("cuMulticastCreate", 12010),            # unavailable -> reason object
         ],
@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .catalog import Catalog, Stream, catalog, format_version
-from .diagnostics import Classification, Diagnostic, driver_too_old_hint
-from .driver import Driver, Runtime, default_driver, parse_stream
+from .catalog import Abi, Catalog, catalog
+from .diagnostics import Diagnostic
+from .driver import Driver, Runtime, default_driver
 from .errors import (
     CuentryError,
     ForkError,
@@ -48,6 +48,7 @@ from .errors import (
     UnavailableError,
     UsageError,
 )
+from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -68,9 +69,9 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
         return default
     v = raw.strip().lower()
     if v in _TRUE:
-        return "per_thread"
+        return PER_THREAD
     if v in _FALSE:
-        return "legacy"
+        return LEGACY
     raise UsageError(f"${env}={raw!r} is neither on nor off", hint="use 1/true/yes/on or 0/false/no/off")
 
 
@@ -192,7 +193,7 @@ class _State:
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
-_RESERVED = frozenset({"name", "stream", "entries", "available", "reason", "report", "reset", "resolve",
+RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available", "reason", "report", "reset", "resolve",
                        "min_driver", "resolved", "driver"})
 
 
@@ -217,7 +218,7 @@ class Table:
         listed = tuple(entries)
         slots = tuple(dict.fromkeys(
             e.attr for e in listed
-            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in _RESERVED and not e.attr.startswith("_")))
+            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in RESERVED and not e.attr.startswith("_")))
         sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__})
         self: Table = object.__new__(sub)
@@ -248,18 +249,19 @@ class Table:
             mode = parse_stream(stream)
         except UsageError as exc:
             raise TableDeclarationError(f"table {name!r}: {exc.message}", hint=exc.hint) from None
-        if mode == "default":
+        if mode == DEFAULT:
             raise TableDeclarationError(f"table {name!r}: stream mode 'default' is not allowed in a table",
                                         hint="a library pins its mode: 'legacy' or 'per_thread'")
         if on_fork not in ("reresolve", "refuse"):
             raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
         self.name = name
-        self.stream: Stream = mode
+        self.stream: Stream = catalog_stream(mode)
         self._source = source
         self._on_fork = on_fork
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
+        self._abis: dict[Entry, Abi] = {}
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
@@ -268,11 +270,11 @@ class Table:
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
             for x in self._chain(e):
-                self._validate(x)
+                self._abis[x] = self._validate(x)
             if e.attr in seen:
                 raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
                                             hint="give one of them name='...' to hold both")
-            if e.attr in _RESERVED or e.attr.startswith("_"):
+            if e.attr in RESERVED or e.attr.startswith("_"):
                 raise TableDeclarationError(f"table {name!r}: {e.attr!r} clashes with a Table attribute",
                                             hint="give it another name='...'")
             seen[e.attr] = e
@@ -290,22 +292,23 @@ class Table:
             out.append(nxt)
         return out
 
-    def _validate(self, e: Entry) -> None:
-        cat = self._cat
+    def _validate(self, e: Entry) -> Abi:
+        """The ABI the entry's pin binds in this table's mode (the catalog decides), or a declaration error."""
         try:
-            cat.at(e.symbol, e.version)
+            return self._cat.bind(e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
-        if e.variant is not None and bool(e.variant) != (self.stream == "per_thread") and any(
-                a.variant for a in cat.abis(e.symbol)):
-            raise TableDeclarationError(
-                f"table {self.name!r} is {self.stream.replace('_', '-')} but {e.describe()} was declared by its "
-                f"{'per-thread' if e.variant else 'legacy'} typedef", hint="a table never mixes modes: declare two tables")
-        if cat.pick(e.symbol, e.version, self.stream) is None:
-            first = cat.first_version(e.symbol, self.stream)
-            raise TableDeclarationError(
-                f"table {self.name!r}: {e.describe()} has no per-thread ABI at or below {e.version}",
-                hint=f"pin {first} (the first per-thread ABI) in a per-thread table")
+
+    @classmethod
+    def from_manifest(cls, path: str | os.PathLike[str], **kwargs: Any) -> Table:
+        """A table declared by a manifest file (the format of `cuentry check` and `cuentry generate`).
+
+        Keyword arguments (``source``, ``on_fork``, ``cat``) go to the table;
+        a malformed manifest raises :class:`ManifestError` with its line and column.
+        """
+        from .manifest import load
+
+        return load(path, cat=kwargs.get("cat")).table(**{k: v for k, v in kwargs.items() if k != "cat"})
 
     # --- resolution --------------------------------------------------------------
     def _get_source(self) -> Driver | Runtime:
@@ -348,18 +351,10 @@ class Table:
         return self
 
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
-        drv_version = src.driver_version
-        first = self._cat.first_version(e.symbol, self.stream)
-        abi = self._cat.pick(e.symbol, e.version, self.stream)
-        assert abi is not None  # checked at declaration
-        if drv_version is not None and drv_version < first:
-            # The seed's first step: the driver cannot have it; say so without asking.
-            d = Diagnostic(symbol=e.symbol, version=e.version, flags=2 if self.stream == "per_thread" else 1,
-                           stream=self.stream, access="-", driver_version=drv_version, library=src.path,
-                           result=None, result_name="-", query=None, query_emulated=False, address=0,
-                           classification=Classification.DRIVER_TOO_OLD,
-                           hint=driver_too_old_hint(e.symbol, first, drv_version), abi=abi.pfn)
-            raise ResolutionError(d)
+        abi = self._abis[e]
+        too_old = src.too_old(e.symbol, e.version, self.stream, abi)
+        if too_old is not None:
+            raise too_old
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 

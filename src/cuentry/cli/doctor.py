@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter, defaultdict
+from collections import defaultdict
 from typing import Any
 
-from .. import __version__
-from ..catalog import Catalog, catalog
-from ..errors import DriverError, ResolutionError
 from . import EXIT_OK, SubParsers
 from .output import Out
 
@@ -21,68 +18,14 @@ def register(sub: SubParsers) -> None:
     d.set_defaults(func=run)
 
 
-def _backend() -> dict[str, str]:
-    from .._ffi import backend
-
-    return backend()
-
-
-def _coverage(drv: Any, cat: Catalog, out: Out) -> dict[str, Any]:
-    """Resolve each symbol's newest legacy ABI on this driver; group what does not."""
-    symbols = cat.symbols()
-    resolved = 0
-    failures: list[dict[str, Any]] = []
-    for i, sym in enumerate(symbols, 1):
-        abi = cat.newest(sym)
-        try:
-            drv.resolve(sym, abi.version, "legacy")
-            resolved += 1
-        except ResolutionError as exc:
-            d = exc.diagnostic
-            g = cat.group(sym)
-            failures.append({"symbol": sym, "version": abi.version, "group": g.id if g else None,
-                             "classification": d.classification.value, "hint": d.hint,
-                             "result": d.result_name, "query": d.query_name})
-        if i % 25 == 0 or i == len(symbols):
-            out.progress(i, len(symbols), "checking catalog coverage")
-    by_class = Counter(f["classification"] for f in failures)
-    return {"symbols": len(symbols), "resolved_at_newest": resolved, "not_resolved": len(failures),
-            "by_classification": dict(by_class.most_common()), "failures": failures}
-
-
 def run(args: argparse.Namespace, out: Out) -> int:
-    from ..driver import Driver, Runtime
-    from ..loader import describe, driver_candidates, pathfinder_version
+    from ..doctor import report
 
-    cat = catalog()
-    report: dict[str, Any] = {"cuentry": __version__, "backend": _backend(),
-                              "catalog": {"abis": len(cat), "symbols": len(cat.symbols()),
-                                          "toolkits": list(cat.history)}}
-    drv = None
-    try:
-        drv = Driver.load(args.driver, allow_stub=True)
-        report["driver"] = {"found": True, **drv.info(), "searched": describe(drv.attempts)}
-    except DriverError as exc:
-        report["driver"] = {"found": False, "error": exc.message, "hint": exc.hint,
-                            "searched": [{"candidate": c, "how": h} for c, h in driver_candidates(args.driver)],
-                            **({"reasons": list(exc.reasons)} if hasattr(exc, "reasons") else {})}
-    rt = None
-    try:
-        rt = Runtime.load(args.runtime or (args.driver if args.driver and drv is not None and drv.fake else None))
-        report["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
-    except DriverError as exc:
-        report["runtime"] = {"found": False, "error": exc.message, "hint": exc.hint,
-                             "searched": [{"candidate": c, "outcome": r} for c, r in
-                                          zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]}
-    report["discovery"] = {"cuda_pathfinder": pathfinder_version()}
-    if drv is not None and not drv.stub and drv.driver_version:
-        report["coverage"] = _coverage(drv, cat, out)
+    rep = report(args.driver, args.runtime, progress=lambda i, n: out.progress(i, n, "checking catalog coverage"))
     if args.json:
-        out.json(report)
+        out.json(rep)
         return EXIT_OK
-    _print_doctor(report, out)
-    if rt is not None:
-        rt.close()
+    _print_doctor(rep, out)
     return EXIT_OK
 
 
@@ -111,7 +54,8 @@ def _print_doctor(r: dict[str, Any], out: Out) -> None:
             reason = d.get("reasons", [])[i] if i < len(d.get("reasons", [])) else ""
             out.print(f"              {s['candidate']}  [{s['how']}]" + (f"  -> {reason}" if reason else ""))
         out.print(f"            fix: {d['hint']}")
-        out.print("            (no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report on cuentry's fake driver)")
+        out.print("            (no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report "
+                  "on cuentry's fake driver)")
     rt = r["runtime"]
     if rt["found"]:
         by = "yes" if rt.get("cudaGetDriverEntryPointByVersion") else out.warn("no (runtime older than 12.5)")

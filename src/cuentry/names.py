@@ -1,0 +1,248 @@
+"""Names, patterns, flags and codes: the one place that spells them.
+
+Everything in cuentry that recognises a typedef name (``PFN_cuMemAlloc_v3020``),
+a suffixed export (``cuMemAlloc_v2``, ``cuMemcpy_ptds``), a stream mode and its
+flag value, a CUDA release number, or a CUresult / query-result code asks this
+module. Nothing here imports the rest of cuentry (except the error classes), and
+nothing is compiled at import: ``import cuentry`` stays cheap, and :mod:`re`
+caches the patterns on first use.
+"""
+
+from __future__ import annotations
+
+from .errors import UsageError
+
+TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Stream = Literal["legacy", "per_thread"]
+    Mode = Literal["legacy", "per_thread", "default"]
+else:
+    Stream = Mode = str
+
+# --- stream modes and flags ------------------------------------------------------
+
+LEGACY: Stream = "legacy"
+PER_THREAD: Stream = "per_thread"
+DEFAULT: Mode = "default"
+
+# CU_GET_PROC_ADDRESS_* (cudaEnable* of the runtime has the same values).
+FLAG_DEFAULT = 0
+FLAG_LEGACY = 1
+FLAG_PER_THREAD = 2
+FLAGS: dict[str, int] = {DEFAULT: FLAG_DEFAULT, LEGACY: FLAG_LEGACY, PER_THREAD: FLAG_PER_THREAD}
+FLAG_NAMES: dict[int, str] = {
+    FLAG_DEFAULT: "CU_GET_PROC_ADDRESS_DEFAULT",
+    FLAG_LEGACY: "CU_GET_PROC_ADDRESS_LEGACY_STREAM",
+    FLAG_PER_THREAD: "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM",
+}
+# The spellings of each flag in source code (driver API and runtime API).
+LEGACY_FLAG_NAMES = frozenset({"CU_GET_PROC_ADDRESS_LEGACY_STREAM", "cudaEnableLegacyStream"})
+PER_THREAD_FLAG_NAMES = frozenset({"CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM", "cudaEnablePerThreadDefaultStream"})
+DEFAULT_FLAG_NAMES = frozenset({"CU_GET_PROC_ADDRESS_DEFAULT", "cudaEnableDefault"})
+
+# Suffixes of the per-thread-default-stream typedefs and exports.
+PER_THREAD_VARIANTS = ("ptds", "ptsz")
+
+# What a user may write for a stream mode (API, CLI and manifests alike).
+_STREAM_SPELLINGS: dict[str, Mode] = {
+    "legacy": LEGACY, "per_thread": PER_THREAD, "ptds": PER_THREAD, "perthread": PER_THREAD, "default": DEFAULT,
+}
+STREAM_CHOICES = ("legacy", "per_thread", "per-thread", "ptds", "default")
+
+
+def parse_stream(mode: object) -> Mode:
+    """Accept 'legacy', 'per_thread'/'per-thread'/'ptds', or 'default' (any case)."""
+    if not isinstance(mode, str):
+        raise UsageError(f"stream mode must be a string, got {type(mode).__name__}",
+                         hint="use 'legacy' or 'per_thread'")
+    got = _STREAM_SPELLINGS.get(mode.strip().lower().replace("-", "_"))
+    if got is None:
+        raise UsageError(f"unknown stream mode {mode!r}",
+                         hint="use 'legacy' or 'per_thread' ('default' only by explicit request)")
+    return got
+
+
+def catalog_stream(mode: str) -> Stream:
+    """The catalog's stream for a mode: 'default' asks for what legacy code gets."""
+    return PER_THREAD if mode == PER_THREAD else LEGACY
+
+
+def stream_of_flags(flags: int) -> Stream:
+    """Which ABIs a driver picks for these flags (only 2 selects the per-thread ones)."""
+    return PER_THREAD if flags == FLAG_PER_THREAD else LEGACY
+
+
+def stream_of_variant(variant: str) -> Stream:
+    """The stream mode of a typedef's variant suffix ('' legacy; 'ptds'/'ptsz' per-thread)."""
+    return PER_THREAD if variant else LEGACY
+
+
+def flags_name(flags: int) -> str:
+    return FLAG_NAMES.get(flags, f"flags({flags})")
+
+
+def stream_label(mode: str) -> str:
+    """How people write a mode: 'per-thread', 'legacy'."""
+    return mode.replace("_", "-")
+
+
+# --- name patterns ------------------------------------------------------------------
+
+# A typedef name: PFN_<symbol>_v<version>[_ptds|_ptsz].
+PFN_PATTERN = r"PFN_(?P<api>\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?"
+# The same inside text (lint): groups 1-3 are symbol, version, variant.
+PFN_IN_TEXT = r"\bPFN_(\w+?)_v(\d+)(?:_(ptds|ptsz))?\b"
+# A name that may carry an export suffix: base[_vN][_ptds|_ptsz].
+SUFFIXED_PATTERN = r"(?P<base>\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?"
+# The export suffix at the end of a name.
+SUFFIX_PATTERN = r"_(?:v\d+|ptds|ptsz)$"
+# A driver export written with its suffix (cuMemAlloc_v2, cuMemcpy_ptds, cuMemcpyHtoD_v2_ptds).
+SUFFIXED_EXPORT_PATTERN = r"cu[A-Z]\w*?_(?:v\d+(?:_pt(?:ds|sz))?|pt(?:ds|sz))"
+IDENTIFIER_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
+RELEASE_PATTERN = r"(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)?"
+
+
+def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
+    """``PFN_cuMemcpy_v7000_ptds`` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
+    import re
+
+    m = re.fullmatch(PFN_PATTERN, name.strip())
+    if m is None:
+        return None
+    return m.group("api"), int(m.group("ver")), m.group("var") or ""
+
+
+def pfn_name(symbol: str, version: int, variant: str = "") -> str:
+    """The typedef name of one ABI: ``PFN_cuMemAlloc_v3020``."""
+    return f"PFN_{symbol}_v{version}" + (f"_{variant}" if variant else "")
+
+
+def split_suffix(name: str) -> tuple[str, int | None, str] | None:
+    """``cuMemAlloc_v2`` -> ('cuMemAlloc', 2, ''); ``cuMemcpy_ptds`` -> ('cuMemcpy', None, 'ptds');
+    None when ``name`` carries no export suffix."""
+    import re
+
+    m = re.fullmatch(SUFFIXED_PATTERN, name)
+    if m is None or not (m.group("n") or m.group("var")):
+        return None
+    return m.group("base"), int(m.group("n")) if m.group("n") else None, m.group("var") or ""
+
+
+def has_suffix(name: str) -> bool:
+    """Whether ``name`` ends in an export suffix (_vN, _ptds, _ptsz)."""
+    import re
+
+    return re.search(SUFFIX_PATTERN, name) is not None
+
+
+def is_identifier(text: str) -> bool:
+    """An ASCII C identifier (no control characters, no NUL)."""
+    import re
+
+    return text.isascii() and re.fullmatch(IDENTIFIER_PATTERN, text) is not None
+
+
+def check_symbol(symbol: object) -> str:
+    """A symbol's text, validated before it goes anywhere near C (a real driver crashes on NULL)."""
+    if symbol is None:
+        raise UsageError("symbol is None", hint="pass a driver function name such as 'cuMemAlloc'")
+    if isinstance(symbol, bytes):
+        try:
+            symbol = symbol.decode("ascii")
+        except UnicodeDecodeError:
+            raise UsageError(f"symbol {symbol!r} is not ASCII", hint="driver function names are ASCII identifiers") from None
+    if not isinstance(symbol, str):
+        raise UsageError(f"symbol must be a str, got {type(symbol).__name__}", hint="pass a name such as 'cuMemAlloc'")
+    if not symbol:
+        raise UsageError("symbol is empty", hint="pass a driver function name such as 'cuMemAlloc'")
+    if not is_identifier(symbol):
+        raise UsageError(f"symbol {symbol!r} is not a C identifier",
+                         hint="driver function names are ASCII identifiers like cuMemAlloc")
+    return symbol
+
+
+MAX_VERSION = 0x7FFFFFFF  # the C int the driver takes
+
+
+def check_version(version: object) -> int:
+    """A version given as an ABI pin: a positive int the driver's C int can hold."""
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise UsageError(f"version must be an int ABI version such as 3020, got {version!r}",
+                         hint="use the number in PFN_cuX_vNNNNN")
+    if version <= 0 or version > MAX_VERSION:
+        raise UsageError(f"version {version} is out of range", hint="use the number in PFN_cuX_vNNNNN, e.g. 3020")
+    return version
+
+
+# --- versions ---------------------------------------------------------------------------
+
+
+def format_version(version: int) -> str:
+    """A CUDA version number as people write it: 12050 -> '12.5', 3020 -> '3.2'."""
+    return f"{version // 1000}.{(version % 1000) // 10}"
+
+
+def parse_version(text: str | int) -> int:
+    """Accept 12050, '12050', '12.5' or '12.5.1'; return the CUDA version number."""
+    if isinstance(text, bool):
+        raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
+    if isinstance(text, int):
+        if text < 0:
+            raise UsageError(f"invalid CUDA version {text}", hint="versions are positive, e.g. 12050")
+        return text
+    s = str(text).strip()
+    if s.isascii() and s.isdigit():
+        return int(s)
+    import re
+
+    m = re.fullmatch(RELEASE_PATTERN, s, flags=re.ASCII)
+    if m:
+        return int(m.group("major")) * 1000 + int(m.group("minor")) * 10
+    raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
+
+
+def looks_like_release(version: int) -> bool:
+    """A number people write for a release (12000, 12040, 13000), not a typical ABI pin."""
+    return version >= 10000 and version % 10 == 0
+
+
+# --- result codes ------------------------------------------------------------------------
+
+# CUresult values cuentry acts on (the catalog's copy of the enum names all of them).
+CUDA_SUCCESS = 0
+CUDA_ERROR_INVALID_VALUE = 1
+CUDA_ERROR_OUT_OF_MEMORY = 2
+CUDA_ERROR_NOT_INITIALIZED = 3
+CUDA_ERROR_STUB_LIBRARY = 34
+CUDA_ERROR_NO_DEVICE = 100
+CUDA_ERROR_NOT_FOUND = 500
+CUDA_ERROR_NOT_SUPPORTED = 801
+
+# CUdriverProcAddressQueryResult (cudaDriverEntryPointQueryResult has the same values).
+QUERY_SUCCESS = 0
+QUERY_SYMBOL_NOT_FOUND = 1
+QUERY_VERSION_NOT_SUFFICIENT = 2
+QUERY_NAMES: dict[int, str] = {
+    QUERY_SUCCESS: "CU_GET_PROC_ADDRESS_SUCCESS",
+    QUERY_SYMBOL_NOT_FOUND: "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND",
+    QUERY_VERSION_NOT_SUFFICIENT: "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT",
+}
+
+# cudaError_t values of the runtime path.
+RUNTIME_ERROR_NAMES: dict[int, str] = {
+    0: "cudaSuccess", 1: "cudaErrorInvalidValue", 34: "cudaErrorStubLibrary", 35: "cudaErrorInsufficientDriver",
+    127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound",
+}
+
+# --- the entry-point APIs themselves -----------------------------------------------------
+
+DRIVER_GETTERS = ("cuGetProcAddress", "cuGetProcAddress_v2")
+RUNTIME_GETTERS = ("cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion")
+QUERY_APIS = frozenset(DRIVER_GETTERS + RUNTIME_GETTERS)
+VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
+TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
+
+# Library file names.
+DRIVER_LIBRARY = {"linux": "libcuda.so.1", "windows": "nvcuda.dll"}
