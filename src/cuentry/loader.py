@@ -147,7 +147,7 @@ def locate_nvidia_library(libname: str) -> tuple[str | None, Attempt]:
         return None, Attempt(libname, PATHFINDER_HOW, PATHFINDER_MISSING)
     try:
         loaded = pathfinder.load_nvidia_dynamic_lib(libname)
-    except Exception as exc:  # noqa: BLE001 - its errors (not found, unknown, unsupported) all mean "not here"
+    except Exception as exc:  # its errors (not found, unknown, unsupported) all mean "not here"
         first = (str(exc).strip().splitlines() or [""])[0]
         return None, Attempt(libname, PATHFINDER_HOW, f"{type(exc).__name__}: {first}"[:300])
     path = getattr(loaded, "abs_path", None)

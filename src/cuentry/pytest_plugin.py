@@ -300,8 +300,8 @@ class Emulation:
             raise TypeError("cuentry_emulate(...).run: give the command as a list of arguments, not a string")
         kw.setdefault("capture_output", True)
         kw.setdefault("text", True)
-        kw.setdefault("check", False)
-        return subprocess.run(self.command(cmd), **kw)  # noqa: S603 - argv list, no shell
+        check = bool(kw.pop("check", False))
+        return subprocess.run(self.command(cmd), check=check, **kw)
 
 
 @pytest.fixture
