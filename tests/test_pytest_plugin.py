@@ -221,3 +221,15 @@ def test_plugin_import_is_light() -> None:
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@needs_cc
+def test_documented_example_runs(pytester: pytest.Pytester) -> None:
+    """docs/pytest.md's first example is run as written."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "pytest.md").read_text()
+    example = re.findall(r"```python\n(.*?)```", doc, flags=re.S)[0]
+    pytester.makepyfile(example)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)

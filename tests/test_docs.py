@@ -1,0 +1,83 @@
+"""The documentation's examples do what the pages say (the site itself is built strictly in CI)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuentry.cli import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+pytest_plugins = ["pytester"]
+
+
+def _blocks(page: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_hand_written_loader_has_the_faults_the_tutorial_names(tmp_path: Path) -> None:
+    src = tmp_path / "handwritten.py"
+    src.write_text(_blocks("tutorials/python-library.md", "python")[0])
+    code, text = _cli("lint", str(src))
+    assert code == 1
+    assert set(re.findall(r" (CE\d{3}) ", text)) == {"CE001", "CE004", "CE006", "CE007"}
+
+
+def test_gate_tutorial_manifest(fake: dict[str, str], fake_version: Any, tmp_path: Path) -> None:
+    m = tmp_path / "acme.toml"
+    m.write_text(_blocks("tutorials/gate-deployment.md", "toml")[0])
+    fake_version(12040)
+    code, text = _cli("check", str(m), "--driver", fake["full"])
+    assert code == 0 and "minimum driver for the required entries: 10.1 (10010)" in text
+    assert text.startswith(f"{m}: table 'acme', per-thread stream, driver 12040 (12.4)")
+    fake_version(10000)
+    assert _cli("check", str(m), "--driver", fake["full"])[0] == 1
+
+
+def test_emulate_tutorial_fake_driver_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(_blocks("tutorials/emulate.md", "python")[0])
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
+
+
+def test_nav_hook_drops_only_missing_pages(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", DOCS.parent / "tools" / "mkdocs_hooks.py")
+    assert spec and spec.loader
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    (tmp_path / "a.md").write_text("# a")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "b.md").write_text("# b")
+    nav = [{"A": "a.md"}, {"Gone": "gone.md"}, "a.md", "missing.md", {"Ext": "https://example.org/x.md"},
+           {"T": [{"B": "t/b.md"}, {"C": "t/c.md"}]}, {"Empty": [{"D": "d.md"}]}]
+    cfg = hooks.on_config({"nav": nav, "docs_dir": str(tmp_path)})
+    assert cfg["nav"] == [{"A": "a.md"}, "a.md", {"Ext": "https://example.org/x.md"}, {"T": [{"B": "t/b.md"}]}]
+
+
+def test_every_page_in_the_nav_or_dropped_is_a_known_page() -> None:
+    yaml = pytest.importorskip("yaml")
+    text = (DOCS.parent / "mkdocs.yml").read_text()
+    cfg = yaml.safe_load(text)
+    pages: list[str] = []
+
+    def walk(items: list[Any]) -> None:
+        for it in items:
+            v = next(iter(it.values())) if isinstance(it, dict) else it
+            walk(v) if isinstance(v, list) else pages.append(v)
+
+    walk(cfg["nav"])
+    mine = [p for p in pages if (DOCS / p).exists()]
+    # Every page written for the site is reachable from the nav.
+    written = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    assert written <= set(pages), written - set(pages)
+    assert "index.md" in mine and "api.md" in mine and "zh.md" in mine
