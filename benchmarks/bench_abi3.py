@@ -35,7 +35,6 @@ import tempfile
 import time
 import timeit
 
-
 _GEN = """
 import sys
 for mod in ("cuentry.calls._fastgen", "cuentry._fastgen"):

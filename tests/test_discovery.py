@@ -115,7 +115,7 @@ def test_cuda_path_before_cuda_home(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 def _doctor(*args: str) -> dict[str, Any]:
     out, err = io.StringIO(), io.StringIO()
-    assert main(["doctor", *args, "--json"], stdout=out, stderr=err) == 0, err.getvalue()
+    assert main(["doctor", *args, "--json"], stdout=out, stderr=err) in (0, 3), err.getvalue()  # 3: no driver
     return json.loads(out.getvalue())  # type: ignore[no-any-return]
 
 
@@ -137,9 +137,10 @@ def test_doctor_without_pathfinder(fake: dict[str, str], monkeypatch: pytest.Mon
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     rep = _doctor()
     assert rep["runtime"]["found"] is False
-    assert rep["runtime"]["searched"][0] == {"candidate": "cudart", "outcome": loader.PATHFINDER_MISSING}
+    assert rep["runtime"]["searched"][0] == {"candidate": "cudart", "how": "cuda-pathfinder",
+                                            "outcome": loader.PATHFINDER_MISSING}
     out, err = io.StringIO(), io.StringIO()
-    assert main(["doctor"], stdout=out, stderr=err) == 0
+    assert main(["doctor"], stdout=out, stderr=err) == 3  # no driver
     text = out.getvalue()
     assert "cuda-pathfinder not installed (pip install cuda-pathfinder)" in text
     assert "Traceback" not in text + err.getvalue()

@@ -87,6 +87,16 @@ def test_check(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     _valid("check", doc)
 
 
+def test_failure_with_json(tmp_path: Path) -> None:
+    m = tmp_path / "broken.toml"
+    m.write_text("[table\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", str(m), "--json"], stdout=out, stderr=err) == 2
+    doc = json.loads(out.getvalue())
+    assert doc["error"]["type"] == "ManifestError"
+    _valid("failure", doc)
+
+
 def test_lint() -> None:
     corpus = Path(__file__).parent / "lint_corpus"
     code, doc = _run("lint", str(corpus))

@@ -15,20 +15,23 @@ generator downloads itself with ``pip download``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import HeaderParseError
+from .errors import BuildError, HeaderParseError, UsageError
+from .names import parse_pfn_name, split_suffix
 
 TYPEDEF_HEADERS = (
     "cudaTypedefs.h",
@@ -40,11 +43,10 @@ TYPEDEF_HEADERS = (
 # The headers whose doc groups name the group of a function.
 GROUP_HEADERS = ("cuda.h", "cudaEGL.h", "cudaGL.h", "cudaVDPAU.h", "cudaProfiler.h")
 
-PFN_RE = re.compile(r"^PFN_(?P<api>cu\w+?)_v(?P<ver>\d+)(?:_(?P<var>ptds|ptsz))?$")
 # Names from <stdint.h>/<stddef.h> stay as they are: the FFI layer knows them.
 TERMINALS = frozenset(
-    "size_t ptrdiff_t wchar_t int8_t uint8_t int16_t uint16_t int32_t uint32_t "
-    "int64_t uint64_t intptr_t uintptr_t".split()
+    ["size_t", "ptrdiff_t", "wchar_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+     "uint64_t", "intptr_t", "uintptr_t"]
 )
 FAKE_INCLUDE = Path(__file__).parent / "_data" / "fake_include"
 FORMAT = 1
@@ -184,60 +186,73 @@ class _Builder:
         if isinstance(typ, a.PtrDecl):
             return a.PtrDecl(list(typ.quals), self.expand(typ.type, ex, depth + 1))
         if isinstance(typ, a.ArrayDecl):
-            dim = typ.dim
-            if dim is not None and not isinstance(dim, a.Constant):
-                v = self.eval_const(dim, self.all_enum_values(ex), ex)
-                if v is not None:
-                    dim = a.Constant("int", str(v))
-            return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
+            return self._expand_array(typ, ex, depth)
         if isinstance(typ, a.FuncDecl):
-            args = None
-            if typ.args is not None:
-                params = []
-                for p in typ.args.params:
-                    if isinstance(p, (a.Decl, a.Typename)):
-                        q = copy.copy(p)
-                        q.type = self.expand(p.type, ex, depth + 1)
-                        params.append(q)
-                    else:
-                        params.append(p)
-                args = a.ParamList(params)
-            return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+            return self._expand_function(typ, ex, depth)
         if isinstance(typ, (a.Struct, a.Union)) and typ.name is None and typ.decls is not None:
             # An anonymous member (C11): the aggregate itself is the field's type.
             return self.expand(a.TypeDecl(None, [], None, typ), ex, depth + 1)
         if isinstance(typ, a.TypeDecl):
-            inner = typ.type
-            if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
-                name = inner.names[0]
-                if name in ex.typedefs and name not in TERMINALS:
-                    target = copy.deepcopy(ex.typedefs[name].type)
-                    if typ.quals:
-                        holder = target
-                        if isinstance(holder, (a.TypeDecl, a.PtrDecl)):
-                            holder.quals = list(dict.fromkeys([*typ.quals, *holder.quals]))
-                    if isinstance(target, a.TypeDecl) and isinstance(target.type, (a.Struct, a.Union, a.Enum)):
-                        if target.type.name is None:
-                            return typ  # anonymous aggregate: the typedef name is its only name
-                    return self.expand(target, ex, depth + 1)
-                return typ
-            if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
-                body = copy.copy(inner)
-                body.decls = []
-                for d in inner.decls:
-                    d2 = copy.copy(d)
-                    d2.type = self._rename(self.expand(d.type, ex, depth + 1), d.name)
-                    body.decls.append(d2)
-                return a.TypeDecl(None, list(typ.quals), None, body)
-            if isinstance(inner, (a.Struct, a.Union, a.Enum)):
-                ref = copy.copy(inner)
-                if isinstance(inner, a.Enum):
-                    ref.values = None
-                else:
-                    ref.decls = None
-                return a.TypeDecl(None, list(typ.quals), None, ref)
-            return typ
+            return self._expand_typedecl(typ, ex, depth)
         return typ
+
+    def _expand_array(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        dim = typ.dim
+        if dim is not None and not isinstance(dim, a.Constant):
+            v = self.eval_const(dim, self.all_enum_values(ex), ex)
+            if v is not None:
+                dim = a.Constant("int", str(v))
+        return a.ArrayDecl(self.expand(typ.type, ex, depth + 1), dim, list(typ.dim_quals))
+
+    def _expand_function(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        args = None
+        if typ.args is not None:
+            params = []
+            for p in typ.args.params:
+                if isinstance(p, (a.Decl, a.Typename)):
+                    q = copy.copy(p)
+                    q.type = self.expand(p.type, ex, depth + 1)
+                    params.append(q)
+                else:
+                    params.append(p)
+            args = a.ParamList(params)
+        return a.FuncDecl(args, self.expand(typ.type, ex, depth + 1))
+
+    def _expand_typedecl(self, typ: Any, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        inner = typ.type
+        if isinstance(inner, a.IdentifierType) and len(inner.names) == 1:
+            return self._expand_typedef_name(typ, inner.names[0], ex, depth)
+        if isinstance(inner, (a.Struct, a.Union)) and inner.name is None and inner.decls is not None:
+            body = copy.copy(inner)
+            body.decls = []
+            for d in inner.decls:
+                d2 = copy.copy(d)
+                d2.type = self._rename(self.expand(d.type, ex, depth + 1), d.name)
+                body.decls.append(d2)
+            return a.TypeDecl(None, list(typ.quals), None, body)
+        if isinstance(inner, (a.Struct, a.Union, a.Enum)):
+            ref = copy.copy(inner)
+            if isinstance(inner, a.Enum):
+                ref.values = None
+            else:
+                ref.decls = None
+            return a.TypeDecl(None, list(typ.quals), None, ref)
+        return typ
+
+    def _expand_typedef_name(self, typ: Any, name: str, ex: Extracted, depth: int) -> Any:
+        a = self.ast
+        if name not in ex.typedefs or name in TERMINALS:
+            return typ
+        target = copy.deepcopy(ex.typedefs[name].type)
+        if typ.quals and isinstance(target, (a.TypeDecl, a.PtrDecl)):
+            target.quals = list(dict.fromkeys([*typ.quals, *target.quals]))
+        if (isinstance(target, a.TypeDecl) and isinstance(target.type, (a.Struct, a.Union, a.Enum))
+                and target.type.name is None):
+            return typ  # anonymous aggregate: the typedef name is its only name
+        return self.expand(target, ex, depth + 1)
 
     def _rename(self, typ: Any, name: str | None) -> Any:
         """Put a declarator name back on an expanded field type (for inline aggregates)."""
@@ -329,9 +344,9 @@ class _Builder:
             self.walk_aggregates(node, ex)
             if isinstance(node, a.Typedef):
                 ex.typedefs[node.name] = node
-                m = PFN_RE.match(node.name)
-                if m and isinstance(node.type, a.PtrDecl) and isinstance(node.type.type, a.FuncDecl):
-                    key = (m.group("api"), int(m.group("ver")), m.group("var") or "")
+                key = parse_pfn_name(node.name)
+                if (key and key[0].startswith("cu") and isinstance(node.type, a.PtrDecl)
+                        and isinstance(node.type.type, a.FuncDecl)):
                     ex.pfn[key] = {"node": node}
             elif isinstance(node, a.Decl) and isinstance(node.type, a.FuncDecl) and node.name:
                 ex.declared.add(node.name)
@@ -413,9 +428,6 @@ def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: st
     return out
 
 
-_SUFFIX = re.compile(r"^(?P<base>cu\w+?)(?:_v(?P<n>\d+))?(?:_(?P<var>ptds|ptsz))?$")
-
-
 def match_exported(
     keys: Iterable[tuple[str, int, str]],
     declared: set[str],
@@ -433,10 +445,10 @@ def match_exported(
         by_base.setdefault((k[0], bool(k[2])), []).append(k)
     names: dict[tuple[str, bool], list[tuple[int, str]]] = {}
     for d in declared:
-        m = _SUFFIX.match(d)
-        if not m:
+        if not d.startswith("cu"):
             continue
-        names.setdefault((m.group("base"), bool(m.group("var"))), []).append((int(m.group("n") or 1), d))
+        base, order, var = split_suffix(d) or (d, None, "")
+        names.setdefault((base, bool(var)), []).append((order or 1, d))
     # The name parse above splits "cuFoo_v2" as base cuFoo; a real base ending in _vN
     # does not exist in the driver API, so this is unambiguous.
     out: dict[tuple[str, int, str], str | None] = {}
@@ -444,8 +456,8 @@ def match_exported(
         ks.sort(key=lambda k: k[1])
         cands = sorted(names.get((base, pt), []))
         if len(cands) == len(ks):
-            for k, (_, n) in zip(ks, cands):
-                out[k] = n
+            for k, (_, exported) in zip(ks, cands, strict=True):
+                out[k] = exported
             continue
         for k in ks:
             out[k] = None
@@ -489,6 +501,9 @@ def _header_of(include: Path) -> dict[str, str]:
     return out
 
 
+Key = tuple[str, int, str]
+
+
 def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: str = "cc") -> dict[str, Any]:
     """Build the catalog data from the primary include dir plus optional history scans."""
     b = _Builder()
@@ -497,45 +512,9 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
     # describes what both declare and adds what the wheel lacks.
     scans = [*history, main]
     scans.sort(key=lambda s: tuple(int(x) for x in s.toolkit.split(".")))
-
-    # The union of all ABIs; each described by the newest toolkit that declares it.
-    source: dict[tuple[str, int, str], tuple[ToolkitScan, Extracted, str]] = {}
-    declared_in: dict[tuple[str, int, str], list[str]] = {}
-    for s in scans:
-        for ex, plat in ((s.linux, "linux"), (s.windows, "windows")):
-            for k in ex.pfn:
-                tks = declared_in.setdefault(k, [])
-                if s.toolkit not in tks:
-                    tks.append(s.toolkit)
-        for k in s.linux.pfn:
-            source[k] = (s, s.linux, "linux")
-        for k in s.windows.pfn:
-            if k not in s.linux.pfn:
-                source[k] = (s, s.windows, "windows")
-
-    newest = scans[-1]
-    groups, titles = scan_groups(newest.include)
-    for s in scans[:-1]:
-        g2, t2 = scan_groups(s.include)
-        for fname, gid in g2.items():
-            groups.setdefault(fname, gid)
-        for gid, title in t2.items():
-            titles.setdefault(gid, title)
-
-    exported: dict[tuple[str, int, str], str | None] = {}
-    for s in scans:
-        bases = {k[0] for k in s.linux.pfn} | {k[0] for k in s.windows.pfn}
-        keys = set(s.linux.pfn) | set(s.windows.pfn)
-        found = match_exported(
-            keys,
-            s.linux.declared | s.windows.declared,
-            macro_names(s.include, bases, per_thread=False, cc=cc, fallback=s.fallback),
-            macro_names(s.include, bases, per_thread=True, cc=cc, fallback=s.fallback),
-        )
-        for k, v in found.items():
-            if v is not None or k not in exported:
-                exported[k] = v
-
+    source, declared_in = _sources(scans)
+    groups, titles = _groups(scans)
+    exported = _exported(scans, cc)
     headers: dict[str, str] = {}
     for s in scans:
         headers.update(_header_of(s.include))
@@ -550,23 +529,11 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
             for name in re.findall(r"[A-Za-z_]\w*", p[1]):
                 if name in ex.typedefs:
                     type_roots.setdefault(name, ex)
-        platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
-        if plat == "linux" and key not in s.windows.pfn:
-            platforms = ["linux"]
-        entries.append(
-            {
-                "symbol": key[0],
-                "version": key[1],
-                "variant": key[2],
-                "returns": b.return_type(node),
-                "params": params,
-                "header": headers.get(node.name, "cudaTypedefs.h"),
-                "exported": exported.get(key),
-                "platforms": platforms,
-                "toolkits": declared_in.get(key, []),
-                "group": groups.get(key[0]),
-            }
-        )
+        entries.append({
+            "symbol": key[0], "version": key[1], "variant": key[2], "returns": b.return_type(node),
+            "params": params, "header": headers.get(node.name, "cudaTypedefs.h"), "exported": exported.get(key),
+            "platforms": _platforms(s, key, plat), "toolkits": declared_in.get(key, []), "group": groups.get(key[0]),
+        })
     types = _types(b, type_roots)
     return {
         "format": FORMAT,
@@ -576,6 +543,61 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
         "entries": entries,
         **types,
     }
+
+
+def _sources(scans: Sequence[ToolkitScan]) -> tuple[dict[Key, tuple[ToolkitScan, Extracted, str]], dict[Key, list[str]]]:
+    """The union of all ABIs, each described by the newest toolkit that declares it; and who declares each."""
+    source: dict[Key, tuple[ToolkitScan, Extracted, str]] = {}
+    declared_in: dict[Key, list[str]] = {}
+    for s in scans:
+        for ex in (s.linux, s.windows):
+            for k in ex.pfn:
+                tks = declared_in.setdefault(k, [])
+                if s.toolkit not in tks:
+                    tks.append(s.toolkit)
+        for k in s.linux.pfn:
+            source[k] = (s, s.linux, "linux")
+        for k in s.windows.pfn:
+            if k not in s.linux.pfn:
+                source[k] = (s, s.windows, "windows")
+    return source, declared_in
+
+
+def _groups(scans: Sequence[ToolkitScan]) -> tuple[dict[str, str], dict[str, str]]:
+    """cuda.h's doc group of each function, and the groups' titles (newest toolkit first)."""
+    groups, titles = scan_groups(scans[-1].include)
+    for s in scans[:-1]:
+        g2, t2 = scan_groups(s.include)
+        for fname, gid in g2.items():
+            groups.setdefault(fname, gid)
+        for gid, title in t2.items():
+            titles.setdefault(gid, title)
+    return groups, titles
+
+
+def _exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None]:
+    """The exported library name of each ABI, from the headers' macro renames."""
+    exported: dict[Key, str | None] = {}
+    for s in scans:
+        bases = {k[0] for k in s.linux.pfn} | {k[0] for k in s.windows.pfn}
+        keys = set(s.linux.pfn) | set(s.windows.pfn)
+        found = match_exported(
+            keys,
+            s.linux.declared | s.windows.declared,
+            macro_names(s.include, bases, per_thread=False, cc=cc, fallback=s.fallback),
+            macro_names(s.include, bases, per_thread=True, cc=cc, fallback=s.fallback),
+        )
+        for k, v in found.items():
+            if v is not None or k not in exported:
+                exported[k] = v
+    return exported
+
+
+def _platforms(s: ToolkitScan, key: Key, plat: str) -> list[str]:
+    platforms = ["linux", "windows"] if key in s.linux.pfn or plat == "linux" else ["windows"]
+    if plat == "linux" and key not in s.windows.pfn:
+        platforms = ["linux"]
+    return platforms
 
 
 def _types(b: _Builder, roots: dict[str, Extracted]) -> dict[str, Any]:
@@ -629,7 +651,8 @@ def _types(b: _Builder, roots: dict[str, Extracted]) -> dict[str, Any]:
 # --- history download ------------------------------------------------------------------
 
 
-def fetch_history(cache: Path, wanted: Sequence[tuple[str, str]] = HISTORY_WHEELS, *, progress: Any = None) -> list[tuple[str, Path]]:
+def fetch_history(cache: Path, wanted: Sequence[tuple[str, str]] = HISTORY_WHEELS, *,
+                  progress: Any = None) -> list[tuple[str, Path]]:
     """Download each toolkit runtime wheel (once) and unpack its include directory."""
     cache.mkdir(parents=True, exist_ok=True)
     out: list[tuple[str, Path]] = []
@@ -731,7 +754,7 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
     ]
     lines.extend(_py(r) + "," for r in main["entries"])
     lines.append(")")
-    module.write_text("\n".join(lines) + "\n")
+    _replace(module, "\n".join(lines) + "\n")
     tl = ["{"]
     keys = list(types)
     for i, k in enumerate(keys):
@@ -741,37 +764,102 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
                   for j, (n, x) in enumerate(items))
         tl.append("}" + ("," if i < len(keys) - 1 else ""))
     tl.append("}")
-    types_file.write_text("\n".join(tl) + "\n")
+    _replace(types_file, "\n".join(tl) + "\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cuentry._catalog_build --include DIR --toolkit 13.0 [--history] -o FILE``."""
-    import argparse
+OUTPUT_FORMATS = {".py": "Python data module", ".json": "JSON"}
 
-    ap = argparse.ArgumentParser(prog="cuentry catalog build", description=main.__doc__)
-    ap.add_argument("--include", required=True, type=Path, help="CUDA include directory (holds cudaTypedefs.h)")
-    ap.add_argument("--toolkit", required=True, help="toolkit release of --include, e.g. 13.0")
-    ap.add_argument("--history", action="store_true", help="download the PyPI toolkit runtime wheels for history")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "cuentry-gen")
-    ap.add_argument("-o", "--output", type=Path, default=DATA_MODULE,
-                    help="the data module to write (types.json is written beside the package's _data)")
-    args = ap.parse_args(argv)
-    if args.output == DATA_MODULE and not args.history:
-        print("cuentry: note: writing the package's own catalog without --history: each ABI's toolkit list "
-              f"will name only {args.toolkit}", file=sys.stderr)
+
+@dataclass
+class BuildReport:
+    """What :func:`build_catalog` wrote, and what the caller should know about it."""
+
+    entries: int
+    written: list[Path]
+    notes: list[str]
+
+
+def _is_package_file(path: Path) -> bool:
+    targets = (DATA_MODULE, TYPES_FILE)
     try:
-        scans: list[ToolkitScan] = []
-        if args.history:
-            for tk, inc in fetch_history(args.cache, progress=lambda m: print(m, file=sys.stderr)):
-                scans.append(scan_toolkit(inc, tk, fallback=args.include))
-        data = build(args.include, args.toolkit, scans)
-    except HeaderParseError as exc:
-        print(f"cuentry: error: {exc}", file=sys.stderr)
-        return 2
-    write(data, args.output, TYPES_FILE if args.output == DATA_MODULE else args.output.with_name("types.json"))
-    print(f"wrote {len(data['entries'])} entries to {args.output}", file=sys.stderr)
-    return 0
+        return any(path.resolve() == t.resolve() or (path.exists() and t.exists() and path.samefile(t)) for t in targets)
+    except OSError:
+        return False
 
 
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+def _targets(output: Path | None, in_place: bool) -> tuple[str, Path, Path | None]:
+    """(format, main file, types file) for the request; UsageError for anything ambiguous."""
+    if in_place:
+        if output is not None:
+            raise UsageError("give either -o FILE or --in-place, not both",
+                             hint="--in-place replaces the installed package's catalog; -o writes elsewhere")
+        return "py", DATA_MODULE, TYPES_FILE
+    if output is None:
+        raise UsageError("no output given: the installed package's catalog is only replaced on request",
+                         hint="pass -o catalog.json (or .py), or --in-place to replace the installed catalog")
+    suffix = output.suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise UsageError(f"-o {output}: unknown output format {suffix or '(no extension)'!r}",
+                         hint="name the file .json (JSON) or .py (the Python data module)")
+    if _is_package_file(output):
+        raise UsageError(f"-o {output} is the installed package's own catalog",
+                         hint="pass --in-place to replace it on purpose")
+    if suffix == ".json":
+        return "json", output, None
+    return "py", output, output.with_name(output.stem + ".types.json")
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a fresh temporary file beside it, then rename)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """The compact look-up data and the types as one JSON document."""
+    main, types = compact(data)
+    _replace(path, json.dumps({**main, "types": types}, separators=(",", ":")) + "\n")
+
+
+def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in_place: bool = False,
+                  history: bool = False, cache: Path | None = None,
+                  progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Regenerate the catalog from the headers in ``include`` and write it.
+
+    ``output``: ``X.json`` writes JSON, ``X.py`` the Python data module (its types
+    beside it as ``X.types.json``); any other extension is refused. The installed
+    package's own catalog is written only with ``in_place=True``. ``history``
+    downloads the toolkit runtime wheels of HISTORY_WHEELS into ``cache``. Raises
+    UsageError (bad request), HeaderParseError (bad headers), BuildError (download).
+    """
+    fmt, main_file, types_file = _targets(output, in_place)
+    notes: list[str] = []
+    if in_place and not history:
+        notes.append(f"writing the package's own catalog without --history: each ABI's toolkit list will name "
+                     f"only {toolkit}")
+    scans: list[ToolkitScan] = []
+    if history:
+        where = cache if cache is not None else Path.home() / ".cache" / "cuentry-gen"
+        try:
+            for tk, inc in fetch_history(where, progress=progress):
+                scans.append(scan_toolkit(inc, tk, fallback=include))
+        except (subprocess.CalledProcessError, OSError) as exc:
+            raise BuildError(f"downloading the toolkit headers for --history failed: {exc}",
+                             hint="check network access to PyPI (pip download), or build without --history") from None
+    data = build(include, toolkit, scans)
+    if fmt == "json":
+        write_json(data, main_file)
+        written = [main_file]
+    else:
+        assert types_file is not None
+        write(data, main_file, types_file)
+        written = [main_file, types_file]
+    return BuildReport(len(data["entries"]), written, notes)

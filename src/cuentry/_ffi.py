@@ -52,6 +52,9 @@ else:
         """
     )
     _dl = ffi.dlopen(None)
+    # Look dlerror up now: cffi resolves a function on its first use with dlsym, which clears
+    # the error a failed dlopen left, so the first failure of a process lost its reason.
+    _dl.dlerror  # noqa: B018
 
 RTLD_NOW = 2
 RTLD_LOCAL = 0

@@ -13,8 +13,8 @@ back to the legacy ones for functions that have no per-thread variant).
 from __future__ import annotations
 
 import os
-import threading
 
+from . import _forksafe
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 from .names import (
     LEGACY,
@@ -247,7 +247,7 @@ class Catalog:
         self._exported = exported
         self._by_symbol: dict[str, tuple[Abi, ...]] = {}
         self._lower = {k.lower(): k for k in raw}
-        self._lock = threading.Lock()
+        self._lock = _forksafe.Lock()
 
     def _make(self, row: Any) -> Abi:
         if not self._compact:
@@ -504,7 +504,7 @@ class Catalog:
         return f"pin one of {', '.join(map(str, vs))} (the number in PFN_{symbol}_vNNNNN)"
 
 
-_LOCK = threading.Lock()
+_LOCK = _forksafe.Lock()
 _CATALOG: Catalog | None = None
 
 

@@ -13,7 +13,7 @@ from . import __version__
 from .catalog import Catalog, catalog
 from .driver import Driver, Runtime
 from .errors import DriverError, ResolutionError
-from .loader import describe, driver_candidates, pathfinder_version
+from .loader import PATHFINDER_HOW, describe, driver_candidates, pathfinder_version, runtime_candidates
 from .names import LEGACY
 
 Progress = Callable[[int, int], None]
@@ -35,7 +35,7 @@ def coverage(drv: Driver, cat: Catalog | None = None, progress: Progress | None 
             g = cat.group(sym)
             failures.append({"symbol": sym, "version": abi.version, "group": g.id if g else None,
                              "classification": d.classification.value, "hint": d.hint,
-                             "result": d.result_name, "query": d.query_name})
+                             "result_name": d.result_name, "query_name": d.query_name})
         if progress is not None and (i % 25 == 0 or i == len(symbols)):
             progress(i, len(symbols))
     by_class = Counter(f["classification"] for f in failures)
@@ -49,28 +49,43 @@ def _backend() -> dict[str, str]:
     return backend()
 
 
+def _searched(exc: DriverError, driver: str | None) -> list[dict[str, str]]:
+    """Each place looked at and what happened there (the same shape as a found driver's ``searched``)."""
+    searched = getattr(exc, "searched", None)
+    if searched is None:  # a stub refused, for instance: the candidates, without outcomes
+        return [{"candidate": c, "how": h, "outcome": ""} for c, h in driver_candidates(driver)]
+    reasons = list(getattr(exc, "reasons", ())) + [""] * len(searched)
+    hows = dict(driver_candidates(driver))
+    return [{"candidate": c, "how": getattr(exc, "how", None) or hows.get(c, ""), "outcome": r}
+            for c, r in zip(searched, reasons, strict=False)]
+
+
+def _runtime_searched(exc: DriverError, runtime: str | None) -> list[dict[str, str]]:
+    """Each place the runtime search looked at, how it came to look there, and what happened."""
+    hows = {**dict(runtime_candidates(runtime)), "cudart": PATHFINDER_HOW}
+    return [{"candidate": c, "how": hows.get(c, ""), "outcome": r}
+            for c, r in zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]
+
+
 def report(driver: str | None = None, runtime: str | None = None, *,
            progress: Progress | None = None) -> dict[str, Any]:
     """The doctor's report: cuentry, call backend, catalog, driver (or where it looked), runtime, coverage."""
     cat = catalog()
     rep: dict[str, Any] = {"cuentry": __version__, "backend": _backend(),
-                           "catalog": {"abis": len(cat), "symbols": len(cat.symbols()), "toolkits": list(cat.history)}}
+                           "catalog": {"abi_count": len(cat), "symbols": len(cat.symbols()), "toolkits": list(cat.history)}}
     drv = None
     try:
         drv = Driver.load(driver, allow_stub=True)
         rep["driver"] = {"found": True, **drv.info(), "searched": describe(drv.attempts)}
     except DriverError as exc:
-        rep["driver"] = {"found": False, "error": exc.message, "hint": exc.hint,
-                         "searched": [{"candidate": c, "how": h} for c, h in driver_candidates(driver)],
-                         **({"reasons": list(exc.reasons)} if hasattr(exc, "reasons") else {})}
+        rep["driver"] = {"found": False, "error": exc.to_dict(), "searched": _searched(exc, driver)}
     try:
         rt = Runtime.load(runtime or (driver if driver and drv is not None and drv.fake else None))
         rep["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
         rt.close()
     except DriverError as exc:
-        rep["runtime"] = {"found": False, "error": exc.message, "hint": exc.hint,
-                          "searched": [{"candidate": c, "outcome": r} for c, r in
-                                       zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]}
+        rep["runtime"] = {"found": False, "error": exc.to_dict(),
+                          "searched": _runtime_searched(exc, runtime)}
     rep["discovery"] = {"cuda_pathfinder": pathfinder_version()}
     if drv is not None:
         if not drv.stub and drv.driver_version:

@@ -19,13 +19,12 @@ symbol or output pointer (a real driver crashes on those).
 
 from __future__ import annotations
 
-import threading
 import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from . import _ffi
+from . import _ffi, _forksafe
 from .callables import TypedFunction, bind, invalidate
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
@@ -77,7 +76,7 @@ class _Source:
         self.fake: bool = found.fake
         self.boot = _ffi.Bootstrap(found.library)
         self._bound: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._lock = threading.Lock()
+        self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
 
     @property
@@ -351,7 +350,7 @@ class Runtime(_Source):
         }
 
 
-_DEFAULT_LOCK = threading.Lock()
+_DEFAULT_LOCK = _forksafe.Lock()
 _DEFAULT: Driver | None = None
 
 

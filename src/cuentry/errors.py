@@ -33,7 +33,7 @@ class CuentryError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable fields of this error."""
-        return {"error": type(self).__name__, "message": self.message, "hint": self.hint}
+        return {"type": type(self).__name__, "message": self.message, "hint": self.hint}
 
 
 # --- catalog -----------------------------------------------------------------
@@ -154,11 +154,41 @@ class DriverNotFoundError(DriverError):
         tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or ", ".join(self.searched)
         super().__init__(
             f"no CUDA driver library found (searched: {tried})",
-            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1 (or pass --driver)",
+            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1",
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "searched": list(self.searched), "reasons": list(self.reasons)}
+
+
+class LibraryPathError(DriverNotFoundError):
+    """The one library named (an argument, $CUENTRY_DRIVER, $CUENTRY_RUNTIME) cannot be used.
+
+    ``kind``: ``missing`` (no such file), ``unloadable`` (the loader refused it: the
+    loader's own words are in ``reason``), ``wrong_library`` (it loads but is not a
+    CUDA driver, or not a CUDA runtime). ``expected``: ``driver`` or ``runtime``.
+    """
+
+    def __init__(self, path: str, how: str, reason: str, kind: str, expected: str = "driver") -> None:
+        DriverNotFoundError.__init__(self, [path], [reason])
+        self.path = path
+        self.how = how
+        self.kind = kind
+        self.expected = expected
+        lib = "libcuda.so.1 (the NVIDIA driver)" if expected == "driver" else "libcudart.so (the CUDA runtime)"
+        what = {"missing": f"no such file {path!r}",
+                "unloadable": f"{path} cannot be loaded: {reason}",
+                "wrong_library": f"{path} is not a CUDA {expected}: {reason}"}.get(kind, f"{path}: {reason}")
+        source = "the path" if how == "argument" else f"the path in {how}"
+        hints = {"missing": f"check {source} (a relative path is taken from the current directory)",
+                 "unloadable": f"give the path of {lib}; this file is not a shared library for this machine",
+                 "wrong_library": f"give the path of {lib}"
+                                  + (", or of `cuentry fake-driver`'s library" if expected == "driver" else "")}
+        self.args = (what if how == "argument" else f"{what} (from {how})",)
+        self.hint = hints.get(kind, f"give the path of {lib}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "path": self.path, "how": self.how, "kind": self.kind, "expected": self.expected}
 
 
 class StubLibraryError(DriverError):
@@ -260,3 +290,25 @@ class ManifestError(CuentryError, ValueError):
         self.column = column
         where = path if line is None else f"{path}:{line}:{column or 1}"
         super().__init__(f"{where}: {detail}", hint=hint or "see `cuentry check --help` for the manifest format")
+
+
+# --- building helper libraries -------------------------------------------------------
+
+
+class BuildError(CuentryError, RuntimeError):
+    """A library cuentry compiles itself (the fake driver) could not be built."""
+
+    def __init__(self, message: str, *, hint: str = "install a C compiler (gcc or clang) or set CC to one") -> None:
+        super().__init__(message, hint=hint)
+
+
+class BuildCacheError(BuildError):
+    """The build cache directory is not private to this user (or cannot be made), so it is not used."""
+
+    def __init__(self, path: str, detail: str, *, hint: str = "pass a directory only you can write") -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(f"unsafe build cache {path}: {detail}", hint=hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "path": self.path, "detail": self.detail}

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import _ffi
-from .errors import DriverNotFoundError, StubLibraryError
+from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError
 from .names import CUDA_ERROR_STUB_LIBRARY
 
 DRIVER_ENV = "CUENTRY_DRIVER"
@@ -62,7 +62,7 @@ def driver_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     """(candidate, how) pairs, in search order."""
     out: list[tuple[str, str]] = []
     if explicit:
-        out.append((explicit, "argument"))
+        out.append((as_given(explicit), "argument"))
         return out
     env = os.environ.get(DRIVER_ENV)
     if env:
@@ -81,12 +81,28 @@ def driver_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
+def as_given(path: str) -> str:
+    """An explicitly given library as the user meant it: a bare name that is a file here is that file.
+
+    dlopen treats a name without a slash as a soname to search for, so
+    ``--driver libcuda.so.1`` in the library's own directory would load some other
+    copy, or none. Only explicit arguments get this; $CUENTRY_DRIVER is taken as is
+    (a bare name there means a soname).
+    """
+    if os.sep not in path and "\0" not in path and os.path.isfile(path):
+        return os.path.abspath(path)
+    return path
+
+
 def is_stub_path(path: str) -> bool:
     return f"{os.sep}stubs{os.sep}" in path or path.endswith(f"{os.sep}stubs")
 
 
 def _open(cand: str, how: str, attempts: list[Attempt]) -> _ffi.SharedLibrary | None:
     """dlopen one candidate, recording why it failed."""
+    if "\0" in cand:
+        attempts.append(Attempt(cand, how, "not a path (it holds a NUL character)"))
+        return None
     if os.sep in cand and not os.path.exists(cand):
         attempts.append(Attempt(cand, how, "no such file"))
         return None
@@ -111,7 +127,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             continue
         tried_paths.add(path)
         if not lib.address("cuInit") or not lib.address("cuDriverGetVersion"):
-            attempts.append(Attempt(cand, how, f"{path} does not export cuInit/cuDriverGetVersion"))
+            attempts.append(Attempt(cand, how, NOT_A_DRIVER))
             lib.close()
             continue
         stub = is_stub_path(path) or is_stub_path(cand)
@@ -122,7 +138,12 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             lib.close()
             raise StubLibraryError(path)
         attempts.append(Attempt(cand, how, "loaded"))
-        return Found(lib, path, how, attempts, stub=stub, fake=bool(lib.address("cuentryFakeDriver")))
+        fake = bool(lib.address("cuentryFakeDriver"))
+        if fake:
+            _check_fake_env(lib)
+        return Found(lib, path, how, attempts, stub=stub, fake=fake)
+    if len(attempts) == 1 and attempts[0].how in ("argument", f"${DRIVER_ENV}"):
+        raise _named_failure(attempts[0], "driver")
     raise DriverNotFoundError([a.candidate for a in attempts] or ["(no candidates on this platform)"],
                               [a.outcome for a in attempts] or [f"unsupported platform {sys.platform}"])
 
@@ -177,11 +198,37 @@ def toolkit_roots() -> list[tuple[str, str]]:
     return out
 
 
+def _check_fake_env(lib: _ffi.SharedLibrary) -> None:
+    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
+    from .testing.fakedriver import check_env
+
+    try:
+        check_env()
+    except Exception:
+        lib.close()
+        raise
+
+
+NOT_A_DRIVER = "it does not export cuInit and cuDriverGetVersion"
+NOT_A_RUNTIME = "it does not export cudaRuntimeGetVersion"
+
+
+def _named_failure(a: Attempt, expected: str) -> LibraryPathError:
+    """The error for the one library the user named: missing, unloadable, or the wrong library."""
+    if a.outcome == "no such file" or a.outcome.endswith("No such file or directory"):
+        kind = "missing"
+    elif a.outcome in (NOT_A_DRIVER, NOT_A_RUNTIME):
+        kind = "wrong_library"
+    else:
+        kind = "unloadable"
+    return LibraryPathError(a.candidate, a.how, a.outcome, kind, expected)
+
+
 def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     """cuentry's own libcudart search, in order (cuda-pathfinder is asked first by :func:`load_runtime`)."""
     out: list[tuple[str, str]] = []
     if explicit:
-        return [(explicit, "argument")]
+        return [(as_given(explicit), "argument")]
     env = os.environ.get(RUNTIME_ENV)
     if env:
         return [(env, f"${RUNTIME_ENV}")]
@@ -218,11 +265,16 @@ def load_runtime(explicit: str | None = None, *, pathfinder: bool = True) -> Fou
         if lib is None:
             continue
         if not lib.address("cudaRuntimeGetVersion"):
-            attempts.append(Attempt(cand, how, "does not export cudaRuntimeGetVersion"))
+            attempts.append(Attempt(cand, how, NOT_A_RUNTIME))
             lib.close()
             continue
         attempts.append(Attempt(cand, how, "loaded"))
-        return Found(lib, lib.path(), how, attempts, fake=bool(lib.address("cuentryFakeDriver")))
+        fake = bool(lib.address("cuentryFakeDriver"))
+        if fake:
+            _check_fake_env(lib)
+        return Found(lib, lib.path(), how, attempts, fake=fake)
+    if len(attempts) == 1 and attempts[0].how in ("argument", f"${RUNTIME_ENV}"):
+        raise _named_failure(attempts[0], "runtime")
     err = DriverNotFoundError([a.candidate for a in attempts], [a.outcome for a in attempts])
     err.args = (err.message.replace("CUDA driver library", "CUDA runtime library (libcudart)"),)
     err.hint = f"install the CUDA runtime (pip install nvidia-cuda-runtime) or set {RUNTIME_ENV}=/path/to/libcudart.so"

@@ -108,7 +108,7 @@ def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
     """``PFN_cuMemcpy_v7000_ptds`` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
     import re
 
-    m = re.fullmatch(PFN_PATTERN, name.strip())
+    m = re.fullmatch(PFN_PATTERN, name)  # no strip(): " PFN_x\n" is not a typedef name
     if m is None:
         return None
     return m.group("api"), int(m.group("ver")), m.group("var") or ""
@@ -193,14 +193,26 @@ def parse_version(text: str | int) -> int:
             raise UsageError(f"invalid CUDA version {text}", hint="versions are positive, e.g. 12050")
         return text
     s = str(text).strip()
+    if len(s) > 16:  # int() of thousands of digits is slow, and refused above 4300 (a ValueError)
+        raise UsageError(f"invalid CUDA version {s[:16]!r}... ({len(s)} characters)",
+                         hint="give a number like 12050 or a release like 12.5")
     if s.isascii() and s.isdigit():
-        return int(s)
+        return _in_range(int(s), text)
     import re
 
     m = re.fullmatch(RELEASE_PATTERN, s, flags=re.ASCII)
     if m:
-        return int(m.group("major")) * 1000 + int(m.group("minor")) * 10
+        if len(m.group("minor")) > 2:  # 12.100 is not 13.0: the number has room for two minor digits
+            raise UsageError(f"invalid CUDA release {text!r}: the minor number has at most two digits",
+                             hint="give a release like 12.5 or 12.10, or the number like 12050")
+        return _in_range(int(m.group("major")) * 1000 + int(m.group("minor")) * 10, text)
     raise UsageError(f"invalid CUDA version {text!r}", hint="give a number like 12050 or a release like 12.5")
+
+
+def _in_range(version: int, text: object) -> int:
+    if version > MAX_VERSION:
+        raise UsageError(f"CUDA version {text!r} is out of range", hint="give a number like 12050 or a release like 12.5")
+    return version
 
 
 def looks_like_release(version: int) -> bool:

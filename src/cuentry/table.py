@@ -30,12 +30,12 @@ Python callable, or an :class:`Unavailable` carrying the reason.
 from __future__ import annotations
 
 import os
-import threading
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from . import _forksafe
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Diagnostic
 from .driver import Driver, Runtime, default_driver
@@ -48,7 +48,7 @@ from .errors import (
     UnavailableError,
     UsageError,
 )
-from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
+from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, is_identifier, parse_stream
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -98,6 +98,9 @@ def _entry(spec: str, version: int | None, required: bool, fallback: Any, name: 
     if not isinstance(spec, str) or not spec:
         raise TableDeclarationError(f"entry needs a symbol name or PFN typedef name, got {spec!r}",
                                     hint="required('cuMemAlloc', 3020) or required('PFN_cuMemAlloc_v3020')")
+    if not is_identifier(spec):  # control characters, spaces, non-ASCII: refused where they are written
+        raise TableDeclarationError(f"entry {spec!r} is not a C identifier",
+                                    hint="driver function names are ASCII identifiers like cuMemAlloc")
     variant = None
     if spec.startswith("PFN_"):
         try:
@@ -149,7 +152,12 @@ class _Lazy:
         self._attr = attr
 
     def _target(self) -> Any:
-        return getattr(self._table.resolve(), self._attr)
+        # Resolve and read under the table's lock: a reset() in another thread cannot
+        # slip in between and hand back another _Lazy (which would recurse).
+        t = self._table
+        with t._lock:
+            t.resolve()
+            return getattr(t, self._attr)
 
     def __call__(self, *args: Any) -> Any:
         return self._target()(*args)
@@ -198,6 +206,7 @@ RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available",
 
 
 def _after_fork() -> None:
+    _forksafe.reinit_after_fork()  # tables take their locks below: make sure they are fresh first
     for t in list(_TABLES):
         t._forked()
 
@@ -235,7 +244,7 @@ class Table:
         on_fork: Literal["reresolve", "refuse"] = "reresolve",
         cat: Catalog | None = None,
     ) -> None:
-        self._lock = threading.RLock()
+        self._lock = _forksafe.RLock()
         declared = self.__dict__.pop("_declared_entries", None)
         self._init(name, list(entries if declared is None else declared), stream, source, on_fork,
                    catalog() if cat is None else cat)
@@ -393,8 +402,9 @@ class Table:
     def _state(self, attr: str) -> _State:
         if attr not in {e.attr for e in self.entries}:
             raise AttributeError(f"table {self.name!r} has no entry {attr!r}")
-        self.resolve()
-        return self._states[attr]
+        with self._lock:  # reset() in another thread must not empty the states in between
+            self.resolve()
+            return self._states[attr]
 
     def available(self, attr: str) -> bool:
         """True when the entry resolved itself or through an entry/callable fallback."""
@@ -416,14 +426,16 @@ class Table:
         Resolves the table if needed, but never raises for failed entries: they
         are reported.
         """
-        if not self._resolved:
-            try:
-                self.resolve()
-            except TableResolutionError:
-                pass
+        with self._lock:  # one consistent snapshot, whatever reset() does meanwhile
+            if not self._resolved:
+                try:
+                    self.resolve()
+                except TableResolutionError:
+                    pass
+            states, resolved = self._states, self._resolved
         rows = []
         for e in self.entries:
-            st = self._states.get(e.attr)
+            st = states.get(e.attr)
             d = st.diagnostic if st else None
             rows.append({
                 "name": e.attr,
@@ -440,7 +452,7 @@ class Table:
         return {
             "table": self.name,
             "stream": self.stream,
-            "resolved": self._resolved,
+            "resolved": resolved,
             "min_driver": self.min_driver(),
             "min_driver_release": format_version(self.min_driver()) if self.min_driver() else None,
             "entries": rows,
@@ -450,9 +462,11 @@ class Table:
     def reset(self, *, source: Driver | Runtime | Callable[[], Driver | Runtime] | None = None) -> None:
         """Forget every resolution (tests, a driver reload, a forked child); the next access resolves again."""
         with self._lock:
+            # The flag first: a reader that still sees True reads a real function or, after
+            # _fill_lazy, a _Lazy that resolves again under the lock, never a loop of _Lazy.
+            self._resolved = False
             self._fill_lazy()
             self._states = {}
-            self._resolved = False
             self._forked_refused = False
             if source is not None:
                 self._source = source
@@ -461,7 +475,7 @@ class Table:
         """In a forked child: drop pointers resolved by the parent, or refuse use."""
         if not self._resolved:
             return
-        self._lock = threading.RLock()  # the parent's lock may have been held at fork time
+        # The lock itself is fresh here already (cuentry._forksafe re-creates every cuentry lock).
         refuse = self._on_fork == "refuse"
         self.reset()
         self._forked_refused = refuse

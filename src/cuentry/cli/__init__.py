@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
-from ..errors import CuentryError, DriverError, ManifestError
+from ..errors import CuentryError, DriverError, ManifestError, UsageError
 
 if TYPE_CHECKING:
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -89,6 +89,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
     out = Out(stdout, stderr, color, quiet=args.verbose < 0)
+    out.json_errors = bool(getattr(args, "json", False))
+    if getattr(args, "driver", None) is not None and not args.driver.strip():
+        # An empty --driver "" (an unset shell variable, typically) must not quietly mean "search".
+        return out.fail(UsageError("--driver is empty", hint="give the driver library's path, or leave --driver "
+                                   "out to search for it"), EXIT_USAGE)
     if not getattr(args, "func", None):
         parser.print_help(stdout)
         return EXIT_USAGE
@@ -113,7 +118,7 @@ def entry() -> None:
     try:
         code = main()
     except Exception as exc:  # a bug in cuentry: one line, not a traceback, unless asked
-        if os.environ.get("CUENTRY_DEBUG"):
+        if os.environ.get("CUENTRY_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             raise
         sys.stderr.write(f"cuentry: internal error: {type(exc).__name__}: {exc} (set CUENTRY_DEBUG=1 for the "
                          "traceback and please report it)\n")

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..catalog import Abi, catalog, parse_version
 from . import EXIT_OK, SubParsers
-from .output import Out
+from .output import Out, terminal_width
 
 
 def register(sub: SubParsers) -> None:
@@ -39,8 +39,26 @@ def run(args: argparse.Namespace, out: Out) -> int:
                    "group": a.group, "first_toolkit": a.toolkits[0] if a.toolkits else None,
                    "declaration": a.c_typedef()} for a in abis])
         return EXIT_OK
-    out.table([[a.symbol, str(a.version), a.variant or "legacy", a.exported or "?", a.group or "-",
-                a.toolkits[0] if a.toolkits else "?"] for a in abis],
-              ["symbol", "version", "stream", "exported", "group", "since toolkit"])
-    out.print(f"{len(abis)} ABIs")
+    header = ["symbol", "version", "stream", "exported", "group", "since toolkit"]
+    table = [[a.symbol, str(a.version), a.variant or "legacy", a.exported or "?", a.group or "-",
+             a.toolkits[0] if a.toolkits else "?"] for a in abis]
+    dropped = _fit(header, table, droppable=("exported", "group"))
+    out.table(table, header)
+    out.print(f"{len(abis)} ABIs" + (f" ({' and '.join(dropped)} left out to fit the terminal: --json has them)"
+                                     if dropped else ""))
     return EXIT_OK
+
+
+def _fit(header: list[str], rows: list[list[str]], droppable: Sequence[str]) -> list[str]:
+    """Drop ``droppable`` columns (in order) until the table fits the terminal; return those dropped."""
+    dropped: list[str] = []
+    for name in droppable:
+        widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+        if sum(widths) + 2 * (len(widths) - 1) <= terminal_width():
+            break
+        i = header.index(name)
+        del header[i]
+        for r in rows:
+            del r[i]
+        dropped.append(name)
+    return dropped

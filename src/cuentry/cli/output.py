@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -18,6 +20,41 @@ def plain(text: str) -> str:
     return _ANSI.sub("", text)
 
 
+# The library's hints name its parameters; through the CLI the same fix is a flag.
+_CLI_TERMS = (
+    ("pass allow_default=True to ask", "pass --allow-default to ask"),
+    ("allow_default=True", "--allow-default"),
+    ("allow_deprecated=True", "--allow-deprecated"),
+    ("set CUENTRY_DRIVER=/path/to/libcuda.so.1", "pass --driver /path/to/libcuda.so.1 (or set CUENTRY_DRIVER)"),
+    ("stream='legacy' or stream='per_thread'", "--stream legacy or --stream per-thread"),
+    ("use 'legacy' or 'per_thread' ('default' only by explicit request)",
+     "use --stream legacy or --stream per-thread (default only with --allow-default)"),
+)
+
+
+def cli_terms(text: str) -> str:
+    """A library hint in the CLI's terms: parameters become the flags that do the same."""
+    for api, cli in _CLI_TERMS:
+        text = text.replace(api, cli)
+    return text
+
+
+def _one_line(exc: CuentryError) -> str:
+    """The error's message, a search over many places summarised (doctor lists each with its reason)."""
+    from ..errors import DriverNotFoundError, LibraryPathError
+
+    if isinstance(exc, DriverNotFoundError) and not isinstance(exc, LibraryPathError) and len(exc.searched) > 2:
+        what = "runtime library (libcudart)" if "runtime" in exc.message else "driver library"
+        return (f"no CUDA {what} found in {len(exc.searched)} places "
+                f"(`cuentry doctor` lists each with the reason)")
+    return " ".join(exc.message.split())
+
+
+def terminal_width() -> int:
+    """The width to fit human output to: the terminal's, or $COLUMNS, else 100."""
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
 class Out:
     """Where and how to print: colour only on a terminal and without NO_COLOR."""
 
@@ -28,6 +65,7 @@ class Out:
         if color is None:
             color = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         self.color = color
+        self.json_errors = False  # set for --json: a failure is also a JSON document on stdout
 
     def c(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.color else text
@@ -57,21 +95,46 @@ class Out:
 
     def fail(self, exc: CuentryError, code: int) -> int:
         """Report ``exc`` as the CLI's one-line error (and its hint); return ``code``."""
-        self.error(f"cuentry: error: {exc.message}")
+        self.error(f"cuentry: error: {_one_line(exc)}")
         if exc.hint:
-            self.error(f"  hint: {exc.hint}")
+            self.error(f"  hint: {cli_terms(exc.hint)}")
+        if self.json_errors:
+            self.json({"ok": False, "error": {**exc.to_dict(), "hint": cli_terms(exc.hint)}})
         return code
+
+    def wrap(self, text: str, indent: int = 0, first: str = "") -> None:
+        """Print ``first + text`` fitted to the terminal; continuation lines indented by ``indent``.
+
+        Words are never split (a path stays whole, so it can be copied); a line
+        that must be wrapped loses its colour.
+        """
+        width = terminal_width()
+        if len(plain(first + text)) <= width:
+            self.print(first + text)
+            return
+        for line in textwrap.wrap(plain(text), width=width, initial_indent=plain(first), subsequent_indent=" " * indent,
+                                  break_long_words=False, break_on_hyphens=False):
+            self.print(line)
 
     def progress(self, done: int, total: int, label: str) -> None:
         if self.err.isatty() and not self.quiet:
             print(f"\r{label} {done}/{total}", end="" if done < total else "\n", file=self.err, flush=True)
 
     def table(self, rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, indent: int = 0) -> None:
+        """Columns padded to their widest cell; the last column wraps under itself to fit the terminal."""
         allrows = [list(header)] + [list(r) for r in rows] if header else [list(r) for r in rows]
         if not allrows:
             return
-        widths = [max(len(plain(r[i])) for r in allrows if i < len(r)) for i in range(max(len(r) for r in allrows))]
+        ncol = max(len(r) for r in allrows)
+        allrows = [r + [""] * (ncol - len(r)) for r in allrows]
+        widths = [max(len(plain(r[i])) for r in allrows) for i in range(ncol)]
+        lead = indent + sum(w + 2 for w in widths[:-1])
+        room = max(20, terminal_width() - lead)
         for j, r in enumerate(allrows):
-            cells = [r[i] + " " * (widths[i] - len(plain(r[i]))) for i in range(len(r))]
-            line = " " * indent + "  ".join(cells).rstrip()
-            self.print(self.bold(line) if header and j == 0 else line)
+            head = "".join(c + " " * (widths[i] - len(plain(c)) + 2) for i, c in enumerate(r[:-1]))
+            last = r[-1]
+            parts = [last] if len(plain(last)) <= room else \
+                textwrap.wrap(plain(last), width=room, break_long_words=False, break_on_hyphens=False)
+            for k, part in enumerate(parts or [""]):
+                line = (" " * indent + (head if k == 0 else " " * (lead - indent)) + part).rstrip()
+                self.print(self.bold(line) if header and j == 0 else line)

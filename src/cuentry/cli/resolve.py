@@ -1,35 +1,80 @@
-"""`cuentry resolve`: one resolution with the full two-layer diagnostic."""
+"""`cuentry resolve`: one resolution with the full two-layer diagnostic.
+
+What the catalog alone can decide (a version that is not one of the symbol's
+ABIs, a suffixed, misspelled or unknown name, a per-thread pin below the first
+per-thread ABI) is answered without loading a driver: exit 2, the fix named.
+Only a request the catalog accepts is asked of a driver (exit 0 or 1; 3 when
+there is none).
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from ..catalog import parse_version
-from ..errors import ResolutionError, UsageError
+from ..errors import CatalogError, ResolutionError, UsageError
+from ..names import DEFAULT, STREAM_CHOICES, parse_stream
 from . import EXIT_FAIL, EXIT_OK, EXIT_USAGE, SubParsers
-from .output import Out
+from .output import Out, cli_terms
 
 
 def register(sub: SubParsers) -> None:
     r = sub.add_parser("resolve", help="resolve one entry point and print the two-layer diagnostic")
     r.add_argument("symbol", help="base name, e.g. cuMemAlloc")
     r.add_argument("--version", required=True, help="the fixed ABI version (the number in PFN_cuX_vNNNNN)")
-    r.add_argument("--stream", required=True, choices=("legacy", "per-thread", "per_thread", "default"),
-                   help="stream mode to pin ('default' needs --allow-default)")
+    r.add_argument("--stream", required=True, metavar="MODE",
+                   help=f"stream mode to pin: {', '.join(STREAM_CHOICES)} (any case; 'default' needs --allow-default)")
     r.add_argument("--allow-default", action="store_true", help="allow CU_GET_PROC_ADDRESS_DEFAULT")
-    r.add_argument("--driver", metavar="PATH", help="driver library to use")
+    r.add_argument("--driver", metavar="PATH", help="driver library to use (not with --runtime)")
     r.add_argument("--runtime", metavar="PATH", nargs="?", const="",
                    help="resolve through libcudart's cudaGetDriverEntryPointByVersion (optionally its path)")
     r.add_argument("--allow-deprecated", action="store_true",
                    help="with --runtime: fall back to cudaGetDriverEntryPoint (asks at the runtime's version)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="the diagnostic as JSON")
     r.set_defaults(func=run)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Flags that would be ignored are errors: say which and why."""
+    if args.runtime is not None and args.driver:
+        raise UsageError("--driver has no effect with --runtime: libcudart loads the driver itself",
+                         hint="drop --driver, or drop --runtime to resolve through that driver")
+    if args.allow_deprecated and args.runtime is None:
+        raise UsageError("--allow-deprecated only applies to the runtime path",
+                         hint="add --runtime, or drop --allow-deprecated")
+
+
+def _catalog_refusal(args: argparse.Namespace) -> tuple[Any, int] | None:
+    """(diagnostic, exit code) when the catalog alone refuses the request; None when a driver must answer."""
+    from ..catalog import catalog
+    from ..diagnostics import Classification, Diagnostic
+    from ..names import FLAGS, catalog_stream, check_symbol
+
+    sym = check_symbol(args.symbol)
+    mode = parse_stream(args.stream)
+    if mode == DEFAULT and not args.allow_default:
+        raise UsageError("stream mode 'default' was not explicitly allowed",
+                         hint="pin --stream legacy or --stream per-thread (libraries must not inherit the "
+                              "application's mode); pass --allow-default to ask with CU_GET_PROC_ADDRESS_DEFAULT anyway")
+    version = _version_arg(args.version)
+    try:
+        catalog().bind(sym, version, catalog_stream(mode))
+    except CatalogError as exc:
+        d = Diagnostic(symbol=sym, version=version, flags=FLAGS[mode], stream=mode, access="-", driver_version=None,
+                       library=None, result=None, result_name="-", query=None, query_emulated=False, address=0,
+                       classification=Classification(exc.classification), hint=exc.hint,
+                       suggestions=tuple(getattr(exc, "suggestions", ())))
+        return d, EXIT_USAGE
+    return None
 
 
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..driver import Driver, Runtime
 
+    _check_flags(args)
+    refused = _catalog_refusal(args)
+    if refused is not None:
+        return _show(refused[0], refused[1], args, out)
     version = _version_arg(args.version)
     src: Any
     if args.runtime is not None:
@@ -47,20 +92,31 @@ def run(args: argparse.Namespace, out: Out) -> int:
     except ResolutionError as exc:
         d = exc.diagnostic
         code = EXIT_FAIL if d.access != "-" else EXIT_USAGE
+    finally:
+        src.close()
+    return _show(d, code, args, out)
+
+
+def _show(d: Any, code: int, args: argparse.Namespace, out: Out) -> int:
     if args.json:
-        out.json(d.to_dict())
+        doc = d.to_dict()
+        doc["hint"] = cli_terms(doc["hint"])
+        out.json(doc)
         return code
     mark = out.ok("ok") if d.ok else out.bad("FAILED")
-    out.print(f"{mark}  {d.summary()}")
-    out.print(f"    {d.log_line()}")
+    out.wrap(d.summary(), 4, f"{mark}  ")
+    if d.access != "-":  # a refusal before asking has no second layer to show
+        out.wrap(d.log_line(), 6, "    ")
     if d.hint:
-        out.print(f"    hint: {d.hint}")
+        out.wrap(cli_terms(d.hint), 10, "    hint: ")
     return code
 
 
 def _version_arg(text: str) -> int:
+    from ..names import check_version, parse_version
+
     v = parse_version(text)
-    if not isinstance(text, int) and "." in str(text):
+    if "." in text:
         raise UsageError(f"--version {text}: give the ABI version number (e.g. 3020), not a release",
                          hint="the number in PFN_cuX_vNNNNN; `cuentry show SYMBOL` lists them")
-    return v
+    return check_version(v)

@@ -35,12 +35,12 @@ def run(args: argparse.Namespace, out: Out) -> int:
         out.json(info)
         return EXIT_OK
     out.print(out.bold(sym) + (f"  [{g.id}: {g.title}]" if g else ""))
-    out.print(f"  ABI versions: {', '.join(map(str, cat.versions(sym)))}; first declared in toolkit "
-              f"{info['first_toolkit']} of the catalog's history ({cat.history[0]}-{cat.history[-1]})")
+    out.wrap(f"ABI versions: {', '.join(map(str, cat.versions(sym)))}; first declared in toolkit "
+             f"{info['first_toolkit']} of the catalog's history ({cat.history[0]}-{cat.history[-1]})", 4, "  ")
     for a in abis:
         mode = "per-thread" if a.variant else "legacy"
-        out.print(f"  {a.version:>6} ({format_version(a.version)}) {mode:<10} exported {a.exported or '?'}"
-                  f"  toolkits {a.toolkits[0]}-{a.toolkits[-1]}  {a.header}"
-                  + ("" if "linux" in a.platforms else "  [windows only]"))
-        out.print(f"         {a.c_typedef()}")
+        out.wrap(f"{a.version:>6} ({format_version(a.version)}) {mode:<10} exported {a.exported or '?'}"
+                 f"  toolkits {a.toolkits[0]}-{a.toolkits[-1]}  {a.header}"
+                 + ("" if "linux" in a.platforms else "  [windows only]"), 9, "  ")
+        out.wrap(a.c_typedef(), 13, " " * 9)
     return EXIT_OK

@@ -35,14 +35,16 @@ CUDA_ERROR_NOT_SUPPORTED.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
-import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
+from ..buildcache import cached_build
 from ..catalog import Catalog, catalog
+from ..errors import BuildError, UsageError
+from ..names import MAX_VERSION
 
 VARIANTS = ("full", "v1", "nogpa", "stub")
 # Typedef'd, but not exported by a real Linux driver (measured on 580.159.04).
@@ -277,30 +279,59 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
     return head + body
 
 
-def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, cc: str | None = None) -> Path:
-    """Compile the fake driver for ``variant`` and return the library's path (cached by content)."""
-    src = source(variant=variant)
-    defines = {"full": [], "v1": ["-DFAKE_V1"], "nogpa": ["-DFAKE_NOGPA"], "stub": ["-DFAKE_STUB"]}[variant]
-    digest = hashlib.sha256((src + " ".join(defines)).encode()).hexdigest()[:16]
-    out_dir = Path(dest) if dest is not None else Path(tempfile.gettempdir()) / "cuentry-fake"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # The stub variant mimics the toolkit's stubs directory, which is how real stubs are found.
-    sub = out_dir / ("stubs" if variant == "stub" else variant)
-    sub.mkdir(exist_ok=True)
-    lib = sub / "libcuda.so.1"
-    stamp = sub / "build.sha"
-    if lib.exists() and stamp.exists() and stamp.read_text() == digest:
-        return lib
+# The fake driver's run-time knobs: (variable, smallest valid value). The C side reads them at every
+# call with atoi, which turns a typo into 0; cuentry checks them when it loads the fake driver.
+ENV_KNOBS = (("CUENTRY_FAKE_DRIVER_VERSION", 1), ("CUENTRY_FAKE_RUNTIME_VERSION", 1), ("CUENTRY_FAKE_DEVICE_COUNT", 0))
+
+
+def check_env(environ: Mapping[str, str] | None = None) -> None:
+    """Refuse a fake-driver knob whose value is not a plain decimal number in range (UsageError)."""
+    env = os.environ if environ is None else environ
+    for name, low in ENV_KNOBS:
+        raw = env.get(name)
+        if raw is None or raw == "":
+            continue
+        text = raw.strip()
+        if not (text.isascii() and text.isdigit() and len(text) <= 10 and low <= int(text) <= MAX_VERSION):
+            raise UsageError(f"${name}={raw!r} is not a number the fake driver can use",
+                             hint=f"set {name} to a decimal number from {low} (e.g. 13000 for a version), "
+                                  "or unset it for the default")
+
+
+_DEFINES = {"full": (), "v1": ("-DFAKE_V1",), "nogpa": ("-DFAKE_NOGPA",), "stub": ("-DFAKE_STUB",)}
+
+
+def _compiler(cc: str | None) -> str:
     compiler = cc or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
-        raise RuntimeError("no C compiler found (install gcc or set CC) to build the fake driver")
-    c_file = sub / "fake_cuda.c"
-    c_file.write_text(src)
-    tmp = sub / f".libcuda.{os.getpid()}.so"
-    cmd = [compiler, "-shared", "-fPIC", "-O1", "-w", "-o", str(tmp), str(c_file), *defines]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"building the fake driver failed: {proc.stderr.strip()[:2000]}")
-    os.replace(tmp, lib)
-    stamp.write_text(digest)
-    return lib
+        raise BuildError("building the fake driver failed: no C compiler found")
+    return compiler
+
+
+def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, cc: str | None = None) -> Path:
+    """Compile the fake driver for ``variant`` and return the library's path.
+
+    The library is kept in cuentry's per-user build cache (:mod:`cuentry.buildcache`:
+    a 0700 directory of this user, entries keyed by the source's hash and verified
+    against the library's own hash before every use), or in ``dest``, which must be
+    a directory no other user can write. The stub variant lies in a ``stubs``
+    directory, like the toolkit's stub, which is how real stubs are recognised.
+    Raises :class:`BuildError` (no compiler, a compile error, an unsafe ``dest``).
+    """
+    src = source(variant=variant)
+    defines = list(_DEFINES[variant])
+    compiler = _compiler(cc)
+
+    def compile_it(c_file: Path, out: Path) -> None:
+        cmd = [compiler, "-shared", "-fPIC", "-O1", "-w", "-o", str(out), str(c_file), *defines]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise BuildError(f"building the fake driver failed: cannot run {compiler}: {exc.strerror}") from None
+        if proc.returncode != 0:
+            raise BuildError(f"building the fake driver failed: {proc.stderr.strip()[:2000]}",
+                             hint="check the C compiler (CC) works: cc -shared -fPIC")
+
+    filename = "stubs/libcuda.so.1" if variant == "stub" else "libcuda.so.1"
+    return cached_build(f"fake-driver-{variant}", src, compile_it, filename=filename, source_name="fake_cuda.c",
+                        extra_key=" ".join([compiler, *defines]), root=dest)
