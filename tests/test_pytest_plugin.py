@@ -233,3 +233,29 @@ def test_documented_example_runs(pytester: pytest.Pytester) -> None:
     example = re.findall(r"```python\n(.*?)```", doc, flags=re.S)[0]
     pytester.makepyfile(example)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+@needs_cc
+def test_emulate_fixture_runs_a_command_on_the_fake_driver(pytester: pytest.Pytester,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where `cuentry emulate` exists: a child process sees the emulated version through cuentry."""
+    why = plugin.emulate_available()
+    if why:
+        pytest.skip(why)
+    monkeypatch.setenv("CUENTRY_DRIVER", str(fakedriver.build(variant="full")))
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    pytester.makepyfile("""
+        import sys
+
+        def test_child_sees_12_4(cuentry_emulate):
+            code = "import cuentry; print(cuentry.Driver.load().driver_version)"
+            proc = cuentry_emulate("12.4").run([sys.executable, "-c", code])
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout.split()[-1] == "12040"
+
+        def test_bad_version(cuentry_emulate):
+            cuentry_emulate("12.x")
+    """)
+    res = pytester.runpytest("-p", "no:cacheprovider")
+    res.assert_outcomes(passed=1, failed=1)
+    res.stdout.fnmatch_lines(["*cuentry_emulate: unknown driver version '12.x'*"])
