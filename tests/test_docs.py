@@ -14,6 +14,8 @@ from cuentry.cli import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 pytest_plugins = ["pytester"]
+# Inner sessions: no cache files, and not hypothesis's plugin (its summary imports hypothesis: ~2 s).
+INNER = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
 def _blocks(page: str, lang: str) -> list[str]:
@@ -47,7 +49,7 @@ def test_gate_tutorial_manifest(fake: dict[str, str], fake_version: Any, tmp_pat
 
 def test_emulate_tutorial_fake_driver_example(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(_blocks("tutorials/emulate.md", "python")[0])
-    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
+    pytester.runpytest(*INNER).assert_outcomes(passed=4)
 
 
 def test_nav_hook_drops_only_missing_pages(tmp_path: Path) -> None:

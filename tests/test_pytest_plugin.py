@@ -11,6 +11,8 @@ from cuentry import pytest_plugin as plugin
 from cuentry.testing import fakedriver
 
 pytest_plugins = ["pytester"]
+# Inner sessions: no cache files, and not hypothesis's plugin (its summary imports hypothesis: ~2 s).
+INNER = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 needs_cc = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None,
                               reason="no C compiler: the fake driver cannot be built")
@@ -68,7 +70,7 @@ def test_fake_driver_at_a_chosen_version(pytester: pytest.Pytester) -> None:
         def test_env_restored():
             assert "CUENTRY_DRIVER" not in os.environ
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider")
+    res = pytester.runpytest(*INNER)
     res.assert_outcomes(passed=5)
 
 
@@ -86,7 +88,7 @@ def test_unknown_fixture_version_is_one_line(pytester: pytest.Pytester, bad: str
         def test_bad(cuentry_fake_driver):
             cuentry_fake_driver(version={bad})
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider")
+    res = pytester.runpytest(*INNER)
     res.assert_outcomes(failed=1)
     out = res.stdout.str()
     assert words in out
@@ -105,7 +107,7 @@ def test_unknown_variant_and_two_versions(pytester: pytest.Pytester) -> None:
             cuentry_fake_driver(version=12040)
             cuentry_fake_driver(version=13000)
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider")
+    res = pytester.runpytest(*INNER)
     res.assert_outcomes(failed=2)
     res.stdout.fnmatch_lines(["*unknown variant 'nope'; choose one of full, v1, nogpa, stub*",
                               "*already has a fake driver at 12040; one version per test*"])
@@ -133,7 +135,7 @@ def test_requires_driver_marker(pytester: pytest.Pytester, monkeypatch: pytest.M
         @pytest.mark.requires_driver("12.0")
         def test_bare_means_at_least(): pass
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider", "-rs")
+    res = pytester.runpytest(*INNER, "-rs")
     res.assert_outcomes(passed=3, skipped=2)
     res.stdout.fnmatch_lines(["*requires_driver('>=12.5'): the driver is 12.4 (12040), needs >=12.5*"])
 
@@ -147,7 +149,7 @@ def test_requires_driver_without_a_driver(pytester: pytest.Pytester, tmp_path: o
         @pytest.mark.requires_driver(">=11.0")
         def test_x(): raise AssertionError("must not run")
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider", "-rs")
+    res = pytester.runpytest(*INNER, "-rs")
     res.assert_outcomes(skipped=1)
     res.stdout.fnmatch_lines(["*requires_driver('>=11.0'): no usable CUDA driver*"])
 
@@ -165,7 +167,7 @@ def test_malformed_marker_fails_in_one_line(pytester: pytest.Pytester, marker: s
         @pytest.mark.requires_driver({marker})
         def test_x(): pass
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider")
+    res = pytester.runpytest(*INNER)
     res.assert_outcomes(errors=1)
     assert words in res.stdout.str()
     assert "Traceback" not in res.stdout.str()
@@ -197,7 +199,7 @@ def test_emulate_fixture_skips_with_reason(pytester: pytest.Pytester, monkeypatc
         def test_x(cuentry_emulate):
             raise AssertionError("must not run")
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider", "-rs")
+    res = pytester.runpytest(*INNER, "-rs")
     res.assert_outcomes(skipped=1)
     # Either emulate is missing from this cuentry, or no driver can be found: each says so.
     res.stdout.fnmatch_lines([f"*{why}*" if why else "*cuentry_emulate: no usable CUDA driver*"])
@@ -232,7 +234,7 @@ def test_documented_example_runs(pytester: pytest.Pytester) -> None:
     doc = (Path(__file__).resolve().parent.parent / "docs" / "pytest.md").read_text()
     example = re.findall(r"```python\n(.*?)```", doc, flags=re.S)[0]
     pytester.makepyfile(example)
-    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    pytester.runpytest(*INNER).assert_outcomes(passed=2)
 
 
 @needs_cc
@@ -256,6 +258,6 @@ def test_emulate_fixture_runs_a_command_on_the_fake_driver(pytester: pytest.Pyte
         def test_bad_version(cuentry_emulate):
             cuentry_emulate("12.x")
     """)
-    res = pytester.runpytest("-p", "no:cacheprovider")
+    res = pytester.runpytest(*INNER)
     res.assert_outcomes(passed=1, failed=1)
     res.stdout.fnmatch_lines(["*cuentry_emulate: unknown driver version '12.x'*"])
