@@ -181,7 +181,7 @@ class Unavailable:
         self.symbol = symbol
         self.reason = reason
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:
         return False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

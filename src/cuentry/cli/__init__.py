@@ -30,7 +30,8 @@ EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70
 
 # The command modules, in the order `cuentry --help` lists them.
-COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "fake_driver", "catalog")
+COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "trace", "emulate", "generate", "fake_driver",
+            "catalog")
 
 
 def build_parser() -> argparse.ArgumentParser:

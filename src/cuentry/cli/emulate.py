@@ -1,0 +1,41 @@
+"""`cuentry emulate --driver VERSION -- CMD`: run a command as if the driver were older."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..names import parse_version
+from . import SubParsers
+from .output import Out
+from .trace import add_report_options, command, print_report, report_out
+
+
+def register(sub: SubParsers) -> None:
+    e = sub.add_parser(
+        "emulate", help="run a command as if the driver were an older version (to exercise fallbacks)",
+        description="Runs CMD on this machine's driver (or $CUENTRY_DRIVER) as if it were VERSION: "
+                    "cuDriverGetVersion reports VERSION, cuGetProcAddress above VERSION answers "
+                    "CUDA_ERROR_INVALID_VALUE, symbols newer than VERSION are not found, dlsym of exports newer "
+                    "than VERSION gives NULL (no cuGetProcAddress_v2 below 12.0, no cuGetProcAddress below 11.3). "
+                    "Everything else runs on the real driver.",
+        epilog="exit status: the command's (a signal N gives 128+N). docs/emulate.md")
+    e.add_argument("--driver", required=True, metavar="VERSION", help="the driver to emulate: 12.4 or 12040")
+    e.add_argument("--trace", action="store_true", help="also record and report the requests (as cuentry trace)")
+    add_report_options(e)
+    e.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run")
+    e.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: Out) -> int:
+    from ..trace import emulate
+
+    version = parse_version(args.driver)
+    cmd = command(args)
+    res = emulate(cmd, version, trace=args.trace or args.json or bool(args.output))
+    if res.report is not None:
+        with report_out(args, out) as rout:
+            if args.json:
+                rout.json(res.report.to_dict())
+            else:
+                print_report(res.report, rout, show_runtimes=args.all)
+    return res.exit_code

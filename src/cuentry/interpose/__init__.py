@@ -1,0 +1,218 @@
+"""The interposer shared by ``cuentry trace`` and ``cuentry emulate``.
+
+:func:`source` fills the C template ``interposer.c`` with two tables generated from
+the catalog: every Linux driver export with the version of the ABI it is (so
+``dlsym`` of an export newer than an emulated driver can answer NULL), and every
+entry point with its first ABI version and first per-thread ABI version (so a
+symbol newer than the emulated driver is "not found"). :func:`build` compiles it
+with the system C compiler into the per-user build cache
+(:mod:`cuentry.buildcache`). :func:`read` parses the record files the interposer
+leaves in ``$CUENTRY_TRACE_DIR``, one per process.
+
+The library is used with ``LD_PRELOAD`` (Linux). Environment it reads:
+``CUENTRY_TRACE_DIR`` (an absolute directory: record requests there) and
+``CUENTRY_EMULATE_DRIVER`` (a version number: behave as that driver).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..catalog import Catalog, catalog
+from ..errors import BuildError
+
+TRACE_DIR_ENV = "CUENTRY_TRACE_DIR"
+EMULATE_ENV = "CUENTRY_EMULATE_DRIVER"
+
+# Exported on Linux by the catalog, but not by a real Linux driver (measured on 580.159.04).
+_NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
+
+# The record file's layout: it must match interposer.c (which asserts its side).
+MAGIC = b"CUETRC01"
+LAYOUT = 1
+HEADER_SIZE = 4096
+MAX_CALLERS = 256
+CALLER_SIZE = 512
+SLOTS = 8192
+SYMBOL_SIZE = 112
+EXPORT_SIZE = 64
+_HEADER = struct.Struct("=8sIiiiiIIIQQ1024s1024s")
+_SLOT = struct.Struct(f"=IIiiQiiiIIIQ{SYMBOL_SIZE}s{EXPORT_SIZE}s")
+FILE_SIZE = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE + SLOTS * _SLOT.size
+
+# The API numbers of interposer.c, by name.
+APIS = {1: "cuGetProcAddress_v2", 2: "cuGetProcAddress", 3: "cudaGetDriverEntryPointByVersion",
+        4: "cudaGetDriverEntryPoint", 5: "dlsym"}
+
+
+def _c_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def tables(cat: Catalog | None = None) -> str:
+    """The generated C tables: EXPORTS (name, ABI version) and SYMBOLS (name, first, first per-thread)."""
+    cat = catalog() if cat is None else cat
+    exports: dict[str, int] = {}
+    symbols: dict[str, tuple[int, int]] = {}
+    for a in cat:
+        first, first_pt = symbols.get(a.symbol, (1 << 30, 0))
+        first = min(first, a.version)
+        if a.variant:
+            first_pt = a.version if not first_pt else min(first_pt, a.version)
+        symbols[a.symbol] = (first, first_pt)
+        if a.exported and "linux" in a.platforms and a.symbol not in _NOT_ON_LINUX:
+            exports[a.exported] = min(exports.get(a.exported, a.version), a.version)
+    ex_rows = [f"    {{{_c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
+    sym_rows = [f"    {{{_c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
+    return "\n".join([
+        "static const struct export_entry EXPORTS[] = {", *ex_rows, "};",
+        "#define N_EXPORTS (sizeof EXPORTS / sizeof EXPORTS[0])",
+        "static const struct symbol_entry SYMBOLS[] = {", *sym_rows, "};",
+        "#define N_SYMBOLS (sizeof SYMBOLS / sizeof SYMBOLS[0])",
+    ])
+
+
+def source(cat: Catalog | None = None) -> str:
+    """The interposer's complete C source."""
+    template = resources.files(__package__).joinpath("interposer.c").read_text(encoding="utf-8")
+    return template.replace("@TABLES@", tables(cat))
+
+
+_FLAGS = ("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibility=hidden", "-pthread",
+          "-fno-delete-null-pointer-checks", "-w")
+_LIBS = ("-ldl",)
+
+
+def _compiler(cc: str | None) -> list[str]:
+    text = cc or os.environ.get("CC") or ""
+    words = shlex.split(text) if text else []
+    found = shutil.which(words[0]) if words else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
+    if not found:
+        what = f"the compiler {words[0]!r} was not found" if words else "no C compiler found (looked for cc, gcc, clang)"
+        raise BuildError(f"cannot build the cuentry interposer: {what}")
+    return [found, *words[1:]]
+
+
+def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
+    """Compile the interposer into the per-user build cache (:mod:`cuentry.buildcache`); return its path.
+
+    Built once per content and compiler; ``dest`` names another cache root. Raises
+    :class:`BuildError` (no compiler, a compile error, an unsafe cache).
+    """
+    if not sys.platform.startswith("linux"):
+        raise BuildError(f"cannot build the cuentry interposer: it works on Linux only (this is {sys.platform})",
+                         hint="run cuentry trace/emulate on Linux")
+    from ..buildcache import cached_build
+
+    compiler = _compiler(cc)
+
+    def compile_it(src: Path, out: Path) -> None:
+        cmd = [*compiler, "-shared", "-fPIC", *_FLAGS, "-o", str(out), str(src), *_LIBS]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise BuildError(f"cannot build the cuentry interposer: cannot run {compiler[0]}: {exc.strerror}") from None
+        if proc.returncode != 0:
+            raise BuildError(f"cannot build the cuentry interposer: {(proc.stderr or proc.stdout).strip()[:2000]}",
+                             hint=f"the compiler {compiler[0]} rejected the generated C: set CC to another one, "
+                                  "and please report it")
+
+    return cached_build("interposer", source(), compile_it, filename="libcuentry-interpose.so",
+                        source_name="interposer.c", extra_key=" ".join([*compiler, *_FLAGS, *_LIBS]), root=dest)
+
+
+@dataclass(frozen=True)
+class RawRequest:
+    """One distinct request as the interposer recorded it (a count of identical ones)."""
+
+    api: str
+    symbol: str
+    version: int
+    flags: int
+    result: int
+    query: int | None
+    caller: str
+    export: str | None   # the export the pointer equals; None: NULL; "?": a pointer that is no export
+    status_given: bool
+    emulated: bool
+    truncated: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    """One process's record file."""
+
+    path: str
+    pid: int
+    ppid: int
+    exe: str
+    driver_version: int | None
+    driver_path: str | None
+    emulated: int | None
+    dropped: int
+    unwrapped: int
+    requests: tuple[RawRequest, ...]
+
+
+def _text(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
+    """One record file's contents; None when it is not a (complete) record file of this layout."""
+    if len(data) < FILE_SIZE or data[:8] != MAGIC:
+        return None
+    (_, layout, pid, ppid, dver, emu, ncallers, nslots, nrec, dropped, unwrapped,
+     exe, dpath) = _HEADER.unpack_from(data, 0)
+    if layout != LAYOUT or nslots != SLOTS:
+        return None
+    callers = [_text(data[HEADER_SIZE + i * CALLER_SIZE:HEADER_SIZE + (i + 1) * CALLER_SIZE])
+               for i in range(min(ncallers, MAX_CALLERS))]
+    base = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE
+    out = []
+    for i in range(min(nrec, SLOTS)):  # records are appended in order
+        off = base + i * _SLOT.size
+        if data[off] == 0:
+            continue
+        (state, _h, api, version, flags, result, query, caller, status_given, emulated, truncated, count,
+         symbol, export) = _SLOT.unpack_from(data, off)
+        if state != 1:
+            continue
+        exp = _text(export)
+        out.append(RawRequest(
+            api=APIS.get(api, f"api{api}"), symbol=_text(symbol), version=version, flags=flags, result=result,
+            query=None if query < 0 else query,
+            caller=callers[caller] if 0 <= caller < len(callers) else "?",
+            export=exp or None, status_given=bool(status_given), emulated=bool(emulated),
+            truncated=bool(truncated), count=count))
+    return ProcessRecord(path=path, pid=pid, ppid=ppid, exe=_text(exe), driver_version=dver or None,
+                         driver_path=_text(dpath) or None, emulated=emu or None, dropped=dropped,
+                         unwrapped=unwrapped, requests=tuple(out))
+
+
+def read(directory: str | os.PathLike[str]) -> list[ProcessRecord]:
+    """Every process's records left in ``directory`` (files that are not records are skipped)."""
+    got = []
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".rec"):
+            continue
+        p = os.path.join(directory, name)
+        try:
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(FILE_SIZE + 1)
+        rec = parse(data, p)
+        if rec is not None:
+            got.append(rec)
+    return got

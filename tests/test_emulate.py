@@ -1,0 +1,221 @@
+"""cuentry emulate on the fake driver: a 13.0 driver made to look like 11.4, 12.0, 12.4."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cuentry import interpose
+from cuentry import trace as tr
+from cuentry.catalog import catalog
+from cuentry.cli import main
+from cuentry.errors import UsageError
+
+from .tracehelp import compile_program, plain_run, session_cache
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache() -> Iterator[None]:
+    """Builds go to one cache of this test session, not the user's."""
+    with session_cache():
+        yield
+
+
+@pytest.fixture(scope="module")
+def req(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(compile_program(tmp_path_factory.mktemp("req") / "req"))
+
+
+@pytest.fixture
+def lib(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    return fake["full"]
+
+
+def emulated(req: str, lib: str, version: int, *cmds: str) -> list[str]:
+    out = subprocess.run([req, lib, *cmds], capture_output=True, text=True, check=False, timeout=60,
+                         env=tr.environment(str(interpose.build()), emulate=version))
+    assert out.returncode == 7, out.stderr
+    return out.stdout.splitlines()
+
+
+COMMANDS = ("gpa2:cuMemAlloc:3020:1", "gpa2:cuCtxCreate:12050:1", "gpa2:cuCtxCreate:11040:1",
+            "gpa2:cuMulticastCreate:12010:1", "gpa2:cuMulticastCreate:12000:1", "gpa2:cuMemAlloc:-1:1",
+            "ver", "verp", "dlsym:cuGetProcAddress_v2", "dlsym:cuGetProcAddress", "dlsym:cuCtxCreate_v4",
+            "dlsym:cuCtxCreate_v3", "gpa1:cuCtxCreate:11040:1", "gpa1:cuCtxCreate:12050:1",
+            "gpa1:cuMulticastCreate:11040:1")
+
+EXPECTED = {
+    12040: [
+        "gpa2 cuMemAlloc 3020 1 rc=0 st=0 p=1",
+        "gpa2 cuCtxCreate 12050 1 rc=1 st=-1 p=-1",        # above the driver: INVALID_VALUE, untouched
+        "gpa2 cuCtxCreate 11040 1 rc=0 st=0 p=1",
+        "gpa2 cuMulticastCreate 12010 1 rc=0 st=0 p=1",
+        "gpa2 cuMulticastCreate 12000 1 rc=0 st=2 p=0",    # below its first ABI: VERSION_NOT_SUFFICIENT
+        "gpa2 cuMemAlloc -1 1 rc=0 st=0 p=1",
+        "ver rc=0 version=12040", "verp rc=0 version=12040",
+        "dlsym cuGetProcAddress_v2 found", "dlsym cuGetProcAddress found",
+        "dlsym cuCtxCreate_v4 null", "dlsym cuCtxCreate_v3 found",
+        "gpa1 cuCtxCreate 11040 1 rc=0 st=-1 p=1", "gpa1 cuCtxCreate 12050 1 rc=1 st=-1 p=-1",
+        "gpa1 cuMulticastCreate 11040 1 rc=500 st=-1 p=0",
+    ],
+    12000: [
+        "gpa2 cuMemAlloc 3020 1 rc=0 st=0 p=1",
+        "gpa2 cuCtxCreate 12050 1 rc=1 st=-1 p=-1",
+        "gpa2 cuCtxCreate 11040 1 rc=0 st=0 p=1",
+        "gpa2 cuMulticastCreate 12010 1 rc=1 st=-1 p=-1",
+        "gpa2 cuMulticastCreate 12000 1 rc=0 st=1 p=0",    # newer than the driver: SYMBOL_NOT_FOUND
+        "gpa2 cuMemAlloc -1 1 rc=0 st=0 p=1",
+        "ver rc=0 version=12000", "verp rc=0 version=12000",
+        "dlsym cuGetProcAddress_v2 found", "dlsym cuGetProcAddress found",
+        "dlsym cuCtxCreate_v4 null", "dlsym cuCtxCreate_v3 found",
+        "gpa1 cuCtxCreate 11040 1 rc=0 st=-1 p=1", "gpa1 cuCtxCreate 12050 1 rc=1 st=-1 p=-1",
+        "gpa1 cuMulticastCreate 11040 1 rc=500 st=-1 p=0",
+    ],
+    11040: [
+        # no cuGetProcAddress_v2 on an 11.x driver: dlsym gives NULL, so the program has none
+        *(f"gpa2 {c.split(':')[1]} {c.split(':')[2]} 1 rc=-100 st=-1 p=-1" for c in COMMANDS[:6]),
+        "ver rc=0 version=11040", "verp rc=-100 version=-1",
+        "dlsym cuGetProcAddress_v2 null", "dlsym cuGetProcAddress found",
+        "dlsym cuCtxCreate_v4 null", "dlsym cuCtxCreate_v3 found",
+        "gpa1 cuCtxCreate 11040 1 rc=0 st=-1 p=1", "gpa1 cuCtxCreate 12050 1 rc=1 st=-1 p=-1",
+        "gpa1 cuMulticastCreate 11040 1 rc=500 st=-1 p=0",
+    ],
+}
+
+
+@pytest.mark.parametrize("version", sorted(EXPECTED))
+def test_answers(req: str, lib: str, version: int) -> None:
+    assert emulated(req, lib, version, *COMMANDS) == EXPECTED[version]
+
+
+def test_no_getter_before_11_3(req: str, lib: str) -> None:
+    assert emulated(req, lib, 11020, "dlsym:cuGetProcAddress", "ver") == ["dlsym cuGetProcAddress null",
+                                                                           "ver rc=0 version=11020"]
+
+
+def test_a_newer_driver_cannot_be_emulated(req: str, lib: str) -> None:
+    assert emulated(req, lib, 13050, "ver") == ["ver rc=0 version=13000"]  # the real one is older: it is reported
+
+
+@pytest.mark.parametrize("version", [12000, 12040, 12080])
+def test_every_answer_matches_an_old_driver(req: str, lib: str, version: int, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Emulating VERSION on a 13.0 driver answers each query as a VERSION driver does (the fake at VERSION)."""
+    cat = catalog()
+    lines = []
+    skip = {"cuGetProcAddress", "cuDriverGetVersion", "cuEventCreateFromEGLSync"}  # wrapped, or not on Linux
+    for sym in cat.symbols():
+        if sym in skip or not any("linux" in a.platforms for a in cat.abis(sym)):
+            continue
+        vs = cat.versions(sym)
+        for v in {*vs, vs[0] - 1, -1, version, version + 10}:
+            for flags in (0, 1, 2):
+                lines.append(f"{sym} {v} {flags}")
+    queries = tmp_path / "queries.txt"
+    queries.write_text("\n".join(lines) + "\n")
+    got = emulated(req, lib, version, f"file:{queries}")
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", str(version))
+    want = plain_run([req, lib, f"file:{queries}"]).stdout.splitlines()
+    assert len(got) == len(lines) > 3000
+    assert got == want
+
+
+def test_emulate_with_trace(req: str, lib: str) -> None:
+    res = tr.emulate([req, lib, "gpa2:cuCtxCreate:12050:1", "gpa2:cuCtxCreate:11040:1", "dlsym:cuCtxCreate_v4"],
+                     12040, trace=True, stdout=subprocess.DEVNULL)
+    assert res.exit_code == 7 and res.report is not None
+    rep = res.report
+    assert rep.emulated == 12040 and rep.driver_version == 13000
+    got = {(r.api, r.symbol, r.version): r for r in rep.requests}
+    above = got[("cuGetProcAddress_v2", "cuCtxCreate", 12050)]
+    assert (above.result, above.emulated) == ("CUDA_ERROR_INVALID_VALUE", True)
+    assert got[("cuGetProcAddress_v2", "cuCtxCreate", 11040)].emulated is False
+    hidden = got[("dlsym", "cuCtxCreate_v4", None)]
+    assert (hidden.export, hidden.emulated) == (None, True)
+    assert {(f.code, f.symbol, f.version) for f in rep.findings} == {("CT004", "cuCtxCreate", 12050)}
+
+
+def test_table_takes_its_fallbacks(lib: str, tmp_path: Path) -> None:
+    script = tmp_path / "table.py"
+    script.write_text(
+        "import json\n"
+        "from cuentry import Table, optional, required\n"
+        "t = Table('t', [required('cuMemAlloc', 3020),\n"
+        "                optional('cuCtxCreate', 12050, fallback=optional('cuCtxCreate', 11040)),\n"
+        "                optional('cuMulticastCreate', 12010)], stream='legacy')\n"
+        "print(json.dumps({e['name']: [e['status'], e['abi']] for e in t.report()['entries']}))\n")
+    env = dict(os.environ, CUENTRY_DRIVER=lib)
+
+    def table(version: int | None) -> dict[str, list[str]]:
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, env=(
+            tr.environment(str(interpose.build()), emulate=version, base=env) if version else env))
+        return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+    assert table(None) == {"cuMemAlloc": ["resolved", "PFN_cuMemAlloc_v3020"],
+                           "cuCtxCreate": ["resolved", "PFN_cuCtxCreate_v12050"],
+                           "cuMulticastCreate": ["resolved", "PFN_cuMulticastCreate_v12010"]}
+    assert table(12000) == {"cuMemAlloc": ["resolved", "PFN_cuMemAlloc_v3020"],
+                            "cuCtxCreate": ["fallback", "PFN_cuCtxCreate_v11040"],
+                            "cuMulticastCreate": ["unavailable", "PFN_cuMulticastCreate_v12010"]}
+
+
+@pytest.mark.parametrize(("release", "version", "form"), [("12.4", 12040, "v2"),
+                                                          ("11.0", 11000, "none")])
+def test_doctor_reports_the_emulated_driver(lib: str, capfd: pytest.CaptureFixture[str], release: str, version: int,
+                                            form: str) -> None:
+    code = main(["emulate", "--driver", release, "--", sys.executable, "-m", "cuentry", "doctor", "--driver", lib,
+                 "--json"])
+    out = capfd.readouterr().out
+    assert code == 0
+    d = json.loads(out)["driver"]
+    assert (d["driver_version"], d["cuGetProcAddress"]) == (version, form)
+
+
+def test_cli_emulate(req: str, lib: str, capfd: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["emulate", "--driver", "12.0", "--", req, lib, "ver"]) == 7
+    assert "version=12000" in capfd.readouterr().out
+    out = tmp_path / "r.json"
+    assert main(["emulate", "--driver", "12040", "--json", "-o", str(out), "--", req, lib,
+                 "gpa2:cuCtxCreate:12050:1"]) == 7
+    d = json.loads(out.read_text())
+    assert d["driver"]["emulated"] == 12040 and d["findings"][0]["code"] == "CT004"
+    assert main(["emulate", "--driver", "12.4"]) == 2
+    assert main(["emulate", "--driver", "twelve", "--", req]) == 2
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1999, True, "12.4", 2**40])
+def test_api_refuses_bad_versions(bad: object) -> None:
+    with pytest.raises(UsageError):
+        tr.emulate(["true"], bad)  # type: ignore[arg-type]
+
+
+def test_cli_notes_a_driver_older_than_the_emulated_one(req: str, lib: str, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulate", "--driver", "13.5", "--trace", "--", req, lib, "ver"]) == 7
+    o = capfd.readouterr()
+    assert "version=13000" in o.out and "older than 13050" in o.err
+
+
+def test_cli_without_a_compiler(req: str, lib: str, capfd: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    assert main(["emulate", "--driver", "12.4", "--", req, lib, "ver"]) == 2
+    err = capfd.readouterr().err
+    assert "cannot build the cuentry interposer" in err and "hint:" in err
+
+
+def test_runtime_entry_point_follows_the_same_rules(req: str, lib: str) -> None:
+    assert emulated(req, lib, 12040, "rt:cuCtxCreate:12050:1", "rt:cuCtxCreate:11040:1", "rt:cuStreamGetDevice:12080:1",
+                    "rt:cuMulticastCreate:12000:1") == [
+        "rt cuCtxCreate 12050 1 rc=1 st=-1 p=-1",        # cudaErrorInvalidValue: above the driver
+        "rt cuCtxCreate 11040 1 rc=0 st=0 p=1",
+        "rt cuStreamGetDevice 12080 1 rc=1 st=-1 p=-1",
+        "rt cuMulticastCreate 12000 1 rc=0 st=2 p=0",     # below its first ABI, as on the real driver
+    ]

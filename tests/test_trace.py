@@ -1,0 +1,329 @@
+"""cuentry trace on the fake driver: C test programs built here, run with and without the interposer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuentry import audit, interpose
+from cuentry import trace as tr
+from cuentry.cli import main
+from cuentry.errors import UsageError
+
+from .tracehelp import TRACE_DATA, compile_program, plain_run, session_cache
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache() -> Iterator[None]:
+    """Builds go to one cache of this test session, not the user's."""
+    with session_cache():
+        yield
+
+
+@pytest.fixture(scope="module")
+def req(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(compile_program(tmp_path_factory.mktemp("req") / "req"))
+
+
+@pytest.fixture
+def lib(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    return fake["full"]
+
+
+def run(req: str, lib: str, *cmds: str, **kw: Any) -> tr.TraceReport:
+    return tr.run([req, lib, *cmds], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+
+
+def seen(report: tr.TraceReport, api: str = "cuGetProcAddress_v2") -> dict[tuple[str, int | None, int | None], tr.Request]:
+    return {(r.symbol, r.version, r.flags): r for r in report.requests if r.api == api}
+
+
+def codes(report: tr.TraceReport) -> set[tuple[str, str, int | None, int | None]]:
+    return {(f.code, f.symbol, f.version, f.flags) for f in report.findings}
+
+
+# --- what is recorded ----------------------------------------------------------------------
+
+CORRECT = ("gpa2:cuMemAlloc:3020:1", "gpa2:cuCtxCreate:11040:1", "gpa2:cuMemcpyHtoD:3020:1",
+           "gpa2:cuDeviceGetUuid:11040:0", "rt:cuDeviceGetUuid:9020:1", "dlsym:cuDriverGetVersion",
+           "gpa1:cuInit:2000:1")
+
+
+def test_output_and_exit_code_untouched(req: str, lib: str) -> None:
+    cmds = [req, lib, *CORRECT, "gpa2:cuMemAlloc:13000:1", "self:cuInit:2000:1", "ver", "verp"]
+    base = plain_run(cmds)
+    assert base.returncode == 7
+    interposer = str(interpose.build())
+    env = tr.environment(interposer, base=dict(os.environ))
+    traced = subprocess.run(cmds, capture_output=True, text=True, env=env, check=False)
+    assert (traced.returncode, traced.stdout, traced.stderr) == (base.returncode, base.stdout, base.stderr)
+    rep = tr.run(cmds, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert rep.exit_code == 7
+
+
+def test_requests_recorded(req: str, lib: str) -> None:
+    rep = run(req, lib, "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemcpy:7000:2",
+              "gpa2:cuMemAlloc:99999:1", "gpa2:cuMemAlloc:1999:1", "gpa2:cuMemAlloc_v2:3020:1",
+              "gpa2:cuCtxCreate:12050:1", "dlsym:cuMemAlloc")
+    got = seen(rep)
+    a = got[("cuMemAlloc", 3020, 1)]
+    assert (a.result, a.query, a.export, a.count, a.caller, a.query_given) == (
+        "CUDA_SUCCESS", "CU_GET_PROC_ADDRESS_SUCCESS", "cuMemAlloc_v2", 2, req, True)
+    assert got[("cuMemcpy", 7000, 2)].export == "cuMemcpy_ptds"
+    assert got[("cuCtxCreate", 12050, 1)].export == "cuCtxCreate_v4"
+    above = got[("cuMemAlloc", 99999, 1)]
+    assert (above.result, above.query, above.export) == ("CUDA_ERROR_INVALID_VALUE", None, None)
+    assert got[("cuMemAlloc", 1999, 1)].query == "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
+    assert got[("cuMemAlloc_v2", 3020, 1)].query == "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"
+    dl = seen(rep, "dlsym")
+    assert dl[("cuMemAlloc", None, None)].export == "cuMemAlloc"
+    assert dl[("cuGetProcAddress_v2", None, None)].export == "cuGetProcAddress_v2"  # the program's own look-up
+    assert rep.driver_version == 13000 and rep.driver_path == lib
+    assert [p.exe for p in rep.processes] == [req]
+
+
+def test_getter_asked_for_itself_is_followed(req: str, lib: str) -> None:
+    rep = run(req, lib, "self:cuInit:2000:1", "verp")
+    got = seen(rep)
+    assert got[("cuGetProcAddress", 12000, 1)].export == "cuGetProcAddress_v2"
+    assert got[("cuInit", 2000, 1)].count == 1            # asked through the pointer the driver gave
+    assert got[("cuDriverGetVersion", 2020, 1)].count == 1
+
+
+def test_threads_are_counted(req: str, lib: str) -> None:
+    rep = run(req, lib, "threads:8:500:cuMemAlloc:3020:1")
+    assert seen(rep)[("cuMemAlloc", 3020, 1)].count == 4000
+
+
+def test_fork_exec_and_closed_stdout(req: str, lib: str) -> None:
+    rep = run(req, lib, "gpa2:cuInit:2000:1", "fork", "gpa2:cuMemAlloc:3020:1", "spawn", "closeout",
+              "gpa2:cuMemFree:3020:1")
+    got = seen(rep)
+    assert {("cuInit", 2000, 1), ("cuMemAlloc", 3020, 1), ("cuMemFree", 3020, 1)} <= set(got)
+    assert all(r.count == 1 for r in got.values())       # the child's records are not the parent's again
+    assert len(rep.processes) == 3
+    assert rep.exit_code == 7
+
+
+def test_program_linked_to_the_driver(req: str, lib: str, tmp_path: Path) -> None:
+    d = str(Path(lib).parent)
+    direct = compile_program(tmp_path / "direct", "-DDIRECT", f"-L{d}", "-l:libcuda.so.1", f"-Wl,-rpath,{d}")
+    rep = run(str(direct), lib, "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:13000:1")
+    got = seen(rep)
+    assert got[("cuMemAlloc", 3020, 1)].export == "cuMemAlloc_v2"
+    assert got[("cuMemAlloc", 3020, 1)].caller == str(direct)
+    assert ("CT003", "cuMemAlloc", 13000, 1) in codes(rep)
+
+
+def test_runtime_requests_attributed_to_the_caller(req: str, lib: str) -> None:
+    rep = run(req, lib, "rt:cuDeviceGetUuid:11040:1", "rt:cuMemAlloc:12000:1")
+    got = seen(rep, "cudaGetDriverEntryPointByVersion")
+    r = got[("cuDeviceGetUuid", 11040, 1)]
+    assert (r.caller, r.result, r.export) == (req, "cudaSuccess", "cuDeviceGetUuid_v2")
+    assert ("CT003", "cuMemAlloc", 12000, 1) in codes(rep)
+
+
+def test_rtld_next_still_means_after_the_caller(tmp_path: Path) -> None:
+    """A library that wraps a function with dlsym(RTLD_NEXT) keeps getting the next one, not itself."""
+    src = TRACE_DATA / "rtld_next.c"
+    y = tmp_path / "liby.so"
+    x = tmp_path / "libx.so"
+    for out, define in ((y, "-DLIB_Y"), (x, "-DLIB_X")):
+        subprocess.run(["cc", "-shared", "-fPIC", define, "-o", str(out), str(src), "-ldl"], check=True)
+    prog = tmp_path / "main"
+    subprocess.run(["cc", "-DMAIN", "-o", str(prog), str(src), f"-L{tmp_path}", "-Wl,--no-as-needed", "-lx", "-ly",
+                    f"-Wl,-rpath,{tmp_path}", "-ldl"], check=True)
+    base = plain_run([str(prog)])
+    assert base.stdout.strip() == "value 12"
+    rep = tr.run([str(prog)], stdout=subprocess.PIPE)
+    assert rep.exit_code == 0
+    out = subprocess.run([str(prog)], capture_output=True, text=True, check=False,
+                         env=tr.environment(str(interpose.build()), emulate=12040))
+    assert out.stdout.strip() == "value 12"
+
+
+def test_no_trace_dir_means_pass_through(req: str, lib: str, tmp_path: Path) -> None:
+    env = tr.environment(str(interpose.build()))
+    env[interpose.TRACE_DIR_ENV] = "relative/dir"   # ignored: only an absolute directory is used
+    out = subprocess.run([req, lib, "gpa2:cuMemAlloc:3020:1"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, check=False)
+    assert out.returncode == 7 and "rc=0 st=0 p=1" in out.stdout
+    assert not (tmp_path / "relative").exists()
+
+
+# --- findings ---------------------------------------------------------------------------------
+
+def test_findings_exactly(req: str, lib: str) -> None:
+    rep = run(req, lib, *CORRECT, "gpa2:cuMemAlloc:13000:1", "gpa2:cuMemAlloc:1999:1", "gpa2:cuMemAlloc_v2:3020:1",
+              "gpa2:cuMemAlloc:99999:1", "gpa2:cuStreamBeginCapture:10010:0", "gpa2:cuMemcpy:7000:2",
+              "gpa2:cuMemAlloc:4:8", "dlsym:cuMemAlloc", "dlsym:cuMemAloc")
+    assert codes(rep) == {
+        ("CT003", "cuMemAlloc", 13000, 1),
+        ("CT002", "cuMemAlloc", 1999, 1),
+        ("CT001", "cuMemAlloc_v2", 3020, 1),
+        ("CT003", "cuMemAlloc", 99999, 1),
+        ("CT004", "cuMemAlloc", 99999, 1),
+        ("CT005", "cuStreamBeginCapture", 10010, 0),
+        ("CT006", "", None, None),
+        ("CT009", "cuMemAlloc", 4, 8),
+        ("CT002", "cuMemAlloc", 4, 8),
+        ("CT007", "cuMemAlloc", None, None),
+        ("CT001", "cuMemAloc", None, None),
+    }
+    by = {(f.code, f.symbol, f.version): f.message for f in rep.findings}
+    assert "pin 3020" in by[("CT003", "cuMemAlloc", 13000)]
+    assert "ask for 'cuMemAlloc' at 3020" in by[("CT001", "cuMemAlloc_v2", 3020)]
+    assert all(f.caller == req and not f.runtime for f in rep.findings)
+
+
+def test_correct_requests_are_silent(req: str, lib: str) -> None:
+    rep = run(req, lib, *CORRECT)
+    assert len(rep.requests) >= len(CORRECT)
+    assert rep.findings == ()
+
+
+def test_runtime_tables_reported_separately(req: str, lib: str) -> None:
+    rep = run(req, lib, "gpa2::0:0", "gpa2:cuStreamBeginCapture:10010:0", "gpa2:cuMemcpy:7000:2",
+              "gpa2:cuMemAlloc:1999:1")
+    assert rep.runtimes == (req,)
+    assert all(r.runtime for r in rep.requests)
+    # By design a runtime asks with flags 0 and in both modes: not reported; a pin that never resolves is.
+    assert codes(rep) == {("CT002", "cuMemAlloc", 1999, 1)}
+    assert all(f.runtime for f in rep.findings)
+
+
+# --- the report and the CLI ----------------------------------------------------------------------
+
+def test_json_schema(req: str, lib: str) -> None:
+    d = json.loads(json.dumps(run(req, lib, "gpa2:cuMemAlloc:13000:1").to_dict()))
+    assert set(d) >= {"driver", "requests", "findings"}
+    assert set(d["requests"][0]) >= {"symbol", "version", "flags", "result", "query", "export", "caller", "count"}
+    assert set(d["findings"][0]) >= {"symbol", "version", "flags", "caller", "code", "message"}
+    assert d["driver"]["version"] == 13000
+
+
+def test_cli_trace(req: str, lib: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    code = main(["trace", "--json", "-o", str(out), "--", req, lib, "gpa2:cuMemAlloc:13000:1"])
+    assert code == 7                                        # the program's exit status
+    d = json.loads(out.read_text())
+    assert [f["code"] for f in d["findings"]] == ["CT003"]
+    capfd.readouterr()
+    code = main(["trace", "--check", "--", req, lib, "gpa2:cuMemAlloc:13000:1"])
+    o = capfd.readouterr()
+    assert code == 7
+    assert "gpa2 cuMemAlloc 13000 1 rc=0" in o.out          # the program's output, on its stdout
+    err = o.err
+    assert err.index("CT003") < err.index("count")          # findings first, then the table
+    assert "pin 3020" in err
+
+
+def test_cli_check_fails_on_findings(req: str, lib: str, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--check", "--", req, lib, "gpa2:cuMemAlloc:13000:1", "exit:0"]) == 1
+    assert main(["trace", "--check", "--", req, lib, "gpa2:cuMemAlloc:3020:1", "exit:0"]) == 0
+    assert main(["trace", "--", req, lib, "gpa2:cuMemAlloc:13000:1", "exit:0"]) == 0
+    assert main(["trace", "--", "sh", "-c", "kill -TERM $$"]) == 128 + 15
+
+
+def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace"]) == 2
+    assert "no command given" in capsys.readouterr().err
+    assert main(["trace", "--", "/nonexistent/program"]) == 2
+    assert "command not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [[], "ls", [b"ls"], ["ls", "a\0b"], None])
+def test_api_refuses_bad_commands(bad: Any) -> None:
+    with pytest.raises(UsageError):
+        tr.run(bad)
+
+
+# --- the record file and the classifier without a process ------------------------------------
+
+def test_parse_refuses_what_is_not_a_record() -> None:
+    assert interpose.parse(b"") is None
+    assert interpose.parse(b"CUETRC01" + b"\0" * 100) is None
+    assert interpose.parse(b"X" * interpose.FILE_SIZE) is None
+
+
+def test_read_skips_foreign_files(tmp_path: Path) -> None:
+    (tmp_path / "a.rec").write_bytes(b"junk")
+    (tmp_path / "b.txt").write_text("x")
+    os.symlink("/etc/passwd", tmp_path / "c.rec")
+    assert interpose.read(tmp_path) == []
+
+
+def test_classify_without_a_process() -> None:
+    f = audit.classify("cuCtxCreate", 12000, 1)
+    assert [x.code for x in f] == ["CT003"] and "cuCtxCreate_v3" in f[0].message
+    assert audit.classify("cuCtxCreate", 11040, 1) == []
+    assert audit.classify("cuCtxCreate", 12050, 1, driver_version=12040)[0].code == "CT004"
+    assert [x.code for x in audit.classify("cuMemcpy", 7000, 0)] == ["CT005"]
+    assert audit.classify("cuMemcpy", 7000, 0, runtime=True) == []
+    assert [x.code for x in audit.classify("cuInit", None, 0, api="cudaGetDriverEntryPoint")] == ["CT008"]
+    assert audit.classify("cuGetProcAddress", None, None, api="dlsym") == []
+    assert audit.classify("cuCtxCreate_v4", None, None, api="dlsym") == []
+    assert audit.classify("cuCtxCreate_v3", None, None, api="dlsym") == []   # a suffix written on purpose
+    assert [x.code for x in audit.classify("cuCtxCreate", None, None, api="dlsym")] == ["CT007"]
+    assert [x.code for x in audit.classify("cumemalloc", 3020, 1)] == ["CT001"]
+    assert audit.is_runtime("/x/libcudart.so.13") and not audit.is_runtime("/x/libfoo.so")
+    assert audit.mixed_modes("lib", [("cuMemcpy", 7000, 2), ("cuMemcpyHtoD", 3020, 1)])[0].code == "CT006"
+    assert audit.mixed_modes("lib", [("cuMemcpy", 7000, 2), ("cuMemAlloc", 3020, 1)]) == []
+
+
+def test_classify_never_raises_on_odd_input() -> None:
+    import random
+
+    rnd = random.Random(14)
+    names = ["", "cu", "cuMemAlloc", "cuMemAlloc_v2", "cuMemcpy_ptds", "x" * 300, "cuGetProcAddress", "\u00e9",
+             "cuCtxCreate", "CUMEMALLOC", "cuda", "cuMemAlloc\0"]
+    apis = ["cuGetProcAddress_v2", "cuGetProcAddress", "cudaGetDriverEntryPointByVersion", "cudaGetDriverEntryPoint",
+            "dlsym"]
+    for _ in range(600):
+        sym = rnd.choice(names)
+        ver = rnd.choice([None, -1, 0, 1, 1999, 3020, 12050, 13000, 2**31 - 1, -(2**31)])
+        flags = rnd.choice([None, 0, 1, 2, 3, 4, 2**63])
+        for f in audit.classify(sym, ver, flags, api=rnd.choice(apis), driver_version=rnd.choice([None, 12040])):
+            assert f.code in audit.CODES and f.message
+
+
+def test_a_full_record_file_counts_what_it_drops(req: str, lib: str, tmp_path: Path) -> None:
+    queries = tmp_path / "q.txt"
+    queries.write_text("".join(f"cuInit {v} 1\n" for v in range(1, interpose.SLOTS + 101)))
+    rep = run(req, lib, f"file:{queries}")
+    assert rep.exit_code == 7
+    assert len(rep.requests) == interpose.SLOTS
+    assert rep.dropped == 101      # 100 more versions, and the program's dlsym of the getter
+
+
+def test_runtime_api_attributed_to_its_caller_and_the_runtime_table_reported(req: str, lib: str,
+                                                                            tmp_path: Path) -> None:
+    rt = tmp_path / "libcudart.so.99"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(rt), str(TRACE_DATA / "fakert.c"), "-ldl"], check=True)
+    env = dict(os.environ, FAKERT_DRIVER=lib)
+    rep = tr.run([req, str(rt), "rt:cuDeviceGetUuid:11040:1", "rt:cuMemAlloc:13000:1"], env=env,
+                 stdout=subprocess.DEVNULL)
+    mine = {(r.api, r.symbol, r.version): r for r in rep.requests if r.caller == req and r.api != "dlsym"}
+    assert set(mine) == {("cudaGetDriverEntryPointByVersion", "cuDeviceGetUuid", 11040),
+                         ("cudaGetDriverEntryPointByVersion", "cuMemAlloc", 13000)}
+    assert mine[("cudaGetDriverEntryPointByVersion", "cuDeviceGetUuid", 11040)].export == "cuDeviceGetUuid_v2"
+    inner = {(r.symbol, r.version) for r in rep.requests if r.caller == str(rt) and r.api == "cuGetProcAddress_v2"}
+    # The runtime's own table is recorded as the runtime's; the forwarded requests are not counted twice.
+    assert inner == {("", 0), ("cuMemAlloc", 3020), ("cuMemcpyHtoD", 3020), ("cuMemcpy", 7000)}
+    assert rep.runtimes == (str(rt),)
+    assert {(f.code, f.symbol, f.version, f.runtime) for f in rep.findings} == {("CT003", "cuMemAlloc", 13000, False)}
+
+
+def test_requests_from_a_signal_handler_do_not_deadlock(req: str, lib: str) -> None:
+    rep = tr.run([req, lib, "sigstorm:8000"], stdout=subprocess.DEVNULL, timeout=60)  # a deadlock times out
+    assert rep.exit_code == 7
+    got = seen(rep)
+    assert got[("cuDriverGetVersion", 2020, 1)].count >= 1   # the handler's requests (some may be dropped)
+    assert sum(1 for k in got if k[0] == "cuInit") + rep.dropped >= 8000
