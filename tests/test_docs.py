@@ -83,3 +83,24 @@ def test_every_page_in_the_nav_or_dropped_is_a_known_page() -> None:
     written = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     assert written <= set(pages), written - set(pages)
     assert "index.md" in mine and "api.md" in mine and "zh.md" in mine
+
+
+def test_cpp_tutorial_compiles_and_loads_the_fake_driver(fake: dict[str, str], fake_version: Any,
+                                                        tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    (tmp_path / "acme.toml").write_text(_blocks("tutorials/cpp-loader.md", "toml")[0])
+    impl, use = _blocks("tutorials/cpp-loader.md", "cpp")[:2]
+    (tmp_path / "impl.cpp").write_text(impl)
+    (tmp_path / "use.cpp").write_text(use + "\nint main() { return init() == 0 ? 0 : 1; }\n")
+    code, text = _cli("generate", "c", str(tmp_path / "acme.toml"), "-o", str(tmp_path / "acme_table.h"))
+    assert code == 0, text
+    subprocess.run([cxx, "-std=c++11", "-Wall", "-Wextra", "-Werror", "impl.cpp", "use.cpp", "-o", "use", "-ldl",
+                    "-pthread"], cwd=tmp_path, check=True, capture_output=True)
+    fake_version(12040)
+    env = {**__import__("os").environ, "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    assert subprocess.run([str(tmp_path / "use")], env=env, check=False, timeout=60).returncode == 0

@@ -261,3 +261,30 @@ def test_emulate_fixture_runs_a_command_on_the_fake_driver(pytester: pytest.Pyte
     res = pytester.runpytest(*INNER)
     res.assert_outcomes(passed=1, failed=1)
     res.stdout.fnmatch_lines(["*cuentry_emulate: unknown driver version '12.x'*"])
+
+
+@needs_cc
+def test_requires_driver_sees_the_emulated_version(pytester: pytest.Pytester) -> None:
+    """A suite run under `cuentry emulate --driver 12.0` skips tests that need 12.4."""
+    import subprocess
+    import sys
+
+    why = plugin.emulate_available()
+    if why:
+        pytest.skip(why)
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.requires_driver(">=12.4")
+        def test_new(): pass
+
+        @pytest.mark.requires_driver(">=11.0")
+        def test_old(): pass
+    """)
+    env = {**os.environ, "CUENTRY_DRIVER": str(fakedriver.build(variant="full")), "CUENTRY_FAKE_DRIVER_VERSION": "13000"}
+    proc = subprocess.run([sys.executable, "-m", "cuentry", "emulate", "--driver", "12.0", "--", sys.executable, "-m",
+                           "pytest", "-q", "-rs", *INNER, str(pytester.path)], capture_output=True, text=True,
+                          env=env, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed, 1 skipped" in proc.stdout
+    assert "the driver is 12.0 (12000), needs >=12.4" in proc.stdout
