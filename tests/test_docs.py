@@ -104,3 +104,16 @@ def test_cpp_tutorial_compiles_and_loads_the_fake_driver(fake: dict[str, str], f
     fake_version(12040)
     env = {**__import__("os").environ, "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
     assert subprocess.run([str(tmp_path / "use")], env=env, check=False, timeout=60).returncode == 0
+
+
+def test_every_logger_is_documented() -> None:
+    """docs/logging.md names every logger the library creates (all under `cuentry`)."""
+    src = DOCS.parent / "src" / "cuentry"
+    names = set()
+    for p in src.rglob("*.py"):
+        names |= set(re.findall(r"getLogger\(\s*[\"']([\w.]+)[\"']\s*\)", p.read_text()))
+    assert names, "no logger found: the test would be vacuous"
+    page = (DOCS / "logging.md").read_text()
+    for n in names:
+        assert n == "cuentry" or n.startswith("cuentry."), n
+        assert f"`{n}`" in page, f"logger {n} is not in docs/logging.md"
