@@ -64,3 +64,9 @@ def test_handler_removed_after_the_run(fake: dict[str, str], fake_version: Any) 
     before = (list(logger.handlers), logger.level)
     _run("-vv", *_resolve(fake))
     assert (list(logger.handlers), logger.level) == before
+
+
+def test_quiet_keeps_a_commands_product(fake: dict[str, str]) -> None:
+    """`$(cuentry -q fake-driver)` is still the path: --quiet silences reports, not results."""
+    code, out, _ = _run("-q", "fake-driver")
+    assert code == 0 and out.strip().endswith("libcuda.so.1")

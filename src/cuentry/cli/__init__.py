@@ -34,6 +34,9 @@ COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "trace", "e
             "catalog")
 
 
+_PRODUCT_COMMANDS = ("fake-driver", "generate")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
     p.add_argument("--version", action="version", version=f"cuentry {__version__}")
@@ -89,7 +92,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
-    out = Out(stdout, stderr, color, quiet=args.verbose < 0)
+    # --quiet silences reports; the commands whose output is the product (a path, a generated file) still print it.
+    out = Out(stdout, stderr, color, quiet=args.verbose < 0 and args.command not in _PRODUCT_COMMANDS)
     out.json_errors = bool(getattr(args, "json", False))
     if getattr(args, "driver", None) is not None and not args.driver.strip():
         # An empty --driver "" (an unset shell variable, typically) must not quietly mean "search".
