@@ -117,3 +117,15 @@ def test_every_logger_is_documented() -> None:
     for n in names:
         assert n == "cuentry" or n.startswith("cuentry."), n
         assert f"`{n}`" in page, f"logger {n} is not in docs/logging.md"
+
+
+def test_commands_page_covers_every_command() -> None:
+    """docs/commands.md has a section and a --help placeholder for each command the parser has."""
+    from cuentry.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    page = (DOCS / "commands.md").read_text()
+    for cmd in sub.choices:
+        assert f"\n## {cmd}\n" in page, cmd
+        assert f"<!-- cuentry-help: {cmd} -->" in page, cmd
