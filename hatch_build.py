@@ -1,4 +1,4 @@
-"""Build hook: compile cuentry's fast call extension into the wheel where a C compiler exists.
+"""Build hook: compile cuentry's call extension (cuentry.calls._fastcall) into the wheel where a C compiler exists.
 
 Without a compiler (or Python headers) the wheel is built pure and cuentry runs on
 its pure backend; `cuentry doctor` then says so. Set CUENTRY_NO_COMPILE=1 to build
@@ -16,8 +16,8 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
-class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
-    PLUGIN_NAME = "cuentry-stubs"
+class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
+    PLUGIN_NAME = "cuentry-call-extension"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
@@ -28,9 +28,9 @@ class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
         src = os.path.join(self.root, "src")
         sys.path.insert(0, src)
         try:
-            from cuentry._fastgen import build
+            from cuentry.calls._fastgen import build
 
-            tmp = tempfile.mkdtemp(prefix="cuentry-stubs-")
+            tmp = tempfile.mkdtemp(prefix="cuentry-calls-")
             so = build(tmp)
         except Exception as exc:
             self.app.display_warning(f"cuentry: compiled call extension not built ({type(exc).__name__}: {exc}); "
@@ -42,9 +42,9 @@ class StubsBuildHook(BuildHookInterface):  # type: ignore[misc]
                 del sys.modules[m]
         name = os.path.basename(so)
         if version == "editable":
-            shutil.copy2(so, os.path.join(src, "cuentry", name))
+            shutil.copy2(so, os.path.join(src, "cuentry", "calls", name))
         else:
-            build_data["force_include"][so] = f"cuentry/{name}"
+            build_data["force_include"][so] = f"cuentry/calls/{name}"
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         self.app.display_info(f"cuentry: compiled call extension built ({name})")

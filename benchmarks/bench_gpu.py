@@ -25,8 +25,14 @@ from _common import add_src, env, race
 
 add_src()
 
-from cuentry import Driver, Table, out, required  # noqa: E402
-from cuentry._ffi import ffi  # noqa: E402
+try:  # cffi: a raw baseline only (cuentry does not use it)
+    import cffi
+
+    ffi = cffi.FFI()
+except ImportError:
+    ffi = None
+
+from cuentry import Driver, Table, kernel_params, out, required  # noqa: E402
 from cuentry.catalog import catalog  # noqa: E402
 
 N = 50_000
@@ -83,7 +89,7 @@ def main() -> int:
     from cuda.bindings import driver as cb
 
     drv = Driver.load()
-    from cuentry._ffi import backend
+    from cuentry.calls import backend
 
     res: dict[str, object] = {"backend": backend()["name"], "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                               "driver_version": drv.driver_version, "driver": drv.path,
@@ -109,8 +115,8 @@ def main() -> int:
     mod, fn = out("CUmodule"), out("CUfunction")
     t.cuModuleLoadData.checked(mod, EMPTY_PTX)
     t.cuModuleGetFunction.checked(fn, mod[0], b"empty")
-    dummy = ffi.new("unsigned long long *", 0)
-    params = ffi.new("void *[1]", [dummy])
+    params = kernel_params(("unsigned long long", 0))
+    paddr = params.address
     stream = 0
 
     rows = []
@@ -128,8 +134,9 @@ def main() -> int:
                     f()
             return run
         lam = lambda: None  # noqa: E731
-        r = {"call": label, **race({"cuentry": loop(entry_call), "cffi": loop(cffi_call), "ctypes": loop(ctypes_call),
-                                    "cuda_bindings": loop(cb_call), "empty_lambda": loop(lam)}, n, 7)}
+        thunks = {"cuentry": loop(entry_call), "cffi": loop(cffi_call or ctypes_call), "ctypes": loop(ctypes_call),
+                  "cuda_bindings": loop(cb_call), "empty_lambda": loop(lam)}
+        r = {"call": label, **race(thunks, n, 7)}
         r["c_loop"] = min(c_loop(n) / n for _ in range(5))
         r = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()}
         r["vs_cuda_bindings"] = round(r["cuentry"] / r["cuda_bindings"], 3)  # type: ignore[operator]
@@ -140,41 +147,43 @@ def main() -> int:
     # cuCtxGetCurrent
     f = t.cuCtxGetCurrent
     p = out("CUcontext")
-    raw = ffi.cast("int(*)(void *)", f.address)
+    cp = ffi.new("uintptr_t[1]") if ffi else None
+    raw = ffi.cast("int(*)(void *)", f.address) if ffi else None
     ct = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(f.address)
     cref = ctypes.byref(ctypes.c_void_p())
-    measure("cuCtxGetCurrent", lambda: f(p), lambda: raw(p), lambda: ct(cref), lambda: cb.cuCtxGetCurrent(),
+    measure("cuCtxGetCurrent", lambda: f(p), raw and (lambda: raw(cp)), lambda: ct(cref), lambda: cb.cuCtxGetCurrent(),
             lambda n: loops.loop_ctx(ctypes.c_void_p(f.address), n))
     # cuDeviceGetAttribute (MULTIPROCESSOR_COUNT of device 0)
     g = t.cuDeviceGetAttribute
     iv = out("int")
-    raw2 = ffi.cast("int(*)(void *, int, int)", g.address)
+    ci = ffi.new("int[1]") if ffi else None
+    raw2 = ffi.cast("int(*)(void *, int, int)", g.address) if ffi else None
     ct2 = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int)(g.address)
     iref = ctypes.byref(ctypes.c_int())
     attr = cb.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
     dev0 = cb.CUdevice(0)
-    measure("cuDeviceGetAttribute", lambda: g(iv, 16, 0), lambda: raw2(iv, 16, 0), lambda: ct2(iref, 16, 0),
+    measure("cuDeviceGetAttribute", lambda: g(iv, 16, 0), raw2 and (lambda: raw2(ci, 16, 0)), lambda: ct2(iref, 16, 0),
             lambda: cb.cuDeviceGetAttribute(attr, dev0), lambda n: loops.loop_attr(ctypes.c_void_p(g.address), n))
     # cuEventRecord on the legacy default stream
     h = t.cuEventRecord
     evh = ev[0]
-    raw3 = ffi.cast("int(*)(uintptr_t, uintptr_t)", h.address)
+    raw3 = ffi.cast("int(*)(uintptr_t, uintptr_t)", h.address) if ffi else None
     ct3 = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(h.address)
     cbev, cbs = cb.CUevent(evh), cb.CUstream(stream)
-    measure("cuEventRecord", lambda: h(evh, stream), lambda: raw3(evh, stream), lambda: ct3(evh, None),
+    measure("cuEventRecord", lambda: h(evh, stream), raw3 and (lambda: raw3(evh, stream)), lambda: ct3(evh, None),
             lambda: cb.cuEventRecord(cbev, cbs),
             lambda n: loops.loop_rec(ctypes.c_void_p(h.address), n, ctypes.c_void_p(evh), None), n=20_000)
     # cuLaunchKernel, 11 arguments, an empty kernel
     k = t.cuLaunchKernel
     fnh = fn[0]
     raw4 = ffi.cast("int(*)(uintptr_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,"
-                    " uintptr_t, void *, void *)", k.address)
+                    " uintptr_t, void *, void *)", k.address) if ffi else None
+    cparams = ffi.cast("void *", paddr) if ffi else None
     ct4 = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *([ctypes.c_uint] * 7), ctypes.c_void_p,
                            ctypes.c_void_p, ctypes.c_void_p)(k.address)
-    paddr = int(ffi.cast("uintptr_t", params))
     cbf = cb.CUfunction(fnh)
     measure("cuLaunchKernel", lambda: k(fnh, 1, 1, 1, 32, 1, 1, 0, 0, params, None),
-            lambda: raw4(fnh, 1, 1, 1, 32, 1, 1, 0, 0, params, ffi.NULL),
+            raw4 and (lambda: raw4(fnh, 1, 1, 1, 32, 1, 1, 0, 0, cparams, ffi.NULL)),
             lambda: ct4(fnh, 1, 1, 1, 32, 1, 1, 0, None, paddr, None),
             lambda: cb.cuLaunchKernel(cbf, 1, 1, 1, 32, 1, 1, 0, cbs, paddr, 0),
             lambda n: loops.loop_launch(ctypes.c_void_p(k.address), n, ctypes.c_void_p(fnh),

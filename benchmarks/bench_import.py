@@ -17,7 +17,7 @@ CASES = {
     "python -c pass": "pass",
     "import cuentry": "import cuentry",
     "import cuentry + first look-up": "import cuentry; cuentry.get_catalog().get('cuMemAlloc', 3020)",
-    "... + resolve-ready (cffi, driver module)": "import cuentry.driver",
+    "... + resolve-ready (ctypes, driver module)": "import cuentry.driver",
 }
 
 

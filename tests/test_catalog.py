@@ -206,15 +206,15 @@ def test_round_trip_declarations_compile_against_the_real_header(tmp_path: Path)
 @needs_headers
 @needs_cc
 def test_struct_layouts_match_the_real_header(tmp_path: Path, scanned13: object) -> None:
-    """cffi's layout of every aggregate equals the C compiler's, for those 13.0 defines as the catalog does.
+    """ctypes' layout of every aggregate equals the C compiler's, for those 13.0 defines as the catalog does.
 
     The catalog takes aggregates from the newest toolkit; a few grew after 13.0 and are left out here.
     """
-    from cuentry import _ffi
-    from cuentry.callables import typemap
+    import ctypes
+
+    from cuentry.calls import struct_type
 
     b, ex = scanned13  # type: ignore[misc]
-    tm = typemap()
     aggs = CAT.types["aggregates"]
 
     def same_in_13(tag: str) -> bool:
@@ -230,8 +230,7 @@ def test_struct_layouts_match_the_real_header(tmp_path: Path, scanned13: object)
     checked = []
     for t in tags:
         try:
-            tm.declare(t)
-            checked.append((t, aggs[t]["kind"], _ffi.sizeof(f"{aggs[t]['kind']} {t}")))
+            checked.append((t, aggs[t]["kind"], ctypes.sizeof(struct_type(t))))
         except TypeError as exc:
             pytest.fail(f"{t}: {exc}")
     prog = ["#include <stdio.h>", "#include <cuda.h>", "#include <cudaEGL.h>", "#include <cudaGL.h>",
@@ -247,7 +246,7 @@ def test_struct_layouts_match_the_real_header(tmp_path: Path, scanned13: object)
     assert proc.returncode == 0, proc.stderr[:2000]
     sizes = [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True).stdout.split()]
     wrong = [(t, s, c) for (t, _, s), c in zip(checked, sizes) if s != c]
-    assert not wrong, f"cffi size vs C size differ: {wrong[:5]}"
+    assert not wrong, f"ctypes size vs C size differ: {wrong[:5]}"
     assert len(sizes) == len(checked)
     assert len(checked) > 50
 

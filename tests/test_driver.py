@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 import cuentry
-from cuentry import Classification, Driver, Runtime, out
-from cuentry.callables import as_bytes, as_str
+from cuentry import Classification, Driver, Runtime, as_bytes, as_str, out
 from cuentry.errors import (
     ArgumentError,
     CudaError,
@@ -282,9 +281,12 @@ class _Stream:
 def test_handles_accept_ints_protocol_objects_and_none(driver: Driver) -> None:
     set_cur, get_cur = driver.call("cuCtxSetCurrent", 4000), driver.call("cuCtxGetCurrent", 4000)
     cur = out("CUcontext")
-    for value, want in ((1234, 1234), (_Stream(777), 777), (None, 0)):
+    for value, want in ((1234, 1234), (None, 0)):
         assert set_cur(value) == 0
         assert get_cur(cur) == 0 and cur[0] == want
+    # __cuda_stream__ is the stream protocol: only CUstream parameters take it (tests/test_calls.py).
+    with pytest.raises(ArgumentError, match="'ctx'"):
+        set_cur(_Stream(777))
 
 
 def test_checked_raises_named_errors(driver: Driver) -> None:
@@ -332,29 +334,29 @@ def test_out_rejects_nonsense() -> None:
 
 
 def test_backend_is_reported_and_used(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cuentry import _ffi
+    from cuentry.calls import compiled
 
     fn = driver.call("cuCtxGetCurrent", 4000)
-    name = _ffi.backend()["name"]
+    name = compiled.backend()["name"]
     assert fn.backend == name and name in ("compiled", "pure")
     monkeypatch.setenv("CUENTRY_BACKEND", "pure")
-    assert _ffi.backend()["name"] == "pure"
+    assert compiled.backend()["name"] == "pure"
     pure = driver.call("cuCtxGetCurrent", 4000)
     assert pure.backend == "pure" and pure.address == fn.address
     c1, c2 = out("CUcontext"), out("CUcontext")
     assert fn(c1) == pure(c2) == 0 and c1[0] == c2[0]
     monkeypatch.setenv("CUENTRY_BACKEND", "auto")
     monkeypatch.setenv("CUENTRY_BACKEND", "compiled")
-    if _ffi.backend()["name"] == "missing":  # no stubs installed: asking for them is an error
-        with pytest.raises(ImportError, match="compiled extension cuentry._fastcall is not installed"):
-            _ffi.stubs()
+    if compiled.backend()["name"] == "missing":  # no extension installed: asking for it is an error
+        with pytest.raises(ImportError, match="compiled extension cuentry.calls._fastcall is not installed"):
+            compiled.extension()
     else:
         assert driver.call("cuCtxGetCurrent", 4000).backend == "compiled"
 
 
 def test_every_newest_abi_binds(driver: Driver) -> None:
     """Every catalog signature maps onto an FFI type (the typed callable builds)."""
-    from cuentry.callables import bind
+    from cuentry.calls import bind
 
     for sym in cuentry.get_catalog().symbols():
         for a in cuentry.get_catalog().abis(sym):
@@ -363,7 +365,7 @@ def test_every_newest_abi_binds(driver: Driver) -> None:
 
 
 def test_which_calls_keep_the_gil() -> None:
-    from cuentry.callables import holds_gil
+    from cuentry.calls import holds_gil
 
     assert holds_gil("cuCtxGetCurrent") and holds_gil("cuStreamQuery") and holds_gil("cuDeviceGetAttribute")
     assert not holds_gil("cuStreamSynchronize") and not holds_gil("cuMemcpyDtoH") and not holds_gil("cuLaunchKernel")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import pytest
 
-from cuentry import _ffi
+from cuentry.calls import ffi
 from cuentry.driver import Driver
 
 
@@ -71,12 +72,13 @@ def test_odd_inputs_match(driver: Driver, truth: dict[str, Any], case: str) -> N
 
 def test_null_outputs_refused_by_the_fake_not_crashing(driver: Driver) -> None:
     # The real driver crashes here (see REAL_DRIVER_FACTS); the fake says INVALID_VALUE, and cuentry never asks.
-    fn = driver.boot.fn("cuGetProcAddress_v2")
-    assert fn(_ffi.NULL, _ffi.new("void **"), 13000, 0, _ffi.NULL) == 1
-    assert fn(b"cuMemAlloc", _ffi.NULL, 13000, 0, _ffi.NULL) == 1
-    out = _ffi.new("void **")
-    assert fn(b"cuMemAlloc", out, 13000, 0, _ffi.NULL) == 0  # a NULL status is fine, as on the real driver
-    assert int(_ffi.cast("uintptr_t", out[0])) == driver.library.address("cuMemAlloc_v2")
+    restype, argtypes = ffi.BOOTSTRAP["cuGetProcAddress_v2"]
+    fn = ffi.function_at(driver.library.address("cuGetProcAddress_v2"), restype, argtypes)
+    assert fn(None, ctypes.byref(ctypes.c_void_p()), 13000, 0, None) == 1
+    assert fn(b"cuMemAlloc", None, 13000, 0, None) == 1
+    out = ctypes.c_void_p()
+    assert fn(b"cuMemAlloc", ctypes.byref(out), 13000, 0, None) == 0  # a NULL status is fine, as on the real driver
+    assert out.value == driver.library.address("cuMemAlloc_v2")
 
 
 @pytest.mark.parametrize("key", ["cuMemAlloc@3020/0", "cuMemAlloc@2000/0", "cuMemAlloc@1000/0",

@@ -529,7 +529,7 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
 
 
 GOOD = """\
-from cuentry.callables import out
+from cuentry import out
 from cuentry.table import Unavailable
 from leg_table import leg, table
 

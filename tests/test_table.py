@@ -16,9 +16,11 @@ from cuentry.table import Unavailable, stream_from_env
 
 
 def _gpa_calls(d: Driver) -> int:
-    from cuentry import _ffi
+    import ctypes
 
-    return int(_ffi.function_at(d.library.address("cuentryFakeGetProcAddressCalls"), "long(*)(void)")())
+    from cuentry.calls import ffi
+
+    return int(ffi.function_at(d.library.address("cuentryFakeGetProcAddressCalls"), ctypes.c_long, ())())
 
 
 def test_lazy_once_and_cached_as_plain_attributes(driver: Driver) -> None:

@@ -1,12 +1,12 @@
 """cuentry: safe, ABI-pinned access to CUDA Driver API entry points.
 
 The names below are imported lazily, so ``import cuentry`` stays cheap and a
-catalog look-up never loads cffi or the driver.
+catalog look-up never loads ctypes or the driver.
 """
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
 if TYPE_CHECKING:
@@ -27,9 +27,12 @@ _EXPORTS = {
     "default_driver": "cuentry.driver",
     "Diagnostic": "cuentry.diagnostics",
     "Classification": "cuentry.diagnostics",
-    "out": "cuentry.callables",
-    "as_bytes": "cuentry.callables",
-    "as_str": "cuentry.callables",
+    "out": "cuentry.calls",
+    "as_bytes": "cuentry.calls",
+    "as_str": "cuentry.calls",
+    "address": "cuentry.calls",
+    "kernel_params": "cuentry.calls",
+    "Out": "cuentry.calls",
     "Table": "cuentry.table",
     "Entry": "cuentry.table",
     "required": "cuentry.table",
@@ -55,6 +58,7 @@ __all__ = [
     "Driver",
     "DriverNotFoundError",
     "Entry",
+    "Out",
     "ResolutionError",
     "Resolved",
     "Runtime",
@@ -64,11 +68,13 @@ __all__ = [
     "UnavailableError",
     "UnknownSymbolError",
     "UnknownVersionError",
+    "address",
     "as_bytes",
     "as_str",
     "default_driver",
     "format_version",
     "get_catalog",
+    "kernel_params",
     "optional",
     "out",
     "parse_version",
@@ -77,7 +83,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .callables import as_bytes, as_str, out
+    from .calls import Out, address, as_bytes, as_str, kernel_params, out
     from .catalog import Abi, Catalog, format_version, get_catalog, parse_version
     from .diagnostics import Classification, Diagnostic
     from .driver import Driver, Resolved, Runtime, default_driver, resolve
@@ -98,7 +104,8 @@ def __getattr__(name: str) -> Any:
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'cuentry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(mod), name)
+    __import__(mod)  # not importlib.import_module: importing importlib costs a cold start a millisecond
+    value = getattr(sys.modules[mod], name)
     globals()[name] = value
     return value
 

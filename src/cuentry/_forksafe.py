@@ -15,9 +15,9 @@ Other cuentry modules that need a lock: ``from ._forksafe import Lock, RLock``.
 
 from __future__ import annotations
 
+import _thread
 import os
-import threading
-import weakref
+from _weakrefset import WeakSet  # what weakref.WeakSet is; importing weakref and threading costs a cold start ms
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class _ForkSafe:
 
     def __init__(self, reentrant: bool) -> None:
         self._reentrant = reentrant
-        self._lock: Any = threading.RLock() if reentrant else threading.Lock()
+        self._lock: Any = _thread.RLock() if reentrant else _thread.allocate_lock()
         _ALL.add(self)
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
@@ -48,10 +48,10 @@ class _ForkSafe:
         self._lock.release()
 
     def _reinit(self) -> None:
-        self._lock = threading.RLock() if self._reentrant else threading.Lock()
+        self._lock = _thread.RLock() if self._reentrant else _thread.allocate_lock()
 
 
-_ALL: weakref.WeakSet[_ForkSafe] = weakref.WeakSet()
+_ALL: WeakSet[_ForkSafe] = WeakSet()
 
 
 def Lock() -> _ForkSafe:  # named like threading.Lock, which it replaces

@@ -10,10 +10,7 @@ concrete hint.
 
 from __future__ import annotations
 
-import logging
-from dataclasses import asdict, dataclass, field
-from enum import Enum
-from typing import Any
+import sys
 
 from .catalog import Catalog, catalog
 from .names import (
@@ -30,7 +27,69 @@ from .names import (
     stream_label,
 )
 
-log = logging.getLogger("cuentry")
+TYPE_CHECKING = False  # no typing, dataclasses, enum or logging at run time: a cold start stays cheap
+if TYPE_CHECKING:
+    from enum import Enum
+    from typing import Any
+else:
+
+    class _Members(type):
+        """A string enumeration without :mod:`enum` (which brings functools and collections: ~5 ms of a cold
+        start). Members are instances of the class (so ``str`` subclasses, equal to their values), looked up
+        by value with ``Cls(value)``, iterable in definition order, with ``.name`` and ``.value``."""
+
+        def __new__(mcls, name, bases, ns):
+            values = {k: v for k, v in ns.items() if k.isupper() and isinstance(v, str)}
+            for k in values:
+                del ns[k]
+            ns.setdefault("__repr__", lambda self: f"<{name}.{self.name}: {str.__str__(self)!r}>")
+            ns.setdefault("__str__", lambda self: f"{name}.{self.name}")
+            ns.setdefault("__format__", lambda self, spec: format(str(self), spec))
+            cls = super().__new__(mcls, name, bases, ns)
+            members = {}
+            for k, v in values.items():
+                m = str.__new__(cls, v)
+                m._name_ = k
+                type.__setattr__(cls, k, m)
+                members[k] = m
+            type.__setattr__(cls, "_members_", members)
+            type.__setattr__(cls, "_by_value_", {str.__str__(m): m for m in members.values()})
+            return cls
+
+        def __call__(cls, value):
+            if isinstance(value, cls):
+                return value
+            try:
+                return cls._by_value_[value]
+            except (KeyError, TypeError):
+                raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
+
+        def __iter__(cls):
+            return iter(cls._members_.values())
+
+        def __len__(cls):
+            return len(cls._members_)
+
+        def __getitem__(cls, name):
+            return cls._members_[name]
+
+        def __setattr__(cls, name, value):
+            raise AttributeError(f"cannot reassign {cls.__name__}.{name}")
+
+    class Enum(metaclass=_Members):
+        __slots__ = ()
+
+        @property
+        def name(self):
+            return self._name_
+
+        @property
+        def value(self):
+            return str.__str__(self)
+
+        def __reduce__(self):
+            return (type(self), (str.__str__(self),))
+
 
 class Classification(str, Enum):
     """Why a query ended as it did."""
@@ -78,7 +137,10 @@ def _cu_names(cat: Catalog) -> dict[int, str]:
     return got
 
 
-@dataclass(slots=True)
+_FIELDS = ("symbol", "version", "flags", "stream", "access", "driver_version", "library", "result", "result_name",
+           "query", "query_emulated", "address", "classification", "hint", "abi", "exported", "suggestions")
+
+
 class Diagnostic:
     """Everything known about one query, and what it means. Treat it as read-only.
 
@@ -100,9 +162,43 @@ class Diagnostic:
     address: int
     classification: Classification
     hint: str
-    abi: str | None = None           # the PFN typedef the pin binds (PFN_cuMemAlloc_v3020)
-    exported: str | None = None      # the exported name of that ABI, where known
-    suggestions: tuple[str, ...] = field(default_factory=tuple)
+    abi: str | None           # the PFN typedef the pin binds (PFN_cuMemAlloc_v3020)
+    exported: str | None      # the exported name of that ABI, where known
+    suggestions: tuple[str, ...]
+
+    __slots__ = _FIELDS
+
+    def __init__(self, symbol: str, version: int | None, flags: int | None, stream: str | None, access: str,
+                 driver_version: int | None, library: str | None, result: int | None, result_name: str,
+                 query: int | None, query_emulated: bool, address: int, classification: Classification, hint: str,
+                 abi: str | None = None, exported: str | None = None, suggestions: tuple[str, ...] = ()) -> None:
+        self.symbol = symbol
+        self.version = version
+        self.flags = flags
+        self.stream = stream
+        self.access = access
+        self.driver_version = driver_version
+        self.library = library
+        self.result = result
+        self.result_name = result_name
+        self.query = query
+        self.query_emulated = query_emulated
+        self.address = address
+        self.classification = classification
+        self.hint = hint
+        self.abi = abi
+        self.exported = exported
+        self.suggestions = suggestions
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Diagnostic:
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({', '.join(f'{k}={getattr(self, k)!r}' for k in _FIELDS)})"
 
     @property
     def ok(self) -> bool:
@@ -138,7 +234,7 @@ class Diagnostic:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d: dict[str, Any] = {k: getattr(self, k) for k in _FIELDS}
         d["classification"] = self.classification.value
         d["flags_name"] = self.flags_name
         d["query_name"] = self.query_name
@@ -147,6 +243,12 @@ class Diagnostic:
         return d
 
     def log(self) -> None:
+        # Until something imports logging, no handler can be configured and DEBUG/INFO records
+        # would go nowhere: skip it, and a cold start does not pay for importing it.
+        logging = sys.modules.get("logging")
+        if logging is None:
+            return
+        log = logging.getLogger("cuentry")
         level = logging.DEBUG if self.ok else logging.INFO
         if log.isEnabledFor(level):
             log.log(level, "cuentry: %s", self.log_line())

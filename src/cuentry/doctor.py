@@ -44,7 +44,7 @@ def coverage(drv: Driver, cat: Catalog | None = None, progress: Progress | None 
 
 
 def _backend() -> dict[str, str]:
-    from ._ffi import backend
+    from .calls import backend
 
     return backend()
 

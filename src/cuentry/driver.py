@@ -19,13 +19,9 @@ symbol or output pointer (a real driver crashes on those).
 
 from __future__ import annotations
 
-import warnings
-import weakref
-from dataclasses import dataclass
-from typing import Any
-
-from . import _ffi, _forksafe
-from .callables import TypedFunction, bind, invalidate
+from . import _forksafe
+from .calls import bind
+from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
 from .errors import CatalogError, CudaError, DriverClosedError, ResolutionError, UsageError
@@ -49,13 +45,37 @@ from .names import (
     stream_of_flags,
 )
 
+TYPE_CHECKING = False  # typing, dataclasses and warnings are not imported at run time: a cold start stays cheap
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
+    from .calls import TypedFunction
+
+
 class Resolved:
-    """A successful resolution: the typed callable and its diagnostic."""
+    """A successful resolution: the typed callable and its diagnostic (read-only)."""
 
+    __slots__ = ("function", "diagnostic")
     function: TypedFunction
     diagnostic: Diagnostic
+
+    def __init__(self, function: TypedFunction, diagnostic: Diagnostic) -> None:
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "diagnostic", diagnostic)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Resolved is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Resolved:
+            return NotImplemented
+        return (self.function, self.diagnostic) == (other.function, other.diagnostic)
+
+    def __hash__(self) -> int:
+        return hash((self.function, id(self.diagnostic)))
+
+    def __repr__(self) -> str:
+        return f"Resolved(function={self.function!r}, diagnostic={self.diagnostic!r})"
 
     @property
     def address(self) -> int:
@@ -74,8 +94,7 @@ class _Source:
         self.how: str = found.how
         self.attempts: list[Attempt] = list(found.attempts)
         self.fake: bool = found.fake
-        self.boot = _ffi.Bootstrap(found.library)
-        self._bound: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.boot = Bootstrap(found.library)
         self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
 
@@ -88,11 +107,11 @@ class _Source:
             raise DriverClosedError(what)
 
     def close(self) -> None:
-        """Unload the library; every function bound from it raises DriverClosedError afterwards."""
-        with self._lock:
-            for fn in list(self._bound):
-                invalidate(fn, f"{fn.abi.symbol} ({self.path})")
-            self._bound.clear()
+        """Unload the library; every function bound from it raises DriverClosedError afterwards.
+
+        Calls in flight in other threads are waited for (a few seconds at most); if
+        they do not return, DriverBusyError is raised and the library stays mapped.
+        """
         self.library.close()
 
     def __enter__(self) -> Any:
@@ -176,9 +195,7 @@ class _Source:
         d.log()
         if not d.ok:
             raise ResolutionError(d)
-        fn = bind(abi, addr, error_name=self.error_name, cat=self.cat)
-        with self._lock:
-            self._bound.add(fn)
+        fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
         return Resolved(fn, d)
 
     def _result_name(self, rc: int) -> str:
@@ -306,10 +323,10 @@ class Runtime(_Source):
         return cls(load_runtime(path), cat)
 
     def _result_name(self, rc: int) -> str:
-        if self.boot.has("cudaGetErrorName") and not self.library.closed:
-            p = self.boot.fn("cudaGetErrorName")(rc)
-            if p != _ffi.NULL:
-                return _ffi.string(p).decode()
+        if not self.library.closed:
+            name = self.boot.runtime_error_name(rc)
+            if name:
+                return name
         return RUNTIME_ERROR_NAMES.get(rc, f"cudaError_t({rc})")
 
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False,
@@ -326,6 +343,8 @@ class Runtime(_Source):
             rc, st, addr = self.boot.runtime_entry_point(sym.encode(), ver, flags)
             access = "runtime"
         elif allow_deprecated and self.boot.has("cudaGetDriverEntryPoint"):
+            import warnings
+
             warnings.warn(
                 f"cudaGetDriverEntryPoint asks at the runtime's own version ({self.runtime_version}), "
                 f"not at the pin {ver}: it may bind a newer ABI than {abi.pfn}",

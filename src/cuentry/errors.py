@@ -312,3 +312,35 @@ class BuildCacheError(BuildError):
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "path": self.path, "detail": self.detail}
+
+
+# --- typed calls (the call layer, cuentry.calls) ----------------------------------------
+
+
+class ArgumentRangeError(ArgumentError, OverflowError):
+    """An integer argument is outside the exact range of its C type (it would have been truncated)."""
+
+    def __init__(self, message: str, *, function: str, parameter: str, value: int, low: int, high: int,
+                 hint: str = "") -> None:
+        self.function = function
+        self.parameter = parameter
+        self.value = value
+        self.low = low
+        self.high = high
+        super().__init__(message, hint=hint)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "function": self.function, "parameter": self.parameter, "value": self.value,
+                "low": self.low, "high": self.high}
+
+
+class DriverBusyError(DriverError):
+    """close() found calls into the library still running after waiting: the library stays mapped."""
+
+    def __init__(self, what: str, in_flight: int, waited: float) -> None:
+        self.in_flight = in_flight
+        super().__init__(
+            f"{what}: {in_flight} call(s) still in flight after {waited:g} s; the library was not unmapped "
+            "(new calls are refused)",
+            hint="let the other threads' driver calls return, then call close() again",
+        )

@@ -16,14 +16,10 @@ NVIDIA wheels, ``$CUDA_PATH``, ``$CUDA_HOME``, ``/usr/local/cuda``).
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
-import sysconfig
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from . import _ffi
+from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
 from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError
 from .names import CUDA_ERROR_STUB_LIBRARY
 
@@ -37,25 +33,51 @@ _LINUX_DIRS = (
 WSL_DIR = "/usr/lib/wsl/lib"
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One place looked at, and what happened."""
+TYPE_CHECKING = False  # no typing/dataclasses at run time: a cold start stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
+
+class Attempt:
+    """One place looked at, and what happened (read-only)."""
+
+    __slots__ = ("candidate", "how", "outcome")
     candidate: str
     how: str
     outcome: str
 
+    def __init__(self, candidate: str, how: str, outcome: str) -> None:
+        for k, v in (("candidate", candidate), ("how", how), ("outcome", outcome)):
+            object.__setattr__(self, k, v)
 
-@dataclass
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Attempt is read-only")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Attempt:
+            return NotImplemented
+        return (self.candidate, self.how, self.outcome) == (other.candidate, other.how, other.outcome)
+
+    def __hash__(self) -> int:
+        return hash((self.candidate, self.how, self.outcome))
+
+    def __repr__(self) -> str:
+        return f"Attempt(candidate={self.candidate!r}, how={self.how!r}, outcome={self.outcome!r})"
+
+
 class Found:
     """A loaded library and how it was found."""
 
-    library: _ffi.SharedLibrary
-    path: str
-    how: str
-    attempts: list[Attempt] = field(default_factory=list)
-    stub: bool = False
-    fake: bool = False
+    __slots__ = ("library", "path", "how", "attempts", "stub", "fake")
+
+    def __init__(self, library: SharedLibrary, path: str, how: str, attempts: list[Attempt] | None = None,
+                 stub: bool = False, fake: bool = False) -> None:
+        self.library = library
+        self.path = path
+        self.how = how
+        self.attempts: list[Attempt] = [] if attempts is None else attempts
+        self.stub = stub
+        self.fake = fake
 
 
 def driver_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
@@ -98,7 +120,7 @@ def is_stub_path(path: str) -> bool:
     return f"{os.sep}stubs{os.sep}" in path or path.endswith(f"{os.sep}stubs")
 
 
-def _open(cand: str, how: str, attempts: list[Attempt]) -> _ffi.SharedLibrary | None:
+def _open(cand: str, how: str, attempts: list[Attempt]) -> SharedLibrary | None:
     """dlopen one candidate, recording why it failed."""
     if "\0" in cand:
         attempts.append(Attempt(cand, how, "not a path (it holds a NUL character)"))
@@ -107,8 +129,8 @@ def _open(cand: str, how: str, attempts: list[Attempt]) -> _ffi.SharedLibrary | 
         attempts.append(Attempt(cand, how, "no such file"))
         return None
     try:
-        return _ffi.SharedLibrary(cand)
-    except _ffi.LoadFailure as exc:
+        return SharedLibrary(cand)
+    except LoadFailure as exc:
         attempts.append(Attempt(cand, how, str(exc)))
         return None
 
@@ -132,7 +154,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             continue
         stub = is_stub_path(path) or is_stub_path(cand)
         if not stub:
-            boot = _ffi.Bootstrap(lib)
+            boot = Bootstrap(lib)
             stub = boot.call("cuInit", 0) == CUDA_ERROR_STUB_LIBRARY
         if stub and not allow_stub:
             lib.close()
@@ -198,9 +220,9 @@ def toolkit_roots() -> list[tuple[str, str]]:
     return out
 
 
-def _check_fake_env(lib: _ffi.SharedLibrary) -> None:
+def _check_fake_env(lib: SharedLibrary) -> None:
     """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
-    from .testing.fakedriver import check_env
+    from .testing.fakeenv import check_env
 
     try:
         check_env()
@@ -238,6 +260,9 @@ def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
         return out
     for soname in ("libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"):
         out.append((soname, "system loader (LD_LIBRARY_PATH, ld.so cache)"))
+    import glob
+    import sysconfig
+
     purelib = sysconfig.get_paths().get("purelib", "")
     for pattern in ("nvidia/cu13/lib/libcudart.so.*", "nvidia/cuda_runtime/lib/libcudart.so.*"):
         for p in sorted(glob.glob(os.path.join(purelib, pattern)), reverse=True):

@@ -139,9 +139,8 @@ def has_suffix(name: str) -> bool:
 
 def is_identifier(text: str) -> bool:
     """An ASCII C identifier (no control characters, no NUL)."""
-    import re
-
-    return text.isascii() and re.fullmatch(IDENTIFIER_PATTERN, text) is not None
+    # == IDENTIFIER_PATTERN for ASCII text, without importing re on the resolve path
+    return text.isascii() and text.isidentifier()
 
 
 def check_symbol(symbol: object) -> str:

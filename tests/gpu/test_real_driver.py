@@ -5,6 +5,7 @@ Run with `python -m pytest -m gpu tests/gpu` on a machine with a GPU.
 
 from __future__ import annotations
 
+import array
 import io
 import json
 from pathlib import Path
@@ -12,9 +13,7 @@ from typing import Any
 
 import pytest
 
-from cuentry import Classification, Driver, Runtime, Table, optional, out, required
-from cuentry._ffi import ffi
-from cuentry.callables import as_bytes, as_str
+from cuentry import Classification, Driver, Runtime, Table, as_bytes, as_str, kernel_params, optional, out, required
 from cuentry.catalog import catalog
 from cuentry.errors import CudaError, DriverError, ResolutionError
 
@@ -131,15 +130,13 @@ def test_kernel_launch_through_cuLaunchKernel(real: Driver, ctx: int) -> None:
     n = 1000
     d = out("CUdeviceptr")
     real.call("cuMemAlloc", 3020).checked(d, 4 * n)
-    host = ffi.new("unsigned int[]", list(range(n)))
+    host = array.array("I", range(n))
     real.call("cuMemcpyHtoD", 3020).checked(d[0], host, 4 * n)
-    p0 = ffi.new("unsigned long long *", d[0])
-    p1 = ffi.new("unsigned int *", n)
-    params = ffi.new("void *[2]", [p0, p1])
+    params = kernel_params(("CUdeviceptr", d[0]), ("unsigned int", n))
     launch = real.call("cuLaunchKernel", 4000)
     launch.checked(fn[0], (n + 255) // 256, 1, 1, 256, 1, 1, 0, 0, params, None)
     real.call("cuCtxSynchronize", 2000).checked()
-    back = ffi.new("unsigned int[]", n)
+    back = array.array("I", bytes(4 * n))
     real.call("cuMemcpyDtoH", 3020).checked(back, d[0], 4 * n)
     assert list(back) == [i + 1 for i in range(n)]
     real.call("cuMemFree", 3020).checked(d[0])

@@ -151,9 +151,11 @@ def test_trace_framework(name: str, out_dir: Path, driver_version: int, tmp_path
     if importlib.util.find_spec(module.split(".")[0]) is None or (
             "." in module and importlib.util.find_spec(module) is None):
         pytest.skip(f"{module} is not installed")
-    base = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=600,
+    prog = tmp_path / f"{name.replace('.', '_')}_program.py"  # a file: triton.jit reads its function's source
+    prog.write_text(code)
+    base = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=_env(), timeout=600,
                           check=False)
-    rep, stdout, stderr = _run_captured([sys.executable, "-c", code], tmp_path, fn=tr.run)
+    rep, stdout, stderr = _run_captured([sys.executable, str(prog)], tmp_path, fn=tr.run)
     data = {"framework": name, "plain_exit": base.returncode, "plain_stdout": base.stdout[-2000:],
             "traced_stdout": stdout[-2000:], "traced_stderr": stderr[-2000:], "report": rep.to_dict()}
     _save(out_dir, f"trace-{name}", data)

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..callables import typemap
+from ..calls import enum_type
 from ..catalog import Abi, Catalog
 from ..errors import TableDeclarationError
 from ..names import format_version, parse_version
@@ -117,7 +117,6 @@ class _Types:
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
         self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
-        self._typemap = typemap(cat)
         order = {t: i for i, t in enumerate(cat.history)}
         self._first: dict[str, int] = {}
         self._origin: dict[str, str] = {}
@@ -192,7 +191,7 @@ class _Types:
         if spelling.startswith("enum "):
             body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
             text = f"{spelling} {{ {body} }};"
-            under = self._typemap.enum_type(key)
+            under = enum_type(key, self.cat)
         else:
             text = f"typedef {self.cat.types['typedefs'][key]['type']} {key};"
             under = "int"

@@ -6,8 +6,8 @@ entry with a :class:`typing.Protocol` whose ``__call__`` has the catalog's
 parameter names and types, so editors complete ``acme.cuCtxCreate(`` with
 ``pctx, ctxCreateParams, flags, dev`` and mypy checks arity and argument kinds.
 
-Entries are called positionally (the typed callables take no keywords), so
-the parameters are positional-only. Optional entries are typed
+Entries are typed positional-only (the typed callables also take the header's
+names as keywords, docs/calls.md). Optional entries are typed
 ``<Protocol> | Unavailable``; an entry whose fallback chain binds ABIs of
 different function types is typed as the union of them, which a caller narrows
 by the ABI that resolved (``fn.abi.version``) before calling.
@@ -18,8 +18,7 @@ from __future__ import annotations
 import keyword
 from typing import TYPE_CHECKING
 
-from .._ffi import FLOAT, HANDLE, INT, POINTER, STRING, STRUCT
-from ..callables import typemap
+from ..calls import contract
 from ..errors import TableDeclarationError
 from .model import Plan, Slot, plan
 
@@ -27,7 +26,10 @@ if TYPE_CHECKING:
     from ..catalog import Abi
     from ..manifest import EntrySpec, Manifest
 
-_ANNOTATIONS = {INT: "int", HANDLE: "Handle", FLOAT: "float", POINTER: "Pointer", STRING: "String", STRUCT: "Struct"}
+_ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
+                contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
+                contract.OUTBUF: "Pointer", contract.ARRAY: "Pointer", contract.STRUCTPTR: "Pointer",
+                contract.FUNCPTR: "Pointer"}
 
 
 def generate_python(manifest: Manifest) -> str:
@@ -58,9 +60,11 @@ def protocol_name(abi: Abi) -> str:
 
 
 def _protocol(abi: Abi) -> list[str]:
-    tm = typemap()
+    from ..catalog import catalog
+
+    hints = contract.Hints(catalog().ffi_hints)
     seen: set[str] = set()
-    params = [f"{_param_name(p.name, i, seen)}: {_ANNOTATIONS[tm.param(p.canonical)[1]]}"
+    params = [f"{_param_name(p.name, i, seen)}: {_ANNOTATIONS[contract.classify(i, p, hints).kind]}"
               for i, p in enumerate(abi.signature.params)]
     args = ", ".join(["self", *params, "/"]) if params else "self"
     decl = abi.c_typedef().replace('"', "'")
@@ -131,7 +135,7 @@ def render(p: Plan, manifest: Manifest) -> str:
         "from cuentry.table import Table, Unavailable, optional, required",
         "",
         "Handle = Any   # an int handle, None, or an object with __cuda_stream__ / .ptr / .handle",
-        "Pointer = Any  # cuentry.out(...), a writable buffer, an int address, or None",
+        "Pointer = Any  # cuentry.out(...), a writable buffer, cuentry.address(n), or None (docs/calls.md)",
         "String = bytes | str | None",
         "Struct = Any   # a struct value: cuentry.out('T')[0]",
         "",

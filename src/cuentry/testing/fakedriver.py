@@ -38,13 +38,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 
 from ..buildcache import cached_build
 from ..catalog import Catalog, catalog
-from ..errors import BuildError, UsageError
-from ..names import MAX_VERSION
+from ..errors import BuildError
+from .fakeenv import ENV_KNOBS as ENV_KNOBS  # re-exported
+from .fakeenv import check_env as check_env  # re-exported
 
 VARIANTS = ("full", "v1", "nogpa", "stub")
 # Typedef'd, but not exported by a real Linux driver (measured on 580.159.04).
@@ -78,6 +78,7 @@ _PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 typedef int CUresult;
 #define EXPORT __attribute__((visibility("default")))
 #if defined(FAKE_STUB)
@@ -97,6 +98,8 @@ static char primary_ctx[64];
 EXPORT const char cuentryFakeDriver[] = "cuentry fake driver";
 EXPORT long cuentryFakeGetProcAddressCalls(void) { return __atomic_load_n(&gpa_calls, __ATOMIC_SEQ_CST); }
 EXPORT void cuentryFakeReset(void) { initialized = 0; current_ctx = 0; __atomic_store_n(&gpa_calls, 0, __ATOMIC_SEQ_CST); }
+/* A call that takes a while (tests of close() during a call in flight): sleeps ms milliseconds. */
+EXPORT CUresult cuentryFakeSleep(unsigned int ms) { struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L}; nanosleep(&t, NULL); return 0; }
 """
 
 _IMPL = r"""
@@ -281,21 +284,7 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
 
 # The fake driver's run-time knobs: (variable, smallest valid value). The C side reads them at every
 # call with atoi, which turns a typo into 0; cuentry checks them when it loads the fake driver.
-ENV_KNOBS = (("CUENTRY_FAKE_DRIVER_VERSION", 1), ("CUENTRY_FAKE_RUNTIME_VERSION", 1), ("CUENTRY_FAKE_DEVICE_COUNT", 0))
-
-
-def check_env(environ: Mapping[str, str] | None = None) -> None:
-    """Refuse a fake-driver knob whose value is not a plain decimal number in range (UsageError)."""
-    env = os.environ if environ is None else environ
-    for name, low in ENV_KNOBS:
-        raw = env.get(name)
-        if raw is None or raw == "":
-            continue
-        text = raw.strip()
-        if not (text.isascii() and text.isdigit() and len(text) <= 10 and low <= int(text) <= MAX_VERSION):
-            raise UsageError(f"${name}={raw!r} is not a number the fake driver can use",
-                             hint=f"set {name} to a decimal number from {low} (e.g. 13000 for a version), "
-                                  "or unset it for the default")
+# ENV_KNOBS and check_env live in .fakeenv (the loader checks the knobs without importing the builder)
 
 
 _DEFINES = {"full": (), "v1": ("-DFAKE_V1",), "nogpa": ("-DFAKE_NOGPA",), "stub": ("-DFAKE_STUB",)}

@@ -1,0 +1,135 @@
+"""Cold start: a fresh process that imports, loads the driver, resolves cuCtxGetCurrent and calls it.
+
+Compared, in one run, as fresh subprocesses interleaved round by round (so drift
+hits all alike), against a hand-written ctypes program doing the same
+(dlopen, cuInit, cuGetProcAddress_v2, one call), and, where ``cuda.bindings`` is
+importable (the GPU host), against cuda.bindings (import + cuInit + first call).
+Goal (issue 11): cuentry at most 15 ms over the ctypes program on the dev VM.
+
+    python benchmarks/bench_coldstart.py [--driver PATH] [--runs N] [--json]
+
+Without --driver (or $CUENTRY_DRIVER): the real driver where the loader finds one (the GPU host),
+else the fake driver, built here; --fake forces the fake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import SRC, add_src, env
+
+CTYPES = r"""
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.cuInit.argtypes = [ctypes.c_uint]
+assert lib.cuInit(0) == 0
+gpa = lib.cuGetProcAddress_v2
+gpa.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_uint64,
+                ctypes.POINTER(ctypes.c_int)]
+pfn, st = ctypes.c_void_p(), ctypes.c_int()
+assert gpa(b"cuCtxGetCurrent", ctypes.byref(pfn), 4000, 1, ctypes.byref(st)) == 0 and pfn.value
+f = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))(pfn.value)
+ctx = ctypes.c_void_p()
+assert f(ctypes.byref(ctx)) in (0, 201)
+"""
+
+CUENTRY = r"""
+import sys
+import cuentry
+d = cuentry.Driver.load(sys.argv[1])
+f = d.call("cuCtxGetCurrent", 4000)
+assert f(cuentry.out("CUcontext")) in (0, 201)
+"""
+
+BINDINGS = r"""
+from cuda.bindings import driver
+(err,) = driver.cuInit(0)
+err, ctx = driver.cuCtxGetCurrent()
+"""
+
+
+def _fake_driver() -> str:
+    add_src()
+    from cuentry.testing import fakedriver
+
+    return str(fakedriver.build(Path(tempfile.mkdtemp(prefix="cuentry-bench-")), "full"))
+
+
+def _real_driver() -> str | None:
+    """The real driver the loader finds (not the fake, not the toolkit's stub), or None."""
+    add_src()
+    from cuentry.errors import CuentryError
+    from cuentry.loader import load_driver
+
+    try:
+        found = load_driver()
+    except CuentryError:
+        return None
+    found.library.close()
+    return None if found.fake or found.stub else found.path
+
+
+def _run(code: str, driver: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one fresh process; CPU time is less disturbed by a busy machine."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code, driver], check=True, env=env(), stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--driver", default=os.environ.get("CUENTRY_DRIVER"))
+    ap.add_argument("--fake", action="store_true", help="use the fake driver even where a real one is installed")
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    driver = a.driver or (None if a.fake else _real_driver()) or _fake_driver()
+    compileall.compile_dir(SRC, quiet=1)  # an installed package has its bytecode compiled at install time
+    cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY}
+    probe = subprocess.run([sys.executable, "-c", "import cuda.bindings.driver"], env=env(), capture_output=True)
+    if probe.returncode == 0:
+        cases["cuda.bindings"] = BINDINGS
+    for code in cases.values():  # warm the page cache
+        _run(code, driver)
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
+    for _ in range(a.runs):
+        for k, code in cases.items():
+            times[k].append(_run(code, driver))
+    med = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
+    base, cbase = med["hand-written ctypes"], cpu["hand-written ctypes"]
+    rows = [{"case": k, "ms": round(v * 1e3, 2), "over_ctypes_ms": round((v - base) * 1e3, 2),
+             "ratio_to_ctypes": round(v / base, 3), "cpu_ms": round(cpu[k] * 1e3, 2),
+             "cpu_over_ctypes_ms": round((cpu[k] - cbase) * 1e3, 2)} for k, v in med.items()]
+    extra = (med["cuentry"] - base) * 1e3
+    res = {"driver": driver, "runs": a.runs, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
+           "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
+           "cuentry_cpu_over_ctypes_ms": round((cpu["cuentry"] - cbase) * 1e3, 2), "goal_ms": 15,
+           "goal_met": extra <= 15}
+    if "cuda.bindings" in med:
+        res["cuda_bindings_over_ctypes_ms"] = round((med["cuda.bindings"] - base) * 1e3, 2)
+    if a.json:
+        print(json.dumps(res, indent=2))
+    else:
+        for r in rows:
+            print(f"{r['case']:<22} {r['ms']:8.2f} ms  {r['over_ctypes_ms']:+8.2f} ms vs ctypes  x{r['ratio_to_ctypes']:.3f}"
+                  f"   cpu {r['cpu_ms']:7.2f} ms ({r['cpu_over_ctypes_ms']:+.2f})")
+        print(f"goal: cuentry <= 15 ms over the ctypes program: {'met' if res['goal_met'] else 'NOT met'} ({extra:.2f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""Typed calls: a resolved pointer wrapped with its catalog signature, safe whatever it is given.
+
+A user never writes a signature. :func:`bind` builds, from the exact ABI the
+driver returned, a callable with one parameter per C parameter (named as in the
+header; positional or keyword), that converts each argument by the one
+conversion contract of :mod:`.contract` (docs/calls.md has the table) and
+returns the CUresult as an int; ``fn.checked(...)`` raises :class:`CudaError`
+named by ``cuGetErrorName`` instead. After the library is closed, calls raise
+:class:`DriverClosedError`; a close waits for calls in flight.
+
+Backends: the compiled extension (``_fastcall``, built at install) or the pure
+one (ctypes); same contract, same errors. Modules: :mod:`.ffi` (the only code
+touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
+:mod:`.compiled`, :mod:`.shapes`, :mod:`._fastgen` (build time only).
+"""
+
+from __future__ import annotations
+
+from .. import _forksafe
+from ..errors import ArgumentError, CudaError
+from . import contract, ffi
+from .compiled import backend, extension, holds_gil
+from .values import Address, KernelParams, Out
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    from ..catalog import Abi, Catalog
+
+    class TypedFunction(Protocol):
+        """What :func:`bind` returns: a callable with these attributes."""
+
+        abi: Abi
+        address: int
+        exported: str | None
+        backend: str
+        checked: Callable[..., None]
+        __name__: str
+
+        def __call__(self, *args: Any, **kw: Any) -> int: ...
+
+__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
+           "kernel_params", "out"]
+
+_LOCK = _forksafe.Lock()
+_PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
+
+
+def _catalog_parts(cat: Catalog | None) -> tuple[Catalog, contract.Hints, ffi.StructTypes]:
+    from ..catalog import catalog
+
+    cat = catalog() if cat is None else cat
+    got = _PER_CATALOG.get(id(cat))
+    if got is None:
+        with _LOCK:
+            got = _PER_CATALOG.get(id(cat))
+            if got is None:
+                hints = contract.Hints(cat.ffi_hints)
+                c = cat  # bound for the lambda
+                got = _PER_CATALOG[id(cat)] = (hints, ffi.StructTypes(lambda: c.types, hints.opaque, hints.unsigned,
+                                                                       hints.enum_typedefs))
+    return cat, got[0], got[1]
+
+
+_TYPEDEFS: dict[int, dict[str, str]] = {}
+_CONTRACTS: dict[tuple[int, str], contract.Contract] = {}  # per ABI: a contract holds no per-address state
+
+
+def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
+    """Remember the typedef names a signature spells (``CUcontext *`` is ``struct CUctx_st **``).
+
+    out() then finds the common names without loading the catalog's full type
+    data (a 160 kB JSON file: milliseconds a cold start need not pay).
+    """
+    known = _TYPEDEFS.setdefault(id(cat), {})
+    for s in c.specs:
+        t, k = s.type, s.canonical
+        while t.endswith("*") and k.endswith("*"):
+            t, k = t[:-1].strip(), k[:-1].strip()
+        t = t.removeprefix("const ").strip()
+        k = k.removeprefix("const ").removesuffix(" const").strip()
+        if t.isidentifier() and t not in known:
+            known[t] = k
+
+
+def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
+    """The canonical C type of a type name: C's own names as they are, typedefs through the catalog."""
+    if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
+        return name
+    got = _TYPEDEFS.get(id(cat), {}).get(name)
+    if got is not None:
+        return got
+    typedefs = cat.types["typedefs"]
+    return " ".join(typedefs[name]["canonical"].split()) if name in typedefs else name
+
+
+def enum_type(tag: str, cat: Catalog | None = None) -> str:
+    """The C type an enum with tag ``tag`` is passed as: ``unsigned int`` or ``int``, as the catalog records."""
+    return "unsigned int" if tag in _catalog_parts(cat)[1].unsigned else "int"
+
+
+def struct_type(tag: str, cat: Catalog | None = None) -> Any:
+    """The ctypes class cuentry uses for ``struct``/``union`` ``tag`` (its layout from the catalog)."""
+    return _catalog_parts(cat)[2].get(tag)
+
+
+def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = None, cat: Catalog | None = None,
+         guard: ffi.Guard | None = None) -> TypedFunction:
+    """A typed callable for the C function at ``address`` with ``abi``'s signature.
+
+    ``guard`` is the library's (its close() then waits for calls and makes them raise
+    DriverClosedError); without one, the callable is never closed.
+    """
+    if isinstance(address, bool) or not isinstance(address, int) or not 0 < address <= ffi.POINTER_MAX:
+        raise ArgumentError(f"{abi.pfn}: refusing to bind the address {address!r}",
+                            hint="resolve the symbol first and check its diagnostic")
+    cat, hints, structs = _catalog_parts(cat)
+    key = (id(cat), abi.pfn)
+    c = _CONTRACTS.get(key)
+    if c is None or c.abi is not abi:
+        c = _CONTRACTS[key] = contract.Contract(abi, hints, structs.get)
+        _learn_typedefs(cat, c)
+    g = guard if guard is not None else ffi.Guard(f"{abi.symbol} at {address:#x}")
+    label = c.label
+
+    def err(rc: int) -> CudaError:
+        return CudaError(rc, error_name(rc) if error_name else f"CUresult({rc})", call=label)
+
+    ext = extension()
+    made = None
+    if ext is not None:
+        from . import compiled
+
+        made = compiled.make(ext, c, address, g, err)
+    if made is not None:
+        fn, checked = made
+        name = "compiled"
+    else:
+        from . import pure
+
+        fn, checked = pure.make(c, address, g, err, structs.get)
+        name = "pure"
+    fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,
+                       params=c.names, ffi_type=c.ffi_type)
+    fn.__name__ = fn.__qualname__ = abi.symbol
+    fn.__doc__ = c.doc
+    checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
+    return fn  # type: ignore[no-any-return]
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def address(n: int) -> Address:
+    """An explicit raw address for a pointer parameter (the escape hatch: cuentry cannot check it)."""
+    return Address(n)
+
+
+def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
+    """Storage for ``count`` elements of C type ``ctype`` (as the header spells it), owned by cuentry.
+
+    ``out("CUcontext")`` (read ``[0]``), ``out("CUuuid")`` (a struct), ``out("char", 256)``
+    (a 256-byte string buffer, always NUL-terminated after its last byte),
+    ``out("int", 4)``. Pass it where the function takes ``CUcontext *``, ``CUuuid *``, ``char *``...
+    """
+    if not isinstance(ctype, str) or not ctype.strip():
+        raise ArgumentError(f"out() needs a C type name, got {ctype!r}", hint="e.g. out('CUcontext')")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1 << 31:
+        raise ArgumentError(f"out() needs a count in 1..{1 << 31}, got {count!r}")
+    cat, hints, structs = _catalog_parts(cat)
+    name = " ".join(ctype.split())
+    canonical = _canonical(cat, hints, name)
+    t = canonical.replace("const ", "").replace("volatile ", "").strip()
+    try:
+        elem, code, tag = _element(t, hints, structs)
+    except (TypeError, KeyError) as exc:
+        raise ArgumentError(f"out({ctype!r}): {exc}",
+                            hint="use a type name from the function's signature, e.g. 'CUcontext'") from None
+    import ctypes
+
+    extra = 1 if code == "c" else 0  # char storage keeps a NUL after its last element
+    arr = (elem * (count + extra))()
+    return Out(arr, count, ctypes.sizeof(elem), code, name, tag)
+
+
+def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[Any, str, str | None]:
+    """(ctypes element type, element code, struct tag) for an out() type."""
+    import ctypes
+
+    if t.endswith("*") or "(" in t:
+        return ctypes.c_uint64 if ffi.POINTER_MAX > 0xFFFFFFFF else ctypes.c_uint32, "P", None
+    if t.startswith(("struct ", "union ")):
+        tag = t.split()[1]
+        if tag in hints.opaque:
+            raise TypeError(f"{t} is opaque (only pointers to it exist)")
+        return structs.get(tag), "T", tag
+    s = hints.scalar(t)
+    if s is None:
+        raise TypeError(f"no storage for C type {t!r}")
+    if s in ("char", "signed char", "unsigned char"):
+        return ctypes.c_char, "c", None
+    if s in ("float", "double"):
+        return ffi.SCALARS[s], s[0], None
+    _, _, signed = contract._int_range(s)
+    return ffi.SCALARS[s], contract._INT_CODES[(signed, ffi.sizeof(s))], None
+
+
+def kernel_params(*values: Out | tuple[str, Any]) -> KernelParams:
+    """``void **kernelParams`` for cuLaunchKernel: one entry per kernel parameter, in order.
+
+    Each value is an :class:`Out` (its storage is what the kernel parameter points
+    to) or a ``(ctype, value)`` pair, e.g. ``kernel_params(("CUdeviceptr", d), ("unsigned int", n))``.
+    The result keeps every storage alive; keep it until the launch's stream work is done.
+    """
+    made: list[Out] = []
+    for i, v in enumerate(values):
+        if isinstance(v, Out):
+            made.append(v)
+        elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+            o = out(v[0])
+            try:
+                o[0] = v[1]
+            except (TypeError, ValueError) as exc:
+                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} is not a {v[0]}: {exc}") from None
+            if o[0] != v[1] and not isinstance(v[1], float):
+                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} does not fit a {v[0]}")
+            made.append(o)
+        else:
+            raise ArgumentError(f"kernel_params: value {i + 1} must be a cuentry.out() or a (ctype, value) pair, "
+                                f"got {type(v).__name__}")
+    return KernelParams(tuple(made))
+
+
+def as_bytes(o: Out) -> bytes:
+    """The bytes of an Out's storage (e.g. a CUuuid's 16 bytes)."""
+    import ctypes
+
+    if not isinstance(o, Out):
+        raise ArgumentError(f"as_bytes() takes a cuentry.out(), got {type(o).__name__}")
+    return ctypes.string_at(o._ptr, o.nbytes)
+
+
+def as_str(o: Out) -> str:
+    """A char Out as str, up to its first NUL (UTF-8, undecodable bytes replaced)."""
+    if not isinstance(o, Out) or o._code not in "cbB":
+        raise ArgumentError(f"as_str() takes a cuentry.out('char', n), got {type(o).__name__}")
+    raw = as_bytes(o)
+    return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")

@@ -1,0 +1,151 @@
+"""The compiled backend: callers of the ``cuentry.calls._fastcall`` extension, and the backend choice.
+
+``$CUENTRY_BACKEND``: unset, empty or ``auto`` uses the compiled extension when it
+is installed; ``pure`` never loads it; ``compiled`` requires it (an ImportError
+otherwise, for test runs that must cover it); anything else is a UsageError.
+
+A compiled caller converts in C what the contract accepts in its common forms
+(exact ints in range, None, cuentry's Out objects of the right element type,
+bytes for const inputs) and hands anything else, keyword arguments included, to
+:meth:`Contract.convert`, then makes the call itself with the converted values:
+one conversion contract, two speeds.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+from .shapes import SLOTS, shape_code
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..errors import CudaError
+    from .contract import Contract
+    from .ffi import Guard
+
+BACKEND_ENV = "CUENTRY_BACKEND"
+MODES = ("auto", "pure", "compiled")
+_EXT: list[Any] = []  # [module or None] once looked for
+_WHY: list[str] = []
+
+
+def backend_mode() -> str:
+    """``$CUENTRY_BACKEND`` as auto, pure or compiled; a UsageError for anything else."""
+    raw = os.environ.get(BACKEND_ENV)
+    mode = "auto" if raw is None else (raw.strip().lower() or "auto")
+    if mode not in MODES:
+        raise UsageError(f"{BACKEND_ENV}={raw!r} is not a backend", hint=f"set it to one of {', '.join(MODES)} (or unset it)")
+    return mode
+
+
+def _load() -> Any:
+    if not _EXT:
+        try:
+            from . import _fastcall  # type: ignore[attr-defined]
+
+            _EXT.append(_fastcall)
+        except ImportError as exc:
+            _EXT.append(None)
+            _WHY.append(str(exc))
+    return _EXT[0]
+
+
+def extension_if_wanted() -> Any:
+    """The extension unless the pure backend is asked for (or it is missing); never raises."""
+    try:
+        if backend_mode() == "pure":
+            return None
+    except UsageError:
+        return None
+    return _load()
+
+
+def extension() -> Any:
+    """The extension for the current mode: None for pure; ImportError if compiled is required and missing."""
+    mode = backend_mode()
+    if mode == "pure":
+        return None
+    ext = _load()
+    if ext is None and mode == "compiled":
+        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled extension cuentry.calls._fastcall is not "
+                          f"installed: {_WHY[0] if _WHY else 'unknown'}")
+    return ext
+
+
+def backend() -> dict[str, str]:
+    """Which call backend is active, and why."""
+    try:
+        mode = backend_mode()
+        ext = extension()
+    except (ImportError, UsageError) as exc:
+        return {"name": "missing" if isinstance(exc, ImportError) else "invalid", "detail": str(exc)}
+    if ext is not None:
+        return {"name": "compiled", "detail": "C vectorcall callers built at install (cuentry.calls._fastcall): "
+                                              "no libffi and no Python frame per call"}
+    if mode == "pure":
+        return {"name": "pure", "detail": f"ctypes (libffi) calls (forced by {BACKEND_ENV}=pure)"}
+    why = _WHY[0] if _WHY else ""
+    return {"name": "pure", "detail": "ctypes (libffi) calls: the compiled extension is not installed "
+                                      f"(no C compiler or Python headers at install time?){' - ' + why if why else ''}"}
+
+
+def holds_gil(symbol: str) -> bool:
+    """Whether the compiled backend keeps the GIL during the call.
+
+    Getters and queries return at once, and releasing and retaking the GIL would
+    cost more than the call; every other driver function may block (synchronise,
+    copy, allocate, launch into a full queue) and runs with the GIL released.
+    """
+    return "Get" in symbol or symbol.endswith("Query")
+
+
+_SHAPE_INDEX: dict[str, int] = {}
+_BY_TYPES: dict[tuple[str, ...], tuple[int, str] | None] = {}
+
+
+def shape_index(ext: Any, ctypes_: tuple[str, ...]) -> tuple[int, str] | None:
+    """(the extension's case number, slot letters) for a shape, or None when it has none."""
+    if ctypes_ in _BY_TYPES:
+        return _BY_TYPES[ctypes_]
+    if not _SHAPE_INDEX:
+        _SHAPE_INDEX.update({c: i for i, c in enumerate(ext.SHAPES.split(","))})
+    code = shape_code(ctypes_)
+    idx = _SHAPE_INDEX.get(code) if code else None
+    got = _BY_TYPES[ctypes_] = (idx, "".join(SLOTS[t] for t in ctypes_)) if idx is not None else None
+    return got
+
+
+def make(ext: Any, c: Contract, address: int, guard: Guard,
+         err: Callable[[int], CudaError]) -> tuple[Any, Any] | None:
+    """(call, checked) compiled callers, or None when the extension has no case for this shape."""
+    shape = shape_index(ext, c.ctypes)
+    if shape is None:
+        return None
+    idx, slots = shape
+    nogil = int(not holds_gil(c.abi.symbol))
+    symbol = c.abi.symbol
+
+    def on_closed() -> None:
+        raise guard.closed_error(symbol)
+
+    made = []
+    for check in (0, 1):
+        caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil)
+        caller._slow(_slow(c.convert))
+        made.append(caller)
+    return made[0], made[1]
+
+
+def _slow(convert: Callable[..., list[Any]]) -> Callable[..., tuple[list[Any], list[Any]]]:
+    """The Python side of a compiled caller: the contract converts (or raises); the caller then calls with the
+    converted values while it holds the keep-alives (buffer exports, encoded strings)."""
+
+    def slow(*args: Any, **kw: Any) -> tuple[list[Any], list[Any]]:
+        keep: list[Any] = []
+        return convert(args, kw, keep), keep
+
+    return slow

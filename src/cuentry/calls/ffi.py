@@ -1,0 +1,510 @@
+"""The platform layer: the only code in cuentry that touches ctypes, dlopen, dlsym and dladdr.
+
+Everything above deals in plain Python values and catalog records. Here they
+become C: shared libraries opened and closed (with a :class:`Guard` that keeps a
+library mapped while a call is in flight), the bootstrap functions cuentry calls
+itself, ctypes function pointers for the pure backend, and ctypes structures for
+the catalog's aggregates (built from the catalog's field lists on first use; no C
+declaration is parsed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
+
+from .. import _forksafe
+from ..errors import DriverBusyError, DriverClosedError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+_IS_WINDOWS = sys.platform == "win32"
+RTLD_NOW = 2
+RTLD_LOCAL = 0
+POINTER_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
+# plain char is signed on x86, unsigned on Arm and POWER (their ABIs say so)
+CHAR_IS_SIGNED = _IS_WINDOWS or (os.uname().machine.lower() in ("x86_64", "amd64", "i386", "i686"))
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = argtypes
+    return f
+
+
+if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
+    _k32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    _load = _fn(_k32, "LoadLibraryW", ctypes.c_void_p, ctypes.c_wchar_p)
+    _sym = _fn(_k32, "GetProcAddress", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+    _unload = _fn(_k32, "FreeLibrary", ctypes.c_int, ctypes.c_void_p)
+    _modname = _fn(_k32, "GetModuleFileNameW", ctypes.c_ulong, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_ulong)
+else:
+    _libdl: Any = ctypes.CDLL(None)
+    _dlopen = _fn(_libdl, "dlopen", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int)
+    _sym = _fn(_libdl, "dlsym", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+    _unload = _fn(_libdl, "dlclose", ctypes.c_int, ctypes.c_void_p)
+    _dlerror = _fn(_libdl, "dlerror", ctypes.c_char_p)
+    _dladdr = _fn(_libdl, "dladdr", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+
+
+class LoadFailure(Exception):
+    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+
+
+# --- the guard: closed flag and in-flight calls -------------------------------------
+
+CLOSE_WAIT_S = 5.0
+
+
+class Guard:
+    """What a library shares with every callable bound from it: closed, and how many calls are in flight.
+
+    A call registers itself (with the GIL held) *before* it looks at the closed
+    flag, and unregisters after the C function returned; :meth:`close` sets the
+    flag first and then waits for the in-flight count to drop to zero. Under the
+    GIL these steps are ordered, so a library is never unmapped under a running
+    call. Pure-backend calls count themselves in a list (append/pop are atomic);
+    the compiled extension counts in ``state[1]``, which it reaches through the
+    buffer protocol of the ctypes array (``state[0]`` is its closed flag).
+    """
+
+    __slots__ = ("what", "closed", "calls", "state", "__weakref__")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.closed = False
+        self.calls: list[None] = []
+        self.state = (ctypes.c_int64 * 2)()
+        _GUARDS.add(self)
+
+    def closed_error(self, call: str = "") -> DriverClosedError:
+        return DriverClosedError(f"{call} ({self.what})" if call else self.what)
+
+    def enter(self, call: str = "") -> None:
+        """Register a call in flight; raise DriverClosedError (and unregister) if the library is closed."""
+        self.calls.append(None)
+        if self.closed:
+            self.calls.pop()
+            raise self.closed_error(call)
+
+    def leave(self) -> None:
+        self.calls.pop()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self.calls) + int(self.state[1])
+
+    def close(self, timeout: float = CLOSE_WAIT_S) -> None:
+        """Refuse new calls; wait (GIL released) up to ``timeout`` s for calls in flight to return.
+
+        Raises DriverBusyError if some are still running: the caller must then not unmap.
+        """
+        self.closed = True
+        self.state[0] = 1
+        deadline = time.monotonic() + timeout
+        while self.in_flight:
+            if time.monotonic() >= deadline:
+                raise DriverBusyError(self.what, self.in_flight, timeout)
+            time.sleep(0.001)
+
+
+_GUARDS: WeakSet[Guard] = WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """Only the forking thread lives on in a child, and it was not inside a driver call: no call is in flight."""
+    for g in list(_GUARDS):
+        g.calls.clear()
+        g.state[1] = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class SharedLibrary:
+    """A dlopen'ed library with explicit close; symbol addresses as ints."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if _IS_WINDOWS:  # pragma: no cover
+            handle = _load(name)
+            if not handle:
+                raise LoadFailure(f"LoadLibrary failed (error {ctypes.get_last_error()})")  # type: ignore[attr-defined]
+        else:
+            handle = _dlopen(os.fsencode(name), RTLD_NOW | RTLD_LOCAL)
+            if not handle:
+                err = _dlerror()
+                raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
+        self._handle: int | None = handle
+        self._lock = _forksafe.Lock()
+        self.guard = Guard(name)
+
+    @property
+    def closed(self) -> bool:
+        return self.guard.closed or self._handle is None
+
+    def address(self, symbol: str) -> int:
+        """The address of an exported symbol, or 0 when it is not exported (or the library is closed)."""
+        handle = self._handle
+        if handle is None or self.guard.closed:
+            return 0
+        return int(_sym(handle, symbol.encode()) or 0)
+
+    def path(self) -> str:
+        """The file the library was actually loaded from."""
+        if self._handle is None:
+            return self.name
+        if _IS_WINDOWS:  # pragma: no cover
+            buf = ctypes.create_unicode_buffer(4096)
+            n = _modname(self._handle, buf, 4096)
+            return buf.value if n else self.name
+        for probe in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion"):
+            addr = self.address(probe)
+            if addr:
+                info = _DlInfo()
+                if _dladdr(addr, ctypes.byref(info)) and info.dli_fname:
+                    return os.path.realpath(os.fsdecode(info.dli_fname))
+        return self.name
+
+    def close(self, timeout: float = CLOSE_WAIT_S) -> None:
+        """Refuse new calls, wait for calls in flight, then unmap.
+
+        Raises DriverBusyError (and leaves the library mapped, closed to new calls)
+        when calls are still running after ``timeout`` seconds; calling close()
+        again later finishes the job.
+        """
+        with self._lock:
+            if self._handle is None:
+                return
+            self.guard.close(timeout)
+            handle, self._handle = self._handle, None
+        if _IS_WINDOWS:  # pragma: no cover
+            _unload(handle)
+        else:
+            _unload(handle)
+
+
+# --- ctypes types ----------------------------------------------------------------
+
+SCALARS: dict[str, Any] = {
+    "int": ctypes.c_int, "unsigned int": ctypes.c_uint, "short": ctypes.c_short, "unsigned short": ctypes.c_ushort,
+    "char": ctypes.c_char, "signed char": ctypes.c_byte, "unsigned char": ctypes.c_ubyte, "long": ctypes.c_long,
+    "unsigned long": ctypes.c_ulong, "long long": ctypes.c_longlong, "unsigned long long": ctypes.c_ulonglong,
+    "float": ctypes.c_float, "double": ctypes.c_double, "size_t": ctypes.c_size_t, "int8_t": ctypes.c_int8,
+    "uint8_t": ctypes.c_uint8, "int16_t": ctypes.c_int16, "uint16_t": ctypes.c_uint16, "int32_t": ctypes.c_int32,
+    "uint32_t": ctypes.c_uint32, "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
+    "intptr_t": ctypes.c_ssize_t, "uintptr_t": ctypes.c_size_t, "ptrdiff_t": ctypes.c_ssize_t,
+    "wchar_t": ctypes.c_wchar, "void *": ctypes.c_void_p,
+}
+ALIASES = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "long int": "long",
+           "unsigned long int": "unsigned long", "long long int": "long long",
+           "unsigned long long int": "unsigned long long", "_Bool": "unsigned char"}
+
+
+def sizeof(ctype: str) -> int:
+    """The size in bytes of a scalar C type name of :data:`SCALARS`."""
+    return int(ctypes.sizeof(SCALARS[ctype]))
+
+
+class StructTypes:
+    """ctypes Structure/Union classes for the catalog's aggregates, built from its field lists on first use."""
+
+    def __init__(self, types: Callable[[], Mapping[str, Any]], opaque: frozenset[str],
+                 unsigned_enums: frozenset[str], enum_typedefs: frozenset[str]) -> None:
+        self._types = types
+        self._opaque = opaque
+        self._unsigned = unsigned_enums
+        self._enum_typedefs = enum_typedefs
+        self._made: dict[str, Any] = {}
+        self._lock = _forksafe.RLock()
+
+    def get(self, tag: str) -> Any:
+        """The ctypes class of ``struct``/``union`` ``tag``; TypeError when it has no known layout."""
+        got = self._made.get(tag)
+        if got is not None:
+            return got
+        with self._lock:
+            got = self._made.get(tag)
+            if got is None:
+                rec = self._types()["aggregates"].get(tag)
+                if rec is None or rec.get("opaque"):
+                    raise TypeError(f"struct {tag} has no known layout")
+                base = ctypes.Union if rec["kind"] == "union" else ctypes.Structure
+                got = type(tag, (base,), {})
+                self._made[tag] = got  # before the fields: a struct may point to itself
+                try:
+                    self._fill(got, [(name, canon) for name, _, canon in rec["fields"]])
+                except (TypeError, ValueError, KeyError) as exc:
+                    del self._made[tag]
+                    raise TypeError(f"cannot lay out {rec['kind']} {tag}: {exc}") from None
+        return got
+
+    def _fill(self, cls: Any, fields: Sequence[tuple[str, str]]) -> None:
+        out: list[tuple[str, Any]] = []
+        anon: list[str] = []
+        for i, (given, canon) in enumerate(fields):
+            name = given or f"_anon{i}"
+            if not given:
+                anon.append(name)
+            out.append((name, self.field_type(canon)))
+        if anon:
+            cls._anonymous_ = tuple(anon)
+        cls._fields_ = out
+
+    def field_type(self, canonical: str) -> Any:
+        """The ctypes type of one field's canonical C type (arrays, inline aggregates included)."""
+        import re
+
+        t = " ".join(canonical.split())
+        if t.startswith(("struct {", "union {")):
+            return self._inline(t)
+        m = re.fullmatch(r"(.*?)\s*((?:\[\d+\])+)", t)
+        if m:
+            base = self.field_type(m.group(1))
+            for n in reversed(re.findall(r"\[(\d+)\]", m.group(2))):
+                base = base * int(n)
+            return base
+        t = t.replace("const ", "").replace("volatile ", "").strip()
+        if "(" in t or t.endswith("*"):
+            return ctypes.c_void_p
+        if t.startswith("enum "):
+            return ctypes.c_uint if t[5:] in self._unsigned else ctypes.c_int
+        if t in self._enum_typedefs:
+            return ctypes.c_int
+        m2 = re.fullmatch(r"(?:struct|union) (\w+)", t)
+        if m2:
+            return self.get(m2.group(1))
+        return SCALARS[ALIASES.get(t, t)]
+
+    def _inline(self, text: str) -> Any:
+        """An inline (anonymous) struct/union type, nested ones included."""
+        import re
+
+        kind, rest = text.split("{", 1)
+        body, tail = _match_brace(rest)
+        fields: list[tuple[str, str]] = []
+        for decl in _split_top(body):
+            if decl.startswith(("struct {", "union {")):
+                k2, r2 = decl.split("{", 1)
+                inner, after = _match_brace(r2)
+                name, arr = _declarator(after)
+                fields.append((name, f"{k2.strip()} {{{inner}}}" + arr))
+                continue
+            m = re.fullmatch(r"(.*?)\s*(\**)\s*(\w+)\s*((?:\[\d*\])*)", decl)
+            if not m:
+                raise TypeError(f"cannot lay out inline field {decl!r}")
+            fields.append((m.group(3), f"{m.group(1)} {m.group(2)}".strip() + m.group(4)))
+        base = ctypes.Union if kind.strip() == "union" else ctypes.Structure
+        cls: Any = type("inline", (base,), {})
+        self._fill(cls, fields)
+        arr = tail.strip()
+        for n in reversed(re.findall(r"\[(\d+)\]", arr)):
+            cls = cls * int(n)
+        return cls
+
+
+def _declarator(text: str) -> tuple[str, str]:
+    import re
+
+    m = re.fullmatch(r"\s*(\w*)\s*((?:\[\d+\])*)\s*", text)
+    if not m:
+        raise TypeError(f"cannot read declarator {text!r}")
+    return m.group(1), m.group(2)
+
+
+def _match_brace(text: str) -> tuple[str, str]:
+    """Split 'a; b { c; } d; } rest' at the brace closing the one already opened."""
+    depth = 1
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[:i], text[i + 1:]
+    raise TypeError(f"unbalanced braces in {text!r}")
+
+
+def _split_top(body: str) -> list[str]:
+    """Split declarations on ';' outside braces."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in body:
+        depth += (ch == "{") - (ch == "}")
+        if ch == ";" and depth == 0:
+            if "".join(cur).strip():
+                out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+# --- function pointers -------------------------------------------------------------
+
+_FNTYPES: dict[tuple[Any, ...], Any] = {}
+
+
+def function_at(address: int, restype: Any, argtypes: Sequence[Any]) -> Any:
+    """A ctypes function pointer at ``address`` (its type cached per signature)."""
+    key = (restype, *argtypes)
+    ft = _FNTYPES.get(key)
+    if ft is None:
+        ft = _FNTYPES[key] = ctypes.CFUNCTYPE(restype, *argtypes)
+    return ft(address)
+
+
+def buffer_address(obj: Any) -> tuple[int, Any]:
+    """(address, keep-alive) of a writable, C-contiguous buffer (a ctypes view holding its export)."""
+    mv = memoryview(obj)
+    view = (ctypes.c_char * mv.nbytes).from_buffer(mv)
+    return ctypes.addressof(view), view
+
+
+def bytes_address(b: bytes) -> int:
+    """The address of a bytes object's (NUL-terminated, immutable) storage."""
+    return int(ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value or 0)
+
+
+def ctypes_address(obj: Any) -> int:
+    return int(ctypes.addressof(obj))
+
+
+def function_address(fn: Any) -> int:
+    """The code address of a ctypes function object."""
+    return int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
+
+
+def is_ctypes_function(obj: object) -> bool:
+    return isinstance(obj, _FUNC_BASE)
+
+
+_FUNC_BASE: Any = ctypes.CFUNCTYPE(ctypes.c_int).__bases__[0]  # the base class of every CFUNCTYPE type
+
+
+def c_string(address: int) -> str | None:
+    """The NUL-terminated string at ``address`` (a driver-owned constant), or None for NULL."""
+    if not address:
+        return None
+    got = ctypes.string_at(address)
+    return got.decode(errors="replace")
+
+
+# --- the fixed bootstrap functions ---------------------------------------------------
+
+_I, _U, _ULL, _P, _S = ctypes.c_int, ctypes.c_uint, ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_char_p
+BOOTSTRAP: dict[str, tuple[Any, tuple[Any, ...]]] = {
+    "cuInit": (_I, (_U,)),
+    "cuDriverGetVersion": (_I, (_P,)),
+    "cuGetProcAddress_v2": (_I, (_S, _P, _I, ctypes.c_uint64, _P)),
+    "cuGetProcAddress": (_I, (_S, _P, _I, ctypes.c_uint64)),
+    "cuGetErrorName": (_I, (_I, _P)),
+    "cuGetErrorString": (_I, (_I, _P)),
+    "cudaRuntimeGetVersion": (_I, (_P,)),
+    "cudaDriverGetVersion": (_I, (_P,)),
+    "cudaGetDriverEntryPointByVersion": (_I, (_S, _P, _U, _ULL, _P)),
+    "cudaGetDriverEntryPoint": (_I, (_S, _P, _ULL, _P)),
+    "cudaGetErrorName": (_P, (_I,)),
+}
+
+
+class Bootstrap:
+    """The handful of driver/runtime functions cuentry calls itself, bound by exported name.
+
+    Every call holds the library's guard, so close() waits for it.
+    """
+
+    def __init__(self, lib: SharedLibrary) -> None:
+        self._lib = lib
+        self._fns: dict[str, Any] = {}
+        self._has: dict[str, bool] = {}
+        self._names: dict[int, str | None] = {}
+
+    def has(self, name: str) -> bool:
+        got = self._has.get(name)
+        if got is None:
+            got = self._has[name] = self._lib.address(name) != 0
+        return got
+
+    def _call(self, name: str, *args: Any) -> Any:
+        f = self._fns.get(name)
+        if f is None:
+            addr = self._lib.address(name)
+            if not addr:
+                raise LookupError(name)
+            res, argt = BOOTSTRAP[name]
+            f = self._fns[name] = function_at(addr, res, argt)
+        guard = self._lib.guard
+        guard.enter(name)
+        try:
+            return f(*args)
+        finally:
+            guard.leave()
+
+    def call(self, name: str, *args: Any) -> int:
+        return int(self._call(name, *args))
+
+    def get_version(self, name: str) -> tuple[int, int]:
+        out = ctypes.c_int(0)
+        rc = int(self._call(name, ctypes.byref(out)))
+        return rc, int(out.value)
+
+    def get_proc_address(self, name: str, symbol: bytes, version: int, flags: int,
+                         with_status: bool) -> tuple[int, int | None, int]:
+        """Call cuGetProcAddress(_v2) with valid non-NULL outputs; (CUresult, status or None, address)."""
+        pfn = ctypes.c_void_p(0)
+        status = ctypes.c_int(-1)
+        if with_status:
+            rc = int(self._call(name, symbol, ctypes.byref(pfn), version, flags, ctypes.byref(status)))
+            return rc, int(status.value), int(pfn.value or 0)
+        rc = int(self._call(name, symbol, ctypes.byref(pfn), version, flags))
+        return rc, None, int(pfn.value or 0)
+
+    def runtime_entry_point(self, symbol: bytes, version: int | None, flags: int) -> tuple[int, int, int]:
+        pfn = ctypes.c_void_p(0)
+        status = ctypes.c_int(-1)
+        if version is None:
+            rc = int(self._call("cudaGetDriverEntryPoint", symbol, ctypes.byref(pfn), flags, ctypes.byref(status)))
+        else:
+            rc = int(self._call("cudaGetDriverEntryPointByVersion", symbol, ctypes.byref(pfn), version, flags,
+                                ctypes.byref(status)))
+        return rc, int(status.value), int(pfn.value or 0)
+
+    def _string_out(self, name: str, code: int) -> str | None:
+        if not self.has(name):
+            return None
+        out = ctypes.c_void_p(0)
+        if int(self._call(name, code, ctypes.byref(out))) == 0:
+            return c_string(out.value or 0)
+        return None
+
+    def error_name(self, code: int) -> str | None:
+        """cuGetErrorName's answer for ``code`` (cached: the names never change)."""
+        if code not in self._names:
+            self._names[code] = self._string_out("cuGetErrorName", code)
+        return self._names[code]
+
+    def error_string(self, code: int) -> str | None:
+        return self._string_out("cuGetErrorString", code)
+
+    def runtime_error_name(self, code: int) -> str | None:
+        """cudaGetErrorName's answer (libcudart), or None."""
+        if not self.has("cudaGetErrorName"):
+            return None
+        return c_string(int(self._call("cudaGetErrorName", code) or 0))

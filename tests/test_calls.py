@@ -1,0 +1,439 @@
+"""The call layer's contract on the fake driver: values, kinds, errors, lifetime and threads, both backends."""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import cuentry
+from cuentry import Driver, address, as_bytes, as_str, kernel_params, out
+from cuentry.calls import Out, bind, compiled, struct_type
+from cuentry.errors import ArgumentError, ArgumentRangeError, DriverBusyError, DriverClosedError, UsageError
+
+BACKENDS = ["pure", "compiled"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Bind on one backend (skipped for compiled where the extension is not installed)."""
+    name = str(request.param)
+    monkeypatch.setenv("CUENTRY_BACKEND", name)
+    if name == "compiled":
+        try:
+            compiled.extension()
+        except ImportError:
+            pytest.skip("the compiled extension is not installed")
+    return name
+
+
+@pytest.fixture
+def drv(fake: dict[str, str], fake_version: Any, backend: str) -> Iterator[Driver]:
+    d = Driver.load(fake["full"])
+    yield d
+    d.close()
+
+
+class Stream:
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def __cuda_stream__(self) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+def test_out_knows_its_element_type_and_reads_back(drv: Driver, backend: str) -> None:
+    n = out("int")
+    assert (n.count, n.itemsize, n.ctype, len(n)) == (1, 4, "int", 1)
+    assert drv.call("cuDeviceGetCount", 2000).backend == backend
+    assert drv.call("cuDeviceGetCount", 2000)(n) == 0 and n[0] == n.value == 1
+    with pytest.raises(IndexError):
+        n[1]
+    with pytest.raises(TypeError):
+        n[True]
+    with pytest.raises(AttributeError):
+        n.count = 5  # type: ignore[misc]
+    u = out("CUuuid")
+    assert u.itemsize == 16 and len(as_bytes(u)) == 16
+    name = out("char", 32)
+    assert drv.call("cuDeviceGetName", 2000)(name, 32, 0) == 0 and as_str(name) == "cuentry fake GPU 0"
+
+
+def test_out_refuses_what_has_no_storage() -> None:
+    for bad in ("NoSuchType", "void", "CUctx_st", "struct CUctx_st", ""):
+        with pytest.raises(ArgumentError):
+            out(bad)
+    for count in (0, -1, True, 1.5, 1 << 40):
+        with pytest.raises(ArgumentError):
+            out("int", count)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError):
+        as_str(out("int"))
+    with pytest.raises(ArgumentError):
+        as_bytes(bytearray(4))  # type: ignore[arg-type]
+
+
+def test_address_is_validated() -> None:
+    assert address(0).value == 0 and address(2**64 - 1).value == 2**64 - 1
+    for bad in (-1, 2**64, 1.0, True, "1", None):
+        with pytest.raises(ArgumentError):
+            address(bad)  # type: ignore[arg-type]
+
+
+def test_kernel_params_keep_their_storage() -> None:
+    d = out("CUdeviceptr")
+    d[0] = 0x1234
+    kp = kernel_params(d, ("unsigned int", 7), ("float", 1.5))
+    assert len(kp) == 3 and kp[0] == d.address
+    assert ctypes.c_uint.from_address(kp[1]).value == 7
+    assert ctypes.c_float.from_address(kp[2]).value == 1.5
+    with pytest.raises(ArgumentError):
+        kernel_params(("unsigned int", -1))
+    with pytest.raises(ArgumentError):
+        kernel_params(42)  # type: ignore[arg-type]
+
+
+def test_unknown_backend_is_an_error(monkeypatch: pytest.MonkeyPatch, fake: dict[str, str], fake_version: Any) -> None:
+    monkeypatch.setenv("CUENTRY_BACKEND", "fastest")
+    with pytest.raises(UsageError, match="CUENTRY_BACKEND"):
+        compiled.backend_mode()
+    assert compiled.backend()["name"] == "invalid"
+    with Driver.load(fake["full"]) as d, pytest.raises(UsageError):
+        d.call("cuCtxGetCurrent", 4000)
+
+
+# --- integers and enums ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [2**32, 2**32 + 16, -(2**31) - 1, 2**31, 2**64, -(2**64)])
+def test_ints_out_of_range_are_refused_not_truncated(drv: Driver, value: int) -> None:
+    attr = drv.call("cuDeviceGetAttribute", 2000)
+    with pytest.raises(ArgumentRangeError) as ei:
+        attr(out("int"), value, 0)
+    e = ei.value
+    assert isinstance(e, OverflowError) and e.parameter == "attrib" and e.value == value
+    assert (e.low, e.high) == (-(2**31), 2**31 - 1) and "cuDeviceGetAttribute" in str(e)
+    with pytest.raises(ArgumentRangeError, match="'Flags'"):
+        drv.call("cuInit", 2000)(2**32)
+
+
+@pytest.mark.parametrize("value", [1.0, 16.0, True, "16", None, b"\x10"])
+def test_ints_take_no_float_bool_str(drv: Driver, value: Any) -> None:
+    with pytest.raises(ArgumentError, match="'attrib'"):
+        drv.call("cuDeviceGetAttribute", 2000)(out("int"), value, 0)
+
+
+def test_ints_take_index_objects(drv: Driver) -> None:
+    class Attr:
+        def __index__(self) -> int:
+            return 16
+
+    v = out("int")
+    assert drv.call("cuDeviceGetAttribute", 2000)(v, Attr(), 0) == 0 and v[0] == 132
+
+
+# --- handles and device pointers -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [-1, 2**64, 2**64 + 8])
+def test_handles_out_of_pointer_range(drv: Driver, value: int) -> None:
+    with pytest.raises(ArgumentRangeError, match="'ctx'"):
+        drv.call("cuCtxSetCurrent", 4000)(value)
+
+
+@pytest.mark.parametrize("value", [1.9, 1.0, True, "0", b"", object(), Stream((0, 5))])
+def test_handles_take_no_float_or_foreign_objects(drv: Driver, value: Any) -> None:
+    with pytest.raises(ArgumentError, match="'ctx'"):
+        drv.call("cuCtxSetCurrent", 4000)(value)
+
+
+def test_handles_round_trip(drv: Driver) -> None:
+    set_cur, get_cur = drv.call("cuCtxSetCurrent", 4000), drv.call("cuCtxGetCurrent", 4000)
+    cur = out("CUcontext")
+    for value, want in ((2**64 - 1, 2**64 - 1), (1234, 1234), (None, 0)):
+        assert set_cur(value) == 0 and get_cur(cur) == 0 and cur[0] == want
+
+
+@pytest.mark.parametrize("answer", [(0, "7"), (1, 7), (0, 7.0), (0,), [0, 7], None, (True, 7), (0, -1),
+                                    (0, 2**64), ValueError("nope")])
+def test_stream_protocol_is_checked(drv: Driver, answer: Any) -> None:
+    record = drv.call("cuEventRecord", 2000)
+    with pytest.raises(ArgumentError, match="'hStream'"):
+        record(0, Stream(answer))
+
+
+def test_stream_protocol_accepted(drv: Driver) -> None:
+    # the fake does not implement cuEventRecord: CUDA_ERROR_NOT_SUPPORTED proves the call was made
+    assert drv.call("cuEventRecord", 2000)(0, Stream((0, 7))) == 801
+    assert drv.call("cuEventRecord", 2000)(0, None) == 801
+
+
+class CAI:
+    def __init__(self, ptr: Any) -> None:
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (4,), "typestr": "<u4", "version": 3}
+
+
+def test_device_pointers(drv: Driver) -> None:
+    retain, set_cur = drv.call("cuDevicePrimaryCtxRetain", 7000), drv.call("cuCtxSetCurrent", 4000)
+    ctx = out("CUcontext")
+    assert retain(ctx, 0) == 0 and set_cur(ctx[0]) == 0
+    d = out("CUdeviceptr")
+    assert drv.call("cuMemAlloc", 3020)(d, 16) == 0
+    src, dst = bytearray(b"0123456789abcdef"), bytearray(16)
+    assert drv.call("cuMemcpyHtoD", 3020)(CAI(d[0]), src, 16) == 0
+    assert drv.call("cuMemcpyDtoH", 3020)(dst, d[0], 16) == 0 and dst == src
+    for bad in (None, 1.5, True, "1", CAI("x"), CAI(-1), CAI(2**64)):
+        with pytest.raises(ArgumentError, match="'dstDevice'"):
+            drv.call("cuMemcpyHtoD", 3020)(bad, src, 16)
+    assert drv.call("cuMemFree", 3020)(d[0]) == 0
+
+
+# --- buffers -------------------------------------------------------------------------------
+
+
+def _name(drv: Driver) -> Any:
+    return drv.call("cuDeviceGetName", 2000)
+
+
+@pytest.mark.parametrize("buf", ["abcd" * 16, b"\0" * 64, memoryview(bytearray(64)).toreadonly(), 12345, 1.5,
+                                 array.array("i", [0] * 16), address])
+def test_output_char_buffers_refuse_what_cannot_be_written(drv: Driver, buf: Any) -> None:
+    if buf is address:
+        assert _name(drv)(address(0), 8, 0) == 1  # the escape hatch: NULL reaches the driver, which refuses
+        return
+    with pytest.raises(ArgumentError, match="'name'"):
+        _name(drv)(buf, 8, 0)
+
+
+def test_length_must_fit_the_buffer(drv: Driver) -> None:
+    with pytest.raises(ArgumentError, match="'len'.*at most 4"):
+        _name(drv)(out("char", 4), 256, 0)
+    with pytest.raises(ArgumentError, match="'len'"):
+        _name(drv)(bytearray(4), 5, 0)
+    with pytest.raises(ArgumentError, match="'len'"):
+        _name(drv)(bytearray(4), -1, 0)
+    b = bytearray(40)
+    assert _name(drv)(b, 40, 0) == 0 and b.startswith(b"cuentry fake GPU 0\0")
+    with pytest.raises(ArgumentError, match="'ByteCount'"):
+        drv.call("cuMemcpyDtoH", 3020)(bytearray(8), 0, 16)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: array.array("q", [0]), lambda: array.array("I", [0]), lambda: array.array("f", [0]),
+    lambda: bytearray(4), lambda: (ctypes.c_uint * 1)(), lambda: out("unsigned int"), lambda: out("CUcontext"),
+    lambda: array.array("i", []), lambda: memoryview(array.array("i", [0])).toreadonly(), lambda: b"\0\0\0\0",
+])
+def test_typed_outputs_need_the_exact_element_type(drv: Driver, make: Any) -> None:
+    with pytest.raises(ArgumentError, match="'pi'"):
+        drv.call("cuDeviceGetAttribute", 2000)(make(), 16, 0)
+
+
+@pytest.mark.parametrize("make", [lambda: array.array("i", [0]), lambda: (ctypes.c_int * 1)(), lambda: out("int"),
+                                  lambda: memoryview(bytearray(4)).cast("i")])
+def test_typed_outputs_accept_matching_buffers(drv: Driver, make: Any) -> None:
+    v = make()
+    assert drv.call("cuDeviceGetAttribute", 2000)(v, 16, 0) == 0 and v[0] == 132
+
+
+def test_numpy_buffers(drv: Driver) -> None:
+    np = pytest.importorskip("numpy")
+    attr = drv.call("cuDeviceGetAttribute", 2000)
+    a = np.zeros(1, dtype=np.int32)
+    assert attr(a, 16, 0) == 0 and a[0] == 132
+    for bad in (np.zeros(1, dtype=object), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint32),
+                np.zeros(1, dtype=">i4"), np.zeros(4, dtype=np.int32)[::2], np.zeros(0, dtype=np.int32)):
+        with pytest.raises(ArgumentError, match="'pi'"):
+            attr(bad, 16, 0)
+    ro = np.zeros(1, dtype=np.int32)
+    ro.flags.writeable = False
+    with pytest.raises(ArgumentError, match="read-only"):
+        attr(ro, 16, 0)
+
+
+def test_structs_only_of_their_own_type(drv: Driver) -> None:
+    uuid = drv.call("cuDeviceGetUuid", 11040)
+    u = out("CUuuid")
+    assert uuid(u, 0) == 0 and as_bytes(u)[0] == 0xA0
+    assert uuid(u[0], 0) == 0  # the struct itself (a view of u) is the matching type too
+    for bad in (bytearray(16), out("char", 16), out("CUmemLocation"), (ctypes.c_char * 16)(), 0):
+        with pytest.raises(ArgumentError, match="'uuid'"):
+            uuid(bad, 0)
+    loc = out("CUmemLocation")
+    assert type(loc[0]) is struct_type("CUmemLocation_st")
+    advise = drv.call("cuMemAdvise", 12020)
+    assert advise(0, 16, 1, loc) == 801 and advise(0, 16, 1, loc[0]) == 801  # by value: converted, then called
+    with pytest.raises(ArgumentError, match="'location'"):
+        advise(0, 16, 1, u)
+
+
+def test_const_char_inputs(drv: Driver) -> None:
+    by_id = drv.call("cuDeviceGetByPCIBusId", 4010)
+    dev = out("CUdevice")
+    for ok in (b"0000:00:00.0", "0000:00:00.0", None):
+        assert by_id(dev, ok) == 801
+    for bad in ("a\x00b", bytearray(b"x"), 5, 1.0):
+        with pytest.raises(ArgumentError, match="'pciBusId'"):
+            by_id(dev, bad)
+
+
+# --- keywords and arity ------------------------------------------------------------------------
+
+
+def test_keywords_by_the_headers_names(drv: Driver) -> None:
+    attr = drv.call("cuDeviceGetAttribute", 2000)
+    v = out("int")
+    assert attr(pi=v, attrib=16, dev=0) == 0 and v[0] == 132
+    v[0] = 0
+    assert attr(v, dev=0, attrib=75) == 0 and v[0] == 9
+    assert attr.params == ("pi", "attrib", "dev")
+    with pytest.raises(ArgumentError, match="unexpected keyword argument 'device'"):
+        attr(v, 16, device=0)
+    with pytest.raises(ArgumentError, match="multiple values for argument 'attrib'"):
+        attr(v, 16, attrib=16, dev=0)
+    with pytest.raises(TypeError, match=r"missing 2 required positional arguments: 'attrib', 'dev'") as ei:
+        attr(v)
+    assert "a0" not in str(ei.value) and "a1" not in str(ei.value)
+    with pytest.raises(TypeError, match=r"takes 3 positional arguments \(pi, attrib, dev\) but 4"):
+        attr(v, 16, 0, 0)
+    with pytest.raises(ArgumentError, match="unexpected keyword"):
+        attr.checked(v, 16, 0, x=1)
+
+
+# --- lifetime and threads -----------------------------------------------------------------------
+
+
+def test_callables_outlive_their_driver_safely(fake: dict[str, str], fake_version: Any, backend: str) -> None:
+    d = Driver.load(fake["full"])
+    fns = [d.call("cuDeviceGetCount", 2000), d.call("cuCtxGetCurrent", 4000)]
+    d.close()
+    for fn in fns:
+        for f in (fn, fn.checked):
+            with pytest.raises(DriverClosedError):
+                f(out("int") if fn.__name__ == "cuDeviceGetCount" else out("CUcontext"))
+    d.close()
+
+
+def _sleeper(d: Driver) -> Any:
+    abi = cuentry.get_catalog().abis("cuInit")[0]  # int(unsigned int): the shape of cuentryFakeSleep
+    return bind(abi, d.library.address("cuentryFakeSleep"), guard=d.library.guard)
+
+
+def _in_background(fn: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:
+    got: list[Any] = []
+
+    def run() -> None:
+        try:
+            got.append(fn(*args))
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            got.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, got
+
+
+def _wait_in_flight(d: Driver) -> None:
+    deadline = time.monotonic() + 5
+    while d.library.guard.in_flight == 0:
+        assert time.monotonic() < deadline, "the call never started"
+        time.sleep(0.001)
+
+
+def test_close_waits_for_a_call_in_flight(fake: dict[str, str], fake_version: Any, backend: str) -> None:
+    d = Driver.load(fake["full"])
+    sleep = _sleeper(d)
+    t, got = _in_background(sleep, 300)
+    _wait_in_flight(d)
+    t0 = time.monotonic()
+    d.close()  # waits for the sleeping call, then unmaps
+    assert time.monotonic() - t0 > 0.05
+    t.join()
+    assert got == [0] and d.closed
+    with pytest.raises(DriverClosedError):
+        sleep(1)
+
+
+def test_close_refuses_to_unmap_under_a_running_call(fake: dict[str, str], fake_version: Any, backend: str) -> None:
+    d = Driver.load(fake["full"])
+    sleep = _sleeper(d)
+    t, got = _in_background(sleep, 600)
+    _wait_in_flight(d)
+    with pytest.raises(DriverBusyError, match="1 call"):
+        d.library.close(timeout=0.05)
+    assert d.closed and d.library.address("cuInit") == 0  # closed to new work, still mapped
+    with pytest.raises(DriverClosedError):
+        sleep(1)
+    t.join()
+    assert got == [0]
+    d.close()  # now it unmaps
+
+
+def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
+    from cuentry.calls.values import PyOutBase
+
+    class PyOut(PyOutBase):
+        __slots__ = ()
+
+    storage = (ctypes.c_int * 1)()
+    with pytest.raises(ArgumentError):
+        PyOut(storage, 2, 4, "i")  # larger than its storage
+    assert isinstance(out("int"), Out)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")
+def test_a_forked_child_has_no_calls_in_flight(fake: dict[str, str], fake_version: Any, backend: str) -> None:
+    import os
+
+    d = Driver.load(fake["full"])
+    sleep = _sleeper(d)
+    t, got = _in_background(sleep, 300)
+    _wait_in_flight(d)
+    pid = os.fork()
+    if pid == 0:  # the child: the sleeping thread does not exist here, so close() must not wait for it
+        try:
+            d.library.close(timeout=0.05)
+            os._exit(0)
+        except BaseException:  # noqa: BLE001 - any failure is the child's exit status
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    t.join()
+    assert status == 0 and got == [0]
+    d.close()
+
+
+def test_the_cold_path_stays_lean(fake: dict[str, str]) -> None:
+    """import -> load -> resolve -> first call parses no C and imports none of the costly stdlib modules."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, cuentry\n"
+            "d = cuentry.Driver.load(sys.argv[1])\n"
+            "f = d.call('cuCtxGetCurrent', 4000)\n"
+            "assert f(cuentry.out('CUcontext')) == 0\n"
+            "print(f.backend, ' '.join(sorted(sys.modules)))\n")
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000"}
+    proc = subprocess.run([sys.executable, "-c", code, fake["full"]], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    backend, *modules = proc.stdout.split()
+    heavy = {"pycparser", "cffi", "dataclasses", "typing", "logging", "enum", "re", "threading", "weakref",
+             "subprocess", "pathlib", "inspect", "json"}
+    assert not (set(modules) & heavy), sorted(set(modules) & heavy)
+    assert ("cuentry.calls._fastcall" in modules) == (backend == "compiled")
+
+
+def test_no_unchecked_entry_on_a_callable(drv: Driver) -> None:
+    """Nothing public on a typed callable calls the C function without the contract."""
+    fn = drv.call("cuCtxGetCurrent", 4000)
+    public = {m for m in dir(fn) if not m.startswith("_")}
+    assert public <= {"abi", "address", "exported", "backend", "checked", "params", "ffi_type"}, public
