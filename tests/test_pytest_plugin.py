@@ -219,7 +219,7 @@ def test_plugin_import_is_light() -> None:
     import sys
 
     code = ("import sys, cuentry.pytest_plugin; "
-            "heavy = [m for m in ('cffi', 'cuentry.catalog', 'cuentry.driver', 'cuentry._ffi') if m in sys.modules]; "
+            "heavy = [m for m in ('ctypes', 'cuentry.catalog', 'cuentry.driver', 'cuentry.calls') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
