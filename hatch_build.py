@@ -22,7 +22,10 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
-        if os.environ.get("CUENTRY_NO_COMPILE"):
+        flag = os.environ.get("CUENTRY_NO_COMPILE", "").strip().lower()
+        if flag not in ("", "0", "1", "true", "false", "yes", "no", "on", "off"):
+            raise ValueError(f"CUENTRY_NO_COMPILE={flag!r}: use 1/true/yes/on (pure backend only) or 0/false/no/off")
+        if flag in ("1", "true", "yes", "on"):
             self.app.display_warning("cuentry: CUENTRY_NO_COMPILE set: building the pure backend only")
             return
         src = os.path.join(self.root, "src")

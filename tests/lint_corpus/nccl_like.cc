@@ -12,6 +12,6 @@ int load() {
   CUdriverProcAddressQueryResult st;
   res = cuGetProcAddress("cuMemAlloc", (void **)&pfn_cuMemAlloc, driverVersion, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st); // expect: CE001
   res = cuGetProcAddress("cuMemAlloc", (void **)&pfn_cuMemAlloc, CU_PIN_MEMALLOC, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st);
-  res = cuGetProcAddress("cuCtxCreate_v2", (void **)&pfn_cuCtxCreate, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st); // expect: CE002 CE003
+  res = cuGetProcAddress("cuCtxCreate_v2", (void **)&pfn_cuCtxCreate, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st); // expect: CE003  (not CE002 too: the suffixed name of the typedef's own symbol)
   return res == CUDA_SUCCESS && st == CU_GET_PROC_ADDRESS_SUCCESS;
 }

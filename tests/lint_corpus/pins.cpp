@@ -11,7 +11,8 @@ void pins() {
   r = cuGetProcAddress("cuCtxCreate", &p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
   r = cuGetProcAddress("CUMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE003
   r = cuGetProcAddress("cuMemcpy_ptds", &p, 7000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE003
-  r = cuGetProcAddress("cuMemAlloc", &p, 3020, 0, &q); // expect: CE007
+  r = cuGetProcAddress("cuMemcpyAsync", &p, 4000, 0, &q); // expect: CE007
+  r = cuGetProcAddress("cuMemAlloc", &p, 3020, 0, &q); // silent: cuMemAlloc has no per-thread ABI, so flags 0 changes nothing
   cuGetProcAddress("cuMemFree", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE006
   r = cuGetProcAddress("cuMemAlloc", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE001
   check(r, q);

@@ -5,6 +5,6 @@ void s() {
   void *p;
   CUdriverProcAddressQueryResult q;
   CUresult r = cuGetProcAddress("cuMemAlloc", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // cuentry: ignore
-  r = cuGetProcAddress("cuMemAlloc", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q); // cuentry: ignore[CE001]  expect: CE007
+  r = cuGetProcAddress("cuStreamSynchronize", &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q); // cuentry: ignore[CE001]  expect: CE007
   check(r, q);
 }

@@ -1,46 +1,75 @@
 """What the linter knows about one source file, independent of its language.
 
 The C-family and Python front ends turn a file into a :class:`Unit` of facts
-(every entry-point query with its arguments classified, the flags used, how
-pointers are declared); the rules only read facts.
+(every entry-point request with its arguments classified, every pointer taken
+from a library by its exported name, the flags used, how pointers are typed);
+the rules only read facts.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
+
+from .. import names
 
 QUERY_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                         "cudaGetDriverEntryPointByVersion"})
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
-LEGACY_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_LEGACY_STREAM", "cudaEnableLegacyStream"})
-PER_THREAD_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM", "cudaEnablePerThreadDefaultStream"})
-DEFAULT_FLAGS = frozenset({"CU_GET_PROC_ADDRESS_DEFAULT", "cudaEnableDefault"})
-PFN_RE = re.compile(r"\bPFN_(\w+?)_v(\d+)(?:_(ptds|ptsz))?\b")
+LEGACY_FLAGS = names.LEGACY_FLAG_NAMES
+PER_THREAD_FLAGS = names.PER_THREAD_FLAG_NAMES
+DEFAULT_FLAGS = names.DEFAULT_FLAG_NAMES
+FLAG_MODES = {**{f: names.LEGACY for f in LEGACY_FLAGS}, **{f: names.PER_THREAD for f in PER_THREAD_FLAGS},
+              **{f: names.DEFAULT for f in DEFAULT_FLAGS}}
+FLAG_NUMBERS = {v: k for k, v in names.FLAGS.items()}
+GETTER_PFN = re.compile(r"\bPFN_(cuGetProcAddress|cudaGetDriverEntryPoint(?:ByVersion)?)(?:_v(\d+))?\b")
+PFN_RE = re.compile(names.PFN_IN_TEXT)
+SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
+DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*(?:::)?(cu[A-Z]\w*)\s*\)")
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
 
 @dataclass
 class Query:
-    """One call of cuGetProcAddress / cudaGetDriverEntryPoint(ByVersion)."""
+    """One request of an entry point: a call of cuGetProcAddress / cudaGetDriverEntryPoint(ByVersion),
+    of a pointer to one of them, or of a wrapper that passes its arguments on to one."""
 
     api: str
     line: int
     col: int
-    symbol: str | None = None              # the string literal, when it is one
+    symbol: str | None = None              # the string, when it is known
     symbol_line: int = 0
     symbol_col: int = 0
-    version: int | None = None             # the literal pin, when it is one
+    version: int | None = None             # the pin, when there is exactly one
+    pins: tuple[int, ...] = ()             # every literal pin the version can take (ternaries, branches)
     version_text: str = ""
-    version_kind: str = "missing"          # literal | toolkit | driver | other | missing
+    version_kind: str = "missing"          # literal | toolkit | driver | runtime | param | other | missing
     flags_text: str = ""
+    flags_mode: str = ""                   # default | legacy | per_thread | "" (not known)
     status: str = "missing"                # given | null | missing | not_applicable
     result_used: bool = True
     unchecked: tuple[str, ...] = ()         # result/status variables never tested after the call (C family)
     target: str | None = None              # the variable that receives the pointer
     target_type: str | None = None         # its declared type, as written
     handwritten: str | None = None         # why the target's type is a hand-written function type
+    via: str = ""                          # the wrapper(s) the request goes through
+    wrapped: bool = False                  # through a wrapper function (its body is reported on its own)
+    where: str = ""                        # " (in LOAD_SYM(...) expanded from line N, ...)" for messages
+
+
+@dataclass
+class Export:
+    """A pointer taken from a library by its exported name (dlsym, GetProcAddress, or a wrapper of them)."""
+
+    api: str
+    name: str
+    line: int
+    col: int
+    target: str | None = None
+    target_type: str | None = None          # a PFN typedef, decltype(...) or another type, as written
+    where: str = ""
 
 
 @dataclass
@@ -50,19 +79,37 @@ class Unit:
     path: str
     lang: str                               # "c" or "python"
     queries: list[Query] = field(default_factory=list)
+    exports: list[Export] = field(default_factory=list)
     flag_uses: list[tuple[str, int, int]] = field(default_factory=list)
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
-    handwritten_protos: list[tuple[str, int, int]] = field(default_factory=list)  # Python CFUNCTYPE et al.
+    handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
     suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
     lines: int = 0
     parse_errors: int = 0
+    problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
+    apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
+    defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
+    called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:
     """Lines carrying `cuentry: ignore` (all rules) or `cuentry: ignore[CE001,CE004]`."""
     out: dict[int, frozenset[str] | None] = {}
+    if "cuentry" not in text:
+        return out
     for i, line in enumerate(text.splitlines(), 1):
         m = SUPPRESS_RE.search(line)
         if m:
             out[i] = frozenset(c.strip() for c in m.group(1).split(",")) if m.group(1) else None
     return out
+
+
+def flag_mode(text: str) -> str:
+    """The stream mode a flags expression names ("" when it cannot be told)."""
+    t = text.strip().split("::")[-1]
+    if t in FLAG_MODES:
+        return FLAG_MODES[t]
+    try:
+        return FLAG_NUMBERS.get(int(t.rstrip("uUlL") or "x", 0), "")
+    except ValueError:
+        return ""

@@ -3,30 +3,35 @@
 Recognises the two ways Python code asks for entry points by hand:
 ``cuda.bindings`` (``driver.cuGetProcAddress(b"cuX", version, flags)``) and
 ctypes (``libcuda.cuGetProcAddress_v2(b"cuX", byref(p), version, flags, byref(st))``),
-plus hand-written ``CFUNCTYPE`` prototypes and exported names with suffixes.
+functions that pass a parameter on to one of them as the symbol (wrappers, any
+number of layers), hand-written ``CFUNCTYPE`` prototypes applied to a driver
+function's pointer (not callbacks), and exported names with suffixes. Versions
+are followed through module and function assignments.
 """
 
 from __future__ import annotations
 
 import ast
-import re
+import warnings
+from dataclasses import dataclass, field
 
 from .facts import (
-    DEFAULT_FLAGS,
-    LEGACY_FLAGS,
-    PER_THREAD_FLAGS,
+    FLAG_MODES,
     QUERY_APIS,
+    SUFFIXED_EXPORT_RE,
     TOOLKIT_MACROS,
     VERSION_QUERIES,
     Query,
     Unit,
+    flag_mode,
     suppressions,
 )
 
-_SUFFIXED = re.compile(r"^cu[A-Z]\w*?_(?:v\d+(?:_pt(?:ds|sz))?|pt(?:ds|sz))$")
+_SUFFIXED = SUFFIXED_EXPORT_RE
+_PROTO_MAKERS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE")
 
 
-def _name(node: ast.AST) -> str:
+def _name(node: ast.AST | None) -> str:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -35,14 +40,19 @@ def _name(node: ast.AST) -> str:
 
 
 def _inner(node: ast.AST) -> ast.AST:
-    """byref(x) / pointer(x) / x.value -> x."""
-    while True:
-        if isinstance(node, ast.Call) and _name(node.func) in ("byref", "pointer", "addressof") and node.args:
+    """byref(x) / pointer(x) / x.value / int(x) / name.encode() -> x."""
+    for _ in range(32):
+        if isinstance(node, ast.Call) and _name(node.func) in ("byref", "pointer", "addressof", "int", "bytes",
+                                                                "c_char_p", "c_void_p") and node.args:
             node = node.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("encode", "decode"):
+            node = node.func.value
         elif isinstance(node, ast.Attribute) and node.attr == "value":
             node = node.value
         else:
-            return node
+            break
+    return node
 
 
 def _str(node: ast.AST | None) -> str | None:
@@ -52,105 +62,343 @@ def _str(node: ast.AST | None) -> str | None:
     return None
 
 
-def extract(text: str, path: str) -> Unit:
-    """Parse one Python file into facts (a file that does not parse gives no facts)."""
-    unit = Unit(path=path, lang="python", suppressions=suppressions(text), lines=text.count("\n") + 1)
-    try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError:
-        unit.parse_errors = 1
-        return unit
-    driver_taint: set[str] = set()
-    toolkit_taint: set[str] = set()
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            targets = [t for t in node.targets]
-            names = [e.id for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(e, ast.Name)]
-            if isinstance(node.value, ast.Call) and _name(node.value.func) in VERSION_QUERIES:
-                driver_taint.update(names)
-            if any(isinstance(x, ast.Name) and x.id in TOOLKIT_MACROS for x in ast.walk(node.value)):
-                toolkit_taint.update(names)
-        elif isinstance(node, ast.Call) and _name(node.func) in VERSION_QUERIES:
-            for a in node.args:
+@dataclass
+class _Api:
+    """Where each role of a request comes from: a positional index at the call, or a fixed expression."""
+
+    api: str
+    positions: dict[str, int]
+    keywords: dict[str, str]
+    fixed: dict[str, ast.expr] = field(default_factory=dict)
+    defaults: dict[str, ast.expr] = field(default_factory=dict)
+    via: str = ""
+    wrapped: bool = False             # a wrapper function (its own request is reported in its body)
+    version_kind: str = ""
+    status: str | None = None         # fixed status class, or None to read it from the call
+
+
+def _base(fname: str, nargs: int) -> _Api:
+    kw = {"symbol": "symbol", "version": "cudaVersion", "flags": "flags"}
+    ctypes_form = nargs >= 4 or fname.endswith("_v2")
+    if fname == "cudaGetDriverEntryPoint":
+        pos = {"symbol": 0, "flags": 1} if not ctypes_form else {"symbol": 0, "pfn": 1, "flags": 2, "status": 3}
+        return _Api(fname, pos, kw, version_kind="runtime", status=None if ctypes_form else "not_applicable")
+    if ctypes_form:
+        pos = {"symbol": 0, "pfn": 1, "version": 2, "flags": 3, "status": 4}
+        if fname == "cuGetProcAddress" and nargs == 4:
+            del pos["status"]
+            return _Api(fname, pos, kw, status="not_applicable")
+        return _Api(fname, pos, kw)
+    # cuda.bindings: (symbol, version, flags) -> (err, pfn, status); both layers come back
+    return _Api(fname, {"symbol": 0, "version": 1, "flags": 2}, kw, status="not_applicable")
+
+
+class _Front:
+    def __init__(self, tree: ast.Module, unit: Unit) -> None:
+        self.tree, self.unit = tree, unit
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.scope_of: dict[ast.AST, ast.AST] = {}
+        self.assigned: dict[tuple[int, str], list[ast.expr]] = {}
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.wrappers: dict[str, _Api] = {}
+        self.pointer_vars: set[str] = set()
+        self.protos: dict[str, tuple[str, int, int]] = {}
+        self.calls: list[ast.Call] = []
+        self.getters: dict[str, str] = {}     # a name bound to a getter (gpa = libcuda.cuGetProcAddress_v2)
+
+    # --- one walk: parents, scopes, assignments, functions, calls ---
+    def index(self) -> None:
+        stack: list[tuple[ast.AST, ast.AST]] = [(self.tree, self.tree)]
+        while stack:
+            node, scope = stack.pop()
+            self.scope_of[node] = scope
+            inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault(node.name, node)
+            elif isinstance(node, ast.Assign):
+                self._assign(node.targets, node.value, scope)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._assign([node.target], node.value, scope)
+            elif isinstance(node, ast.Call):
+                self.calls.append(node)
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+                stack.append((child, inner))
+
+    def _assign(self, targets: list[ast.expr], value: ast.expr, scope: ast.AST) -> None:
+        getter = _name(value) if isinstance(value, (ast.Name, ast.Attribute)) else (
+            _str(value.args[1]) or "" if isinstance(value, ast.Call) and _name(value.func) == "getattr"
+            and len(value.args) >= 2 else "")
+        if getter in QUERY_APIS:
+            for t in targets:
+                if isinstance(t, (ast.Name, ast.Attribute)) and _name(t) not in QUERY_APIS:
+                    self.getters[_name(t)] = getter
+        for t in targets:
+            elts = t.elts if isinstance(t, ast.Tuple) else [t]
+            for e in elts:
+                if isinstance(e, (ast.Name, ast.Attribute)):
+                    self.assigned.setdefault((id(scope), _name(e)), []).append(value)
+
+    # --- values ---
+    def kind(self, node: ast.expr, scope: ast.AST, depth: int = 0) -> tuple[str, tuple[int, ...]]:
+        """(literal | toolkit | driver | param | other, pins) for a version expression."""
+        if depth > 24:
+            return "other", ()
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return "literal", (node.value,)
+        if isinstance(node, ast.Call) and _name(node.func) in VERSION_QUERIES:
+            return "driver", ()
+        if isinstance(node, ast.IfExp):
+            a = self.kind(node.body, scope, depth + 1)
+            b = self.kind(node.orelse, scope, depth + 1)
+            if "driver" in (a[0], b[0]) or "toolkit" in (a[0], b[0]):
+                return ("driver" if "driver" in (a[0], b[0]) else "toolkit"), ()
+            return ("literal", tuple(sorted(set(a[1] + b[1])))) if a[0] == b[0] == "literal" else ("other", ())
+        if isinstance(node, ast.Call) and _name(node.func) in ("min", "max") and node.args:
+            parts = [self.kind(a, scope, depth + 1) for a in node.args]
+            for k in ("driver", "toolkit"):
+                if any(p[0] == k for p in parts):
+                    return k, ()
+            return "other", ()
+        inner = _inner(node)
+        if isinstance(inner, (ast.Name, ast.Attribute)):
+            return self._name_kind(_name(inner), scope, depth)
+        return "other", ()
+
+    def _name_kind(self, name: str, scope: ast.AST, depth: int) -> tuple[str, tuple[int, ...]]:
+        if name in TOOLKIT_MACROS:
+            return "toolkit", ()
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                name in [a.arg for a in scope.args.args] and (id(scope), name) not in self.assigned:
+            return "param", ()
+        for sc in (scope, self.tree):
+            vals = self.assigned.get((id(sc), name))
+            if vals:
+                got = [self.kind(v, sc, depth + 1) for v in vals[:16]]
+                if (id(sc), name) in self._driver_outs:
+                    return "driver", ()
+                for k in ("driver", "toolkit"):
+                    if any(g[0] == k for g in got):
+                        return k, ()
+                if all(g[0] == "literal" for g in got):
+                    return "literal", tuple(sorted({p for g in got for p in g[1]}))
+                return "other", ()
+            if (id(sc), name) in self._driver_outs:
+                return "driver", ()
+        return "other", ()
+
+    _driver_outs: set[tuple[int, str]] = set()
+
+    def driver_outs(self) -> None:
+        """Names filled by a version query (``cuDriverGetVersion(byref(v))``) or unpacked from one."""
+        outs: set[tuple[int, str]] = set()
+        for call in self.calls:
+            if _name(call.func) not in VERSION_QUERIES:
+                continue
+            scope = self.scope_of.get(call, self.tree)
+            for a in call.args:
                 inner = _inner(a)
                 if isinstance(inner, ast.Name):
-                    driver_taint.add(inner.id)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            nm = _name(node)
-            if nm in LEGACY_FLAGS or nm in PER_THREAD_FLAGS or nm in DEFAULT_FLAGS:
-                unit.flag_uses.append((nm, node.lineno, node.col_offset + 1))
-            if isinstance(node, ast.Attribute) and _SUFFIXED.match(node.attr) and node.attr not in QUERY_APIS:
-                unit.suffixed_names.append((node.attr, node.lineno, node.col_offset + 1))
-        if not isinstance(node, ast.Call):
-            continue
-        fname = _name(node.func)
-        if fname in ("CFUNCTYPE", "WINFUNCTYPE"):
-            parent = parents.get(node)
-            applied = isinstance(parent, ast.Call) and parent.func is node
-            assigned = isinstance(parent, ast.Assign)
-            if applied or assigned:
-                unit.handwritten_protos.append((fname, node.lineno, node.col_offset + 1))
-            continue
-        if fname == "getattr" and len(node.args) >= 2:
-            s = _str(node.args[1])
-            if s and _SUFFIXED.match(s):
-                unit.suffixed_names.append((s, node.args[1].lineno, node.args[1].col_offset + 1))
-        if fname not in QUERY_APIS:
-            continue
-        q = Query(api=fname, line=node.lineno, col=node.col_offset + 1)
-        q.result_used = not isinstance(parents.get(node), ast.Expr)
-        args = list(node.args)
-        ctypes_form = len(args) >= 4 or fname.endswith("_v2")
-        if fname == "cudaGetDriverEntryPoint":
-            layout = {"symbol": 0, "flags": 1} if not ctypes_form else {"symbol": 0, "flags": 2, "status": 3}
-            q.version_kind = "runtime"
-        elif ctypes_form:
-            layout = {"symbol": 0, "version": 2, "flags": 3, "status": 4}
-            if fname == "cuGetProcAddress" and len(args) == 4:
-                del layout["status"]
-                q.status = "not_applicable"
-        else:  # cuda.bindings: (symbol, version, flags) -> (err, pfn, status); both layers come back
-            layout = {"symbol": 0, "version": 1, "flags": 2}
-            q.status = "not_applicable"
+                    outs.add((id(scope), inner.id))
+            parent = self.parents.get(call)
+            if isinstance(parent, ast.Assign):
+                for t in parent.targets:
+                    for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                        if isinstance(e, ast.Name):
+                            outs.add((id(scope), e.id))
+        self._driver_outs = outs
 
-        def arg(role: str) -> ast.expr | None:
-            i = layout.get(role)
-            if i is not None and i < len(args):
-                return args[i]
-            kw = {"symbol": "symbol", "version": "cudaVersion", "flags": "flags"}.get(role)
-            return next((k.value for k in node.keywords if k.arg == kw), None)
+    # --- APIs and wrappers ---
+    def api_for(self, call: ast.Call) -> _Api | None:
+        fname = _name(call.func)
+        if fname in QUERY_APIS:
+            return _base(fname, len(call.args))
+        if fname in self.getters:
+            api = _base(self.getters[fname], len(call.args))
+            api.via = f"{fname} (bound to {self.getters[fname]})"
+            return api
+        return self.wrappers.get(fname)
 
-        sym_node = arg("symbol")
-        q.symbol = _str(sym_node)
-        if sym_node is not None:
-            q.symbol_line, q.symbol_col = sym_node.lineno, sym_node.col_offset + 1
-        v = arg("version")
-        if v is not None:
-            q.version_text = ast.unparse(v)
-            vnames = {x.id for x in ast.walk(v) if isinstance(x, ast.Name)} | {_name(_inner(v))}
-            if isinstance(v, ast.Constant) and isinstance(v.value, int):
-                q.version, q.version_kind = v.value, "literal"
-            elif vnames & TOOLKIT_MACROS or vnames & toolkit_taint:
-                q.version_kind = "toolkit"
-            elif vnames & driver_taint or any(isinstance(x, ast.Call) and _name(x.func) in VERSION_QUERIES
-                                             for x in ast.walk(v)):
-                q.version_kind = "driver"
+    def find_wrappers(self) -> None:
+        for _ in range(8):
+            grew = False
+            for call in self.calls:
+                api = self.api_for(call)
+                fn = self.scope_of.get(call)
+                if api is None or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                        fn.name in self.wrappers:
+                    continue
+                w = self._wrapper(api, call, fn)
+                if w is not None:
+                    self.wrappers[fn.name] = w
+                    grew = True
+            if not grew:
+                return
+
+    def _wrapper(self, api: _Api, call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> _Api | None:
+        params = [a.arg for a in fn.args.args]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        defaults = dict(zip(reversed(params), reversed(fn.args.defaults), strict=False))
+        pos: dict[str, int] = {}
+        fixed: dict[str, ast.expr] = dict(api.fixed)
+        dflt: dict[str, ast.expr] = {}
+        for role in ("symbol", "pfn", "version", "flags", "status"):
+            node = self.arg(api, call, role)
+            if node is None:
+                continue
+            inner = _inner(node)
+            if isinstance(inner, ast.Name) and inner.id in params:
+                pos[role] = params.index(inner.id)
+                if inner.id in defaults:
+                    dflt[role] = defaults[inner.id]
             else:
-                q.version_kind = "other"
-        f = arg("flags")
+                fixed[role] = node
+        if "symbol" not in pos:
+            return None
+        kw = {r: params[i] for r, i in pos.items()}
+        return _Api(api.api, pos, kw, fixed, dflt, via=fn.name + " -> " + (api.via or api.api),
+                    version_kind=api.version_kind, status="not_applicable", wrapped=True)
+
+    def arg(self, api: _Api, call: ast.Call, role: str) -> ast.expr | None:
+        i = api.positions.get(role)
+        if i is not None and i < len(call.args):
+            return call.args[i]
+        kw = api.keywords.get(role)
+        got = next((k.value for k in call.keywords if kw is not None and k.arg == kw), None)
+        if got is not None:
+            return got
+        return api.defaults.get(role) or api.fixed.get(role)
+
+    # --- facts ---
+    def query(self, api: _Api, call: ast.Call) -> Query:
+        scope = self.scope_of.get(call, self.tree)
+        q = Query(api=api.api, line=call.lineno, col=call.col_offset + 1, via=api.via, wrapped=api.wrapped)
+        q.result_used = api.wrapped or not isinstance(self.parents.get(call), ast.Expr)
+        sym = self.arg(api, call, "symbol")
+        q.symbol = _str(_inner(sym)) if sym is not None else None
+        if sym is not None and q.symbol is not None and sym in ast.walk(call):
+            q.symbol_line, q.symbol_col = sym.lineno, sym.col_offset + 1
+        if api.version_kind:
+            q.version_kind = api.version_kind
+        else:
+            v = self.arg(api, call, "version")
+            if v is not None:
+                q.version_text = ast.unparse(v)
+                q.version_kind, pins = self.kind(v, scope)
+                q.pins = tuple(p for p in pins if p > 0)
+                q.version = q.pins[0] if len(q.pins) == 1 else None
+        f = self.arg(api, call, "flags")
         q.flags_text = ast.unparse(f) if f is not None else ""
-        if "status" in layout:
-            st = arg("status")
-            if st is None:
-                q.status = "missing"
-            elif isinstance(st, ast.Constant) and st.value in (None, 0):
-                q.status = "null"
-            else:
-                q.status = "given"
-        unit.queries.append(q)
+        q.flags_mode = flag_mode(_name(f) or q.flags_text) if f is not None else ""
+        q.status = api.status or self._status(api, call)
+        pfn = self.arg(api, call, "pfn")
+        target = _inner(pfn) if pfn is not None else None
+        if isinstance(target, ast.Name):
+            self.pointer_vars.add(target.id)
+        parent = self.parents.get(call)
+        if isinstance(parent, ast.Assign):
+            for t in parent.targets:
+                for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                    if isinstance(e, ast.Name):
+                        self.pointer_vars.add(e.id)
+        return q
+
+    def _status(self, api: _Api, call: ast.Call) -> str:
+        st = self.arg(api, call, "status")
+        if st is None:
+            return "missing"
+        if isinstance(st, ast.Constant) and st.value in (None, 0):
+            return "null"
+        return "given"
+
+    def names(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                nm = _name(node)
+                if nm in FLAG_MODES:
+                    self.unit.flag_uses.append((nm, node.lineno, node.col_offset + 1))
+                if isinstance(node, ast.Attribute) and _SUFFIXED.match(node.attr) and node.attr not in QUERY_APIS:
+                    self.unit.suffixed_names.append((node.attr, node.lineno, node.col_offset + 1))
+            elif isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2:
+                s = _str(node.args[1])
+                if s and _SUFFIXED.match(s) and s not in QUERY_APIS:
+                    self.unit.suffixed_names.append((s, node.args[1].lineno, node.args[1].col_offset + 1))
+
+    def prototypes(self) -> None:
+        """CFUNCTYPE prototypes applied to a driver function's pointer (not to Python callbacks)."""
+        for call in self.calls:
+            if _name(call.func) in _PROTO_MAKERS:
+                parent = self.parents.get(call)
+                if isinstance(parent, ast.Assign):
+                    for t in parent.targets:
+                        if isinstance(t, (ast.Name, ast.Attribute)):
+                            self.protos[_name(t)] = (_name(call.func), call.lineno, call.col_offset + 1)
+        for call in self.calls:
+            proto = self._proto_applied(call)
+            if proto is None:
+                continue
+            what, why = proto
+            self.unit.handwritten_protos.append((what, call.lineno, call.col_offset + 1, why))
+
+    def _proto_applied(self, call: ast.Call) -> tuple[str, str] | None:
+        fn = call.func
+        if isinstance(fn, ast.Call) and _name(fn.func) in _PROTO_MAKERS:
+            what = _name(fn.func)
+        elif _name(fn) in self.protos and isinstance(fn, (ast.Name, ast.Attribute)):
+            what = _name(fn)
+        elif _name(fn) == "cast" and len(call.args) == 2 and _name(call.args[1]) in self.protos:
+            return self._driver_arg(call.args[0], _name(call.args[1]))
+        else:
+            return None
+        return self._driver_arg(call.args[0], what) if call.args else None
+
+    def _driver_arg(self, arg: ast.expr, what: str) -> tuple[str, str] | None:
+        inner = _inner(arg)
+        if isinstance(inner, ast.Tuple) and inner.elts:
+            s = _str(inner.elts[0])
+            if s and s.startswith("cu"):
+                return what, f"for {s}"
+        if isinstance(inner, ast.Name) and inner.id in self.pointer_vars:
+            return what, f"applied to {inner.id}, a pointer from an entry-point request"
+        if isinstance(inner, ast.Call) and self.api_for(inner) is not None:
+            return what, "applied to the pointer of an entry-point request"
+        return None
+
+
+def _parse(text: str, path: str) -> tuple[ast.Module | None, str]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a SyntaxWarning of the linted file is not ours to print
+            return ast.parse(text, filename=path), ""
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        return None, f"not valid Python{f' (line {line})' if line else ''}: {getattr(exc, 'msg', exc)}"
+    except (RecursionError, MemoryError):
+        return None, "nested too deeply for Python's parser"
+
+
+def syntax_problem(text: str, path: str) -> str:
+    """Why a Python file does not parse ('' when it does): files with nothing to lint are still checked."""
+    return _parse(text, path)[1]
+
+
+def extract(text: str, path: str) -> Unit:
+    """Parse one Python file into facts (a file that does not parse is a problem, reported)."""
+    unit = Unit(path=path, lang="python", suppressions=suppressions(text), lines=text.count("\n") + 1)
+    tree, unit.problem = _parse(text, path)
+    if tree is None:
+        unit.parse_errors = 1
+        return unit
+    fr = _Front(tree, unit)
+    fr.index()
+    fr.driver_outs()
+    fr.find_wrappers()
+    for call in fr.calls:
+        api = fr.api_for(call)
+        if api is not None:
+            unit.queries.append(fr.query(api, call))
+    fr.names()
+    fr.prototypes()
+    unit.queries.sort(key=lambda q: (q.line, q.col))
     return unit

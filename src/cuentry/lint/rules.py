@@ -1,7 +1,10 @@
-"""The lint rules, as data: one function per rule, in the tuple RULES.
+"""The lint rules, as data: one check function per rule, each rule carrying its own examples.
 
-Each rule reads a :class:`Unit`'s facts and yields (line, col, message) for what
-breaks the seed's rules; the message names the fix.
+Each rule reads a :class:`Unit`'s facts and yields (line, col, message); the
+message names the symbol, the pin and the fix, and ends with where the request
+came from when it was found through a macro or a version branch. ``bad`` and
+``good`` are C (or Python) examples the tests lint: the rule must fire on
+``bad`` and stay silent on ``good``.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..catalog import Catalog, catalog, format_version
-from .facts import DEFAULT_FLAGS, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Query, Unit
+from ..names import split_suffix
+from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 
 Hit = tuple[int, int, str]
+HELP_URI = "https://github.com/cuentry/cuentry/blob/main/docs/lint.md#"
 
 
 @dataclass(frozen=True)
@@ -21,54 +26,93 @@ class Rule:
     name: str
     summary: str
     check: Callable[[Unit, Catalog], Iterator[Hit]]
+    bad: str = ""
+    good: str = ""
+    lang: str = "c"
+
+    @property
+    def help_uri(self) -> str:
+        return HELP_URI + self.code.lower()
 
 
 def _known(q: Query, cat: Catalog) -> bool:
     return q.symbol is not None and q.symbol in cat
 
 
+def _about(q: Query) -> str:
+    return f"{q.symbol}: " if q.symbol else ""
+
+
+def _via(q: Query) -> str:
+    return f" through {q.via}" if q.via else ""
+
+
 def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.version_kind in ("toolkit", "driver"):
-            src = "the toolkit's CUDA_VERSION" if q.version_kind == "toolkit" else "the driver's version"
-            pin = ""
-            if _known(q, cat):
-                assert q.symbol is not None
-                vs = cat.versions(q.symbol)
-                pin = f": pin the ABI of the typedef you call through ({', '.join(map(str, vs))} for {q.symbol})"
-            yield q.line, q.col, (f"{q.api} asks at {src} ({q.version_text}), which binds whatever ABI is newest "
-                                  f"there, not the one your pointer type has{pin or ': pin the number in PFN_cuX_vNNNNN'}")
+        if q.version_kind not in ("toolkit", "driver"):
+            continue
+        src = "the toolkit's CUDA_VERSION" if q.version_kind == "toolkit" else "the driver's version"
+        m = PFN_RE.search(q.target_type or "")
+        if m and (q.symbol is None or m.group(1) == q.symbol):
+            fix = f"pin {m.group(2)}, the version of its {m.group(0)}"
+        elif _known(q, cat):
+            assert q.symbol is not None
+            fix = f"pin the ABI of the typedef you call through ({', '.join(map(str, cat.versions(q.symbol)))})"
+        else:
+            fix = "pin the number in PFN_cuX_vNNNNN"
+        yield q.line, q.col, (f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
+                              f"which binds whatever ABI is newest there, not the one your pointer type has: "
+                              f"{fix}{q.where}")
+
+
+def _stream(q: Query, variant: str | None) -> str:
+    """Which ABIs the request's flags select: only the per-thread flag picks _ptsz/_ptds ones (flags 0 and 1
+    give the legacy ones); when the flags cannot be told, the typedef's own mode is assumed."""
+    if q.flags_mode:
+        return "per_thread" if q.flags_mode == "per_thread" else "legacy"
+    return "per_thread" if variant else "legacy"
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         m = PFN_RE.search(q.target_type or "")
-        if not m:
+        if not m or q.version_kind == "param":
             continue
         sym, ver = m.group(1), int(m.group(2))
         if q.symbol is not None and q.symbol != sym:
-            yield q.line, q.col, (f"the pointer is a {m.group(0)} but the symbol asked for is {q.symbol!r}: "
-                                  f"ask for {sym!r} or use PFN_{q.symbol}_v<version>")
-        elif q.version is not None and q.version != ver:
-            yield q.line, q.col, (f"the pointer is a {m.group(0)} but the version asked for is {q.version}: "
-                                  f"pass {ver} (the typedef's number) so type and ABI are one pair")
+            base = split_suffix(q.symbol)
+            if base is not None and base[0] == sym:
+                continue   # the suffixed name of the typedef's own symbol: CE003 says what to ask for
+            yield q.line, q.col, (f"the pointer is a {m.group(0)} but the symbol asked for{_via(q)} is "
+                                  f"{q.symbol!r}: ask for {sym!r} or use PFN_{q.symbol}_v<version>{q.where}")
+            continue
+        if sym not in cat:
+            continue
+        for pin in q.pins:
+            got = cat.pick(sym, pin, _stream(q, m.group(3)))  # type: ignore[arg-type]
+            if got is not None and got.version != ver:
+                yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
+                                      f"is a {m.group(0)}: pin {ver} (the typedef's number) so type and ABI are one "
+                                      f"pair{q.where}")
+                break
+
+
+def _suggest(name: str, cat: Catalog) -> str:
+    sugg = cat.suggest(name)
+    if not sugg:
+        return f"{name!r} is not a driver entry point in the catalog: check the spelling (`cuentry list`)"
+    s = sugg[0]
+    extra = (f" at version {s.version}" if s.version is not None else "") + \
+            (" with the per-thread flag" if s.stream == "per_thread" else "")
+    why = "names are base names; the driver picks _v2/_ptsz itself" if s.version is not None else s.reason
+    return f"{name!r} is not a driver entry point name ({why}): ask for {s.symbol!r}{extra}"
 
 
 def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.symbol is None or q.symbol in cat:
+        if q.symbol is None or q.symbol in cat or not q.symbol.lower().startswith("cu"):
             continue
-        sugg = cat.suggest(q.symbol)
-        if sugg:
-            s = sugg[0]
-            extra = (f" at version {s.version}" if s.version is not None else "") + \
-                    (" with the per-thread flag" if s.stream == "per_thread" else "")
-            why = "names are base names; the driver picks _v2/_ptsz itself" if s.version is not None else s.reason
-            yield q.symbol_line or q.line, q.symbol_col or q.col, \
-                f"{q.symbol!r} is not a driver entry point name ({why}): ask for {s.symbol!r}{extra}"
-        else:
-            yield q.symbol_line or q.line, q.symbol_col or q.col, \
-                f"{q.symbol!r} is not a driver entry point in the catalog: check the spelling (`cuentry list`)"
+        yield q.symbol_line or q.line, q.symbol_col or q.col, _suggest(q.symbol, cat) + q.where
     for name, line, col in u.suffixed_names:
         abi = cat.by_exported(name)
         if abi is not None:
@@ -81,43 +125,52 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         if q.handwritten:
-            hint = f"PFN_{q.symbol}_v{q.version}" if _known(q, cat) and q.version else "the official PFN_cuX_vNNNNN typedef"
-            yield q.line, q.col, f"{q.handwritten}: declare it as {hint} (cudaTypedefs.h)"
-    for fname, line, col in u.handwritten_protos:
-        yield line, col, (f"hand-written ctypes.{fname} prototype for a driver function: take the signature from "
-                          "the catalog (cuentry.Driver.resolve / cuentry.Table)")
+            abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
+            hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
+            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}"
+    for what, line, col, why in u.handwritten_protos:
+        yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
+                          "catalog (cuentry.Driver.resolve / cuentry.Table)")
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.api == "cudaGetDriverEntryPoint":
-            pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
-                if _known(q, cat) and q.symbol else ""
-            yield q.line, q.col, ("cudaGetDriverEntryPoint asks at the runtime's own version and fails on older "
-                                  f"drivers: use cudaGetDriverEntryPointByVersion{pin}")
+        if q.api != "cudaGetDriverEntryPoint" or q.wrapped:
+            continue
+        pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
+            if _known(q, cat) and q.symbol else " with the version of the typedef you call through"
+        yield q.line, q.col, (f"{_about(q)}cudaGetDriverEntryPoint asks at the runtime's own version and fails on "
+                              f"older drivers: use cudaGetDriverEntryPointByVersion{pin}{q.where}")
 
 
 def unchecked_result(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         if not q.result_used:
-            yield q.line, q.col, f"the {q.api} result is ignored: check it, then the query result, then the pointer"
+            yield q.line, q.col, (f"{_about(q)}the {q.api} result is ignored: check it, then the query result, then "
+                                  f"the pointer{q.where}")
         elif q.status in ("null", "missing"):
-            yield q.line, q.col, (f"no query result is passed to {q.api}: pass a CUdriverProcAddressQueryResult and "
-                                  "check it, or a miss cannot be told from a version problem")
+            yield q.line, q.col, (f"{_about(q)}no query result is passed to {q.api}: pass a "
+                                  "CUdriverProcAddressQueryResult and check it, or a miss cannot be told from a "
+                                  f"version problem{q.where}")
         elif q.unchecked:
-            yield q.line, q.col, (f"{' and '.join(q.unchecked)} from {q.api} {'is' if len(q.unchecked) == 1 else 'are'} "
-                                  "never tested afterwards: check the CUresult, then the query result, then the "
-                                  "pointer, before calling through it")
+            yield q.line, q.col, (f"{_about(q)}{' and '.join(q.unchecked)} from {q.api} "
+                                  f"{'is' if len(q.unchecked) == 1 else 'are'} never tested afterwards: check the "
+                                  "CUresult, then the query result, then the pointer, before calling through it"
+                                  f"{q.where}")
 
 
 def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for name, line, col in u.flag_uses:
-        if name in DEFAULT_FLAGS:
-            yield line, col, (f"{name} inherits the application's stream mode: a library pins "
-                              "CU_GET_PROC_ADDRESS_LEGACY_STREAM or _PER_THREAD_DEFAULT_STREAM explicitly")
     for q in u.queries:
-        if q.flags_text.strip() in ("0", "0ULL", "0ull", "0u"):
-            yield q.line, q.col, "flags 0 is CU_GET_PROC_ADDRESS_DEFAULT: pin the stream mode explicitly"
+        if q.flags_mode != "default" or not _known(q, cat):
+            continue
+        assert q.symbol is not None
+        pt = [a for a in cat.abis(q.symbol) if a.variant]
+        if not pt:
+            continue   # no per-thread variant: the flag cannot change what resolves
+        yield q.line, q.col, (f"{q.symbol} has a per-thread ABI ({pt[0].pfn}) and {q.flags_text or 'the flags'}"
+                              f"{_via(q)} inherits the application's stream mode: pin "
+                              "CU_GET_PROC_ADDRESS_LEGACY_STREAM (cudaEnableLegacyStream) or the per-thread flag"
+                              f"{q.where}")
 
 
 def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -132,48 +185,123 @@ def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
 def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, ...]]]:
     """Each literal pin of a catalog symbol: (query, symbol, pin, the symbol's ABI versions)."""
     for q in u.queries:
-        if q.version is not None and q.symbol is not None and q.symbol in cat:
-            yield q, q.symbol, q.version, cat.versions(q.symbol)
+        if q.symbol is not None and q.symbol in cat:
+            for pin in q.pins:
+                yield q, q.symbol, pin, cat.versions(q.symbol)
 
 
 def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q, sym, pin, vs in _pins(u, cat):
         if pin < vs[0]:
-            yield q.line, q.col, (f"{sym} pinned at {pin}, below its first ABI {vs[0]}: it never resolves "
-                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}")
+            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, below its first ABI {vs[0]}: it never resolves "
+                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}{q.where}")
         elif pin > vs[-1]:
-            yield q.line, q.col, (f"{sym} pinned at {pin}, above its newest ABI {vs[-1]}: it fails on drivers "
-                                  f"older than {format_version(pin)} although the ABI exists since "
-                                  f"{format_version(vs[-1])}; pin {vs[-1]}")
+            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, above its newest ABI {vs[-1]}: it fails on "
+                                  f"drivers older than {format_version(pin)} although the ABI exists since "
+                                  f"{format_version(vs[-1])}; pin {vs[-1]}{q.where}")
 
 
 def pin_not_an_abi(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q, sym, pin, vs in _pins(u, cat):
         if vs[0] < pin < vs[-1] and pin not in vs:
             below = max(v for v in vs if v <= pin)
-            yield q.line, q.col, (f"{sym} pinned at {pin}, which is not one of its ABI versions "
+            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, which is not one of its ABI versions "
                                   f"({', '.join(map(str, vs))}): the driver gives the {below} ABI; pin {below} "
-                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor")
+                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor{q.where}")
+
+
+def _export_check(e: Export, cat: Catalog) -> str | None:
+    abi = cat.by_exported(e.name)
+    ty = e.target_type or ""
+    d = DECLTYPE_RE.search(ty)
+    if d:
+        got = f"the {abi.symbol}@{abi.version} ABI" if abi is not None else "one ABI"
+        return (f"{e.api}({e.name!r}) returns {got}, but the pointer's type is {ty}, which binds whatever ABI the "
+                f"compiling toolkit's cuda.h picks: declare it with the PFN typedef of that ABI"
+                f"{f' ({abi.pfn})' if abi is not None else ''}")
+    m = PFN_RE.search(ty)
+    if not m or abi is None:
+        return None
+    if m.group(1) != abi.symbol:
+        return (f"{e.api}({e.name!r}) returns {abi.symbol}@{abi.version} but the pointer is a {m.group(0)}: "
+                f"ask for the export of {m.group(1)} or use {abi.pfn}")
+    if int(m.group(2)) != abi.version or (m.group(3) or "") != abi.variant:
+        want = next((a for a in cat.abis(abi.symbol) if a.pfn == m.group(0)), None)
+        fix = (f"take {want.exported!r}" if want is not None and want.exported else
+               f"resolve {abi.symbol!r} at {m.group(2)} with cuGetProcAddress")
+        return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version} ({abi.pfn}) but the pointer is "
+                f"a {m.group(0)}, another ABI: {fix}, or declare the pointer as {abi.pfn}")
+    return None
+
+
+def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    for e in u.exports:
+        msg = _export_check(e, cat)
+        if msg:
+            yield e.line, e.col, msg + e.where
 
 
 RULES: tuple[Rule, ...] = (
     Rule("CE001", "version-from-toolkit-or-driver", "the version is CUDA_VERSION or the driver's version",
-         version_from_toolkit_or_driver),
-    Rule("CE002", "typedef-version-mismatch", "the PFN typedef and the symbol/version asked for disagree",
-         typedef_version_mismatch),
+         version_from_toolkit_or_driver,
+         bad='int v; cuDriverGetVersion(&v); CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+             'if (cuGetProcAddress("cuMemAlloc", (void**)&p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+    Rule("CE002", "typedef-version-mismatch", "the PFN typedef and the symbol/ABI asked for disagree",
+         typedef_version_mismatch,
+         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
+             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
+              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE003", "suffixed-or-miscased-name", "the name has a _vN/_ptds/_ptsz suffix, a case error or a typo",
-         suffixed_or_miscased_name),
+         suffixed_or_miscased_name,
+         bad='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+             'if (cuGetProcAddress("cuMemAlloc_v2", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
-         handwritten_signature),
+         handwritten_signature,
+         bad='CUdriverProcAddressQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
+             'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
-         deprecated_runtime_entry_point),
+         deprecated_runtime_entry_point,
+         bad='cudaDriverEntryPointQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+             'if (cudaGetDriverEntryPoint("cuMemAlloc", (void**)&p, cudaEnableLegacyStream, &q) || q) {}',
+         good='cudaDriverEntryPointQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+              'if (cudaGetDriverEntryPointByVersion("cuMemAlloc", (void**)&p, 3020, cudaEnableLegacyStream, &q) '
+              '|| q) {}'),
     Rule("CE006", "unchecked-result", "the CUresult or the query result is ignored, not passed or never tested",
-         unchecked_result),
-    Rule("CE007", "default-stream-mode", "CU_GET_PROC_ADDRESS_DEFAULT / cudaEnableDefault: mode not pinned",
-         default_stream_mode),
-    Rule("CE008", "mixed-stream-modes", "legacy and per-thread flags in one file", mixed_stream_modes),
-    Rule("CE009", "pin-out-of-range", "a pin below the first ABI or above the newest", pin_out_of_range),
-    Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi),
+         unchecked_result,
+         bad='PFN_cuMemAlloc_v3020 p;\n'
+             'cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL);',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+    Rule("CE007", "default-stream-mode", "default flags for a symbol that has a per-thread ABI: mode not pinned",
+         default_stream_mode,
+         bad='CUdriverProcAddressQueryResult q; PFN_cuMemcpyAsync_v4000 p;\n'
+             'if (cuGetProcAddress("cuMemcpyAsync", (void**)&p, 4000, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
+              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) {}'),
+    Rule("CE008", "mixed-stream-modes", "legacy and per-thread flags in one file", mixed_stream_modes,
+         bad='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;',
+         good='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_LEGACY_STREAM;'),
+    Rule("CE009", "pin-out-of-range", "a pin below the first ABI or above the newest", pin_out_of_range,
+         bad='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
+             'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
+              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+    Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
+         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
+             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
+              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+    Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
+         export_abi_mismatch,
+         bad='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress");',
+         good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");'),
 )
 RULE_CODES = tuple(r.code for r in RULES)
 

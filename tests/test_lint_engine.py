@@ -1,0 +1,189 @@
+"""cuentry lint on bad input: one bad file never loses the rest; limits; selection; cross-file wrappers."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tree_sitter_cpp")
+
+from cuentry.cli import main  # noqa: E402
+from cuentry.errors import UsageError  # noqa: E402
+from cuentry.lint import lint_paths, lint_text  # noqa: E402
+from cuentry.lint.engine import read_source  # noqa: E402
+from cuentry.lint.preprocess import preprocess  # noqa: E402
+
+BAD_C = ('void f(){void*p;CUdriverProcAddressQueryResult q;'
+         'if(cuGetProcAddress("cuMemAlloc",&p,1000,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q)||q){}}\n')
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    o, e = io.StringIO(), io.StringIO()
+    return main(list(argv), stdout=o, stderr=e), o.getvalue(), e.getvalue()
+
+
+def test_dangling_symlink_and_bad_python_are_reported_and_the_rest_linted(tmp_path: Path) -> None:
+    (tmp_path / "a.c").write_text(BAD_C)
+    (tmp_path / "bad.py").write_text("def (:\n")
+    os.symlink(tmp_path / "gone.c", tmp_path / "dangling.c")
+    rep = lint_paths([str(tmp_path)])
+    assert [f.code for f in rep.findings] == ["CE009"]
+    assert {Path(p.path).name for p in rep.problems} == {"bad.py", "dangling.c"}
+    code, out, err = _cli("lint", str(tmp_path))
+    assert code == 1 and "CE009" in out and "1 finding" in out and "2 not linted" in out
+    assert "bad.py: not linted: not valid Python (line 1)" in err and "dangling.c: not linted: dangling" in err
+    code, out, _ = _cli("lint", "--json", str(tmp_path))
+    doc = json.loads(out)
+    assert {Path(p["path"]).name for p in doc["problems"]} == {"bad.py", "dangling.c"}
+
+
+def test_invalid_python_alone_is_not_a_pass(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = = 1\n")
+    code, _, err = _cli("lint", str(bad))
+    assert code == 1 and "not valid Python" in err
+
+
+def test_bom_python_is_linted(tmp_path: Path) -> None:
+    p = tmp_path / "bom.py"
+    p.write_bytes(b"\xef\xbb\xbf" + b'from cuda.bindings import driver\n'
+                  b'err, f, st = driver.cuGetProcAddress(b"cuMemAlloc", 1000, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)\n')
+    rep = lint_paths([str(p)])
+    assert rep.problems == [] and [f.code for f in rep.findings] == ["CE009"]
+
+
+def test_non_regular_files_are_refused_without_reading(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.c"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    rep = lint_paths([str(fifo), "/dev/zero"])
+    assert time.monotonic() - t0 < 5
+    assert [p.message for p in rep.problems] == ["not a regular file, not linted"] * 2
+    code, _, err = _cli("lint", "/dev/zero")
+    assert code == 1 and "not a regular file" in err
+
+
+def test_size_limit(tmp_path: Path) -> None:
+    big = tmp_path / "big.c"
+    big.write_text("int x;\n" * 2000)
+    rep = lint_paths([str(big)], max_bytes=1000)
+    assert rep.files == 0 and "limit" in rep.problems[0].message
+    with pytest.raises(ValueError, match="limit"):
+        read_source(str(big), 1000)
+
+
+def test_empty_select_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "a.c").write_text(BAD_C)
+    with pytest.raises(UsageError):
+        lint_paths([str(tmp_path)], select=[""])
+    code, _, err = _cli("lint", "--select", "", str(tmp_path))
+    assert code == 2 and "empty rule list" in err
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = _cli("lint", str(tmp_path / "missing.cpp"))
+    assert code == 2 and "no such file" in err
+
+
+def test_wrapper_in_a_header_is_used_by_other_files(tmp_path: Path) -> None:
+    (tmp_path / "loader.h").write_text(
+        'static CUresult get_entry(const char* name, void** fn, int version = 12000) {\n'
+        '  CUdriverProcAddressQueryResult q;\n'
+        '  CUresult r = cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n'
+        '  return r == CUDA_SUCCESS && q == CU_GET_PROC_ADDRESS_SUCCESS ? r : CUDA_ERROR_NOT_FOUND;\n}\n')
+    (tmp_path / "use.cpp").write_text(
+        '#include "loader.h"\n'
+        'void init(void** a, void** b) {\n'
+        '  get_entry("cuMemCreate", a);\n'           # default 12000 > newest ABI 10020
+        '  get_entry("cuCtxCreate_v2", b, 3020);\n'
+        '}\n')
+    rep = lint_paths([str(tmp_path)])
+    got = {(Path(f.path).name, f.line, f.code) for f in rep.findings}
+    assert got == {("use.cpp", 3, "CE009"), ("use.cpp", 4, "CE003")}
+    code, out, _ = _cli("lint", "--min-driver", str(tmp_path))
+    assert "12000  cuMemCreate" in out or "12.0 (12000)" in out
+
+
+def test_min_driver_through_macros(tmp_path: Path) -> None:
+    src = tmp_path / "m.cpp"
+    src.write_text('#define LOAD(sym, ver) do { CUdriverProcAddressQueryResult q; \\\n'
+                   '  if (cuGetProcAddress(#sym, (void**)&p_##sym, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q)'
+                   ' return 1; } while (0)\n'
+                   'PFN_cuMulticastCreate_v12010 p_cuMulticastCreate;\n'
+                   'int f() { LOAD(cuMulticastCreate, 12010); return 0; }\n')
+    rep = lint_paths([str(src)])
+    assert rep.findings == [] and rep.pins == {"cuMulticastCreate": 12010} and rep.min_driver == 12010
+
+
+def test_include_dirs_and_compile_commands(tmp_path: Path) -> None:
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "ld.h").write_text('#define LD(s, v) '
+                              'if (cuGetProcAddress(#s, &p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cpp").write_text('#include "ld.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;\n LD(cuMemAlloc, 1000)\n}\n')
+    assert lint_paths([str(src)]).findings == []
+    assert [f.code for f in lint_paths([str(src)], include_dirs=[str(inc)]).findings] == ["CE009"]
+    cc = tmp_path / "compile_commands.json"
+    cc.write_text(json.dumps([{"directory": str(tmp_path), "file": "src/a.cpp", "command": "c++ -Iinc -c src/a.cpp"}]))
+    code, out, _ = _cli("lint", "--compile-commands", str(cc), str(src))
+    assert code == 1 and "CE009" in out and "expanded from the macro LD" in out
+
+
+def test_macro_positions_map_back_to_the_invocation() -> None:
+    text = '#define M(x) cuGetProcAddress(#x, &p, 1000, 0, NULL)\nint a; int f() { return M(cuMemAlloc) + 1; }\n'
+    pre = preprocess(text, "t.c")
+    line = pre.text.split("\n")[1]
+    col0 = line.index("cuGetProcAddress")
+    col, exp = pre.origin(1, col0)
+    assert exp is not None and exp.macro == "M" and col == text.split("\n")[1].index("M(") + 1
+    after = line.index("+ 1")
+    assert pre.origin(1, after)[0] == text.split("\n")[1].index("+ 1") + 1
+
+
+def test_macro_bombs_are_bounded() -> None:
+    defs = "#define A0(x) x x\n" + "".join(f"#define A{i}(x) A{i - 1}(x) A{i - 1}(x)\n" for i in range(1, 40))
+    t0 = time.monotonic()
+    findings, _ = lint_text(defs + "int f() { A39(cuGetProcAddress(\"cuMemAlloc\", &p, 1000, 0, 0)); }\n", "bomb.c")
+    assert time.monotonic() - t0 < 10
+
+
+def test_linear_in_requests_per_function(tmp_path: Path) -> None:
+    """1,000 stored-result requests in one function (was ~49 s): well under the 10,000-line benchmark's second."""
+    body = "\n".join(f'  CUresult r{i} = cuGetProcAddress("cuMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);'
+                     f'\n  if (r{i} || q) return {i};' for i in range(1000))
+    src = tmp_path / "many.cpp"
+    src.write_text("int f() { void* p; CUdriverProcAddressQueryResult q;\n" + body + "\n return 0; }\n")
+    t0 = time.monotonic()
+    rep = lint_paths([str(src)])
+    assert rep.findings == [] and time.monotonic() - t0 < 10
+
+
+def test_cuda_sources_use_the_cuda_grammar_and_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    from cuentry.lint.cfamily.tree import grammar_for
+
+    src = ("__global__ void k(int* x) { x[0] = 1; }\n"
+           "void f() { k<<<1, 2>>>(0); void* p; CUdriverProcAddressQueryResult q;\n"
+           "  if (cuGetProcAddress(\"cuMemAlloc\", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {} }\n")
+    pytest.importorskip("tree_sitter_cuda")
+    assert grammar_for("k.cu") == "cuda" and grammar_for("k.cpp") == "cpp"
+    findings, unit = lint_text(src, "k.cu")
+    assert unit.parse_errors == 0 and [f.code for f in findings] == ["CE009"]
+    real_import = builtins.__import__
+
+    def no_cuda(name: str, *a: object, **k: object) -> object:
+        if name == "tree_sitter_cuda":
+            raise ImportError(name)
+        return real_import(name, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    assert grammar_for("k.cu") == "cpp"
+    assert [f.code for f in lint_text(src, "k.cu")[0]] == ["CE009"]
