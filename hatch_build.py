@@ -45,7 +45,12 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
                 del sys.modules[m]
         name = os.path.basename(so)
         if version == "editable":
-            shutil.copy2(so, os.path.join(src, "cuentry", "calls", name))
+            # Never write over the old library in place: this process (or another) may have it mapped, and
+            # truncating a mapped shared object crashes it (SIGSEGV). A new file renamed over it is safe.
+            dest = os.path.join(src, "cuentry", "calls", name)
+            tmp_dest = f"{dest}.{os.getpid()}.tmp"
+            shutil.copy2(so, tmp_dest)
+            os.replace(tmp_dest, dest)
         else:
             build_data["force_include"][so] = f"cuentry/calls/{name}"
         build_data["pure_python"] = False
