@@ -129,3 +129,11 @@ def test_commands_page_covers_every_command() -> None:
     for cmd in sub.choices:
         assert f"\n## {cmd}\n" in page, cmd
         assert f"<!-- cuentry-help: {cmd} -->" in page, cmd
+
+
+def test_lint_tutorial_lists_every_rule() -> None:
+    from cuentry.lint.rules import RULES
+
+    page = (DOCS / "tutorials" / "lint-and-trace.md").read_text()
+    for r in RULES:
+        assert f"| {r.code} |" in page, r.code
