@@ -288,3 +288,34 @@ def test_requires_driver_sees_the_emulated_version(pytester: pytest.Pytester) ->
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed, 1 skipped" in proc.stdout
     assert "the driver is 12.0 (12000), needs >=12.4" in proc.stdout
+
+
+def test_fake_driver_without_a_compiler_skips(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    pytester.makepyfile("""
+        def test_x(cuentry_fake_driver):
+            cuentry_fake_driver(version=12040)
+    """)
+    res = pytester.runpytest(*INNER, "-rs")
+    res.assert_outcomes(skipped=1)
+    res.stdout.fnmatch_lines(["*cuentry_fake_driver: no C compiler*"])
+
+
+@needs_cc
+def test_fake_driver_build_failure_fails_in_one_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: os.PathLike[str]) -> None:
+    """A compiler that fails (or an unsafe cache) is an error to see, not a skip."""
+    bad_cc = os.path.join(tmp_path, "cc")
+    with open(bad_cc, "w") as fh:
+        fh.write("#!/bin/sh\necho 'cc: simulated failure' >&2\nexit 1\n")
+    os.chmod(bad_cc, 0o755)
+    monkeypatch.setenv("CC", bad_cc)
+    monkeypatch.setenv("XDG_CACHE_HOME", os.path.join(tmp_path, "cache"))
+    pytester.makepyfile("""
+        def test_x(cuentry_fake_driver):
+            cuentry_fake_driver(version=12040)
+    """)
+    res = pytester.runpytest(*INNER)
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines(["*cuentry_fake_driver: building the fake driver failed*"])
+    assert "Traceback" not in res.stdout.str()

@@ -130,8 +130,16 @@ class FakeDriver:
         return d
 
 
+def _have_compiler() -> bool:
+    import shutil
+
+    cc = os.environ.get("CC")
+    return bool(shutil.which(cc) if cc else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")))
+
+
 def _fake_factory(monkeypatch: pytest.MonkeyPatch,
                   opened: list[Any]) -> Callable[..., FakeDriver]:
+    from .errors import BuildError
     from .testing import fakedriver
 
     current: dict[str, int] = {}
@@ -148,10 +156,16 @@ def _fake_factory(monkeypatch: pytest.MonkeyPatch,
             # The fake driver reads its version from the environment at every call: one per test.
             pytest.fail(f"cuentry_fake_driver: this test already has a fake driver at {current['version']}; "
                         "one version per test (split the test or parametrize it)", pytrace=False)
+        if not _have_compiler():
+            pytest.skip("cuentry_fake_driver: no C compiler (install gcc or clang, or set CC) to build the fake driver")
+        built: Path | None = None
         try:
-            path = fakedriver.build(variant=var)  # fakedriver's own per-user cache
-        except RuntimeError as exc:
-            pytest.skip(f"cuentry_fake_driver: {exc}")
+            built = fakedriver.build(variant=var)  # fakedriver's own per-user cache
+        except BuildError as exc:  # an unsafe cache directory or a failed compile: fail, never skip silently
+            err = f"cuentry_fake_driver: {exc}"
+        if built is None:
+            pytest.fail(err, pytrace=False)
+        path = built
         current["version"] = v
         monkeypatch.setenv(FAKE_ENV, str(v))
         monkeypatch.setenv(DRIVER_ENV, str(path))
