@@ -45,12 +45,13 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
                 del sys.modules[m]
         name = os.path.basename(so)
         if version == "editable":
-            # Never write over the old library in place: this process (or another) may have it mapped, and
-            # truncating a mapped shared object crashes it (SIGSEGV). A new file renamed over it is safe.
+            # A new file renamed over the old one: a process that has the old extension mapped (this
+            # one, when importing the generator loaded it) keeps its inode instead of seeing its code
+            # change under it.
             dest = os.path.join(src, "cuentry", "calls", name)
-            tmp_dest = f"{dest}.{os.getpid()}.tmp"
-            shutil.copy2(so, tmp_dest)
-            os.replace(tmp_dest, dest)
+            staged = f"{dest}.{os.getpid()}.tmp"
+            shutil.copy2(so, staged)
+            os.replace(staged, dest)
         else:
             build_data["force_include"][so] = f"cuentry/calls/{name}"
         build_data["pure_python"] = False

@@ -16,7 +16,7 @@ from _common import SRC, wall
 CASES = {
     "python -c pass": "pass",
     "import cuentry": "import cuentry",
-    "import cuentry + first look-up": "import cuentry; cuentry.get_catalog().get('cuMemAlloc', 3020)",
+    "import cuentry + first look-up": "import cuentry; cuentry.get_catalog().bind('cuMemAlloc', 3020)",
     "... + resolve-ready (ctypes, driver module)": "import cuentry.driver",
 }
 

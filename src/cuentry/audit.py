@@ -78,12 +78,13 @@ class Finding:
     runtime: bool = False
 
     @property
-    def name(self) -> str:
+    def rule(self) -> str:
+        """The finding's rule name (``below-first-abi``); the JSON key is "rule", as in `cuentry lint`."""
         return CODES[self.code][0]
 
     def to_dict(self) -> dict[str, Any]:
         return {"symbol": self.symbol, "version": self.version, "flags": self.flags, "caller": self.caller,
-                "code": self.code, "name": self.name, "message": self.message, "runtime": self.runtime}
+                "code": self.code, "rule": self.rule, "message": self.message, "runtime": self.runtime}
 
 
 def is_runtime(caller: str, requests: Iterable[tuple[str, int | None]] = ()) -> bool:

@@ -42,7 +42,7 @@ class Finding:
     line: int
     col: int
     code: str
-    name: str
+    rule: str          # the rule's name (pin-out-of-range): "name" means an entry's name elsewhere in the JSON
     message: str
     fingerprint: str = ""
 
