@@ -97,6 +97,12 @@ def test_failure_with_json(tmp_path: Path) -> None:
     _valid("failure", doc)
 
 
+def test_fake_driver() -> None:
+    code, doc = _run("fake-driver", "--variant", "v1")
+    assert code == 0 and doc["variant"] == "v1"
+    _valid("fake-driver", doc)
+
+
 def test_lint() -> None:
     corpus = Path(__file__).parent / "lint_corpus"
     code, doc = _run("lint", str(corpus))
