@@ -97,6 +97,23 @@ def test_failure_with_json(tmp_path: Path) -> None:
     _valid("failure", doc)
 
 
+def test_trace(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setenv("CUENTRY_DRIVER", fake["full"])
+    report = tmp_path / "trace.json"
+    code = ("import cuentry; d = cuentry.Driver.load(); d.resolve('cuMemAlloc', 3020, 'legacy'); "
+            "d.query('cuMemAlloc_v2', 3020, 0)")
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["trace", "--json", "-o", str(report), "--", sys.executable, "-c", code], stdout=out, stderr=err)
+    if rc != 0 and "interposer" in err.getvalue():
+        pytest.skip(f"no interposer here: {err.getvalue().strip()}")
+    assert rc == 0, err.getvalue()
+    doc = json.loads(report.read_text())
+    assert doc["requests"] and doc["findings"]
+    _valid("trace", doc)
+
+
 def test_fake_driver() -> None:
     code, doc = _run("fake-driver", "--variant", "v1")
     assert code == 0 and doc["variant"] == "v1"
