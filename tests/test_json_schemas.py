@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,32 @@ def test_trace(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     doc = json.loads(report.read_text())
     assert doc["requests"] and doc["findings"]
     _valid("trace", doc)
+
+
+def test_generate(tmp_path: Path) -> None:
+    m = tmp_path / "acme.toml"
+    m.write_text(MANIFEST)
+    for lang, ext in (("c", "h"), ("python", "py")):
+        code, doc = _run("generate", lang, str(m), "-o", str(tmp_path / f"acme.{ext}"))
+        assert code == 0 and doc["language"] == lang
+        _valid("generate", doc)
+
+
+def test_every_json_command_has_a_schema() -> None:
+    """Each command that takes --json is in docs/json.md's table with a schema file that exists."""
+    from cuentry.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    page = (SCHEMAS.parent / "json.md").read_text()
+    for name, p in sub.choices.items():
+        nested = [a for a in p._actions if a.__class__.__name__ == "_SubParsersAction"]
+        parsers = [(f"{name} {n}", q) for a in nested for n, q in a.choices.items()] or [(name, p)]
+        for label, q in parsers:
+            if any("--json" in a.option_strings for a in q._actions):
+                assert f"`cuentry {label}" in page, label
+    for ref in re.findall(r"\(schemas/([\w-]+\.schema\.json)\)", page):
+        assert (SCHEMAS / ref).exists(), ref
 
 
 def test_fake_driver() -> None:
