@@ -569,19 +569,9 @@ def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     return _writable(c, s, v, keep, acc)
 
 
-def _outbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    acc = s.accepted
-    got = _pointer_common(c, s, v, acc)
-    if got is not None:
-        return got
-    if _is_out(v):
-        return _out(c, s, v, acc)
-    if isinstance(v, bytes):
-        raise c.error(s, v, acc + " (bytes are immutable)")
-    return _writable(c, s, v, keep, acc)
-
-
-def _array(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _writable_out(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+    """An output buffer (``void *`` with a byte count) or a typed output array: the same rules, the
+    element type and the count checked by ``_out``/``_writable`` from the parameter's spec."""
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -627,6 +617,6 @@ def _struct(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
 
 
 _CONVERT: dict[str, Callable[[Contract, ParamSpec, Any, list[Any]], Any]] = {
-    INT: _int, FLOAT: _float, HANDLE: _handle, DEVPTR: _devptr, CSTR: _cstr, INBUF: _inbuf, OUTBUF: _outbuf,
-    ARRAY: _array, STRUCTPTR: _structptr, FUNCPTR: _funcptr, STRUCT: _struct,
+    INT: _int, FLOAT: _float, HANDLE: _handle, DEVPTR: _devptr, CSTR: _cstr, INBUF: _inbuf, OUTBUF: _writable_out,
+    ARRAY: _writable_out, STRUCTPTR: _structptr, FUNCPTR: _funcptr, STRUCT: _struct,
 }
