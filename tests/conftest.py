@@ -72,3 +72,25 @@ def load(fake: dict[str, str], fake_version: Any) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def truth() -> dict[str, Any]:
     return json.loads(TRUTH_FILE.read_text())  # type: ignore[no-any-return]
+
+
+@pytest.fixture(autouse=True)
+def _pathfinder_loads_nothing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep cuda-pathfinder from loading the machine's real libcudart during the (non-GPU) suite.
+
+    pathfinder loads what it finds with RTLD_GLOBAL, for good; the fake driver's own
+    internal calls (cudaGetDriverEntryPoint -> cudaGetDriverEntryPointByVersion)
+    would then bind to the real libcudart's symbols. Tests that exercise pathfinder
+    replace this answer themselves (tests/test_discovery.py); the GPU suite uses the real one.
+    """
+    if request.node.get_closest_marker("gpu"):
+        return
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return
+
+    def refuse(libname: str) -> Any:
+        raise pathfinder.DynamicLibNotFoundError(f"{libname}: not loaded in cuentry's test suite (see tests/conftest.py)")
+
+    monkeypatch.setattr(pathfinder, "load_nvidia_dynamic_lib", refuse)

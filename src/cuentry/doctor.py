@@ -13,7 +13,7 @@ from . import __version__
 from .catalog import Catalog, catalog
 from .driver import Driver, Runtime
 from .errors import DriverError, ResolutionError
-from .loader import describe, driver_candidates
+from .loader import PATHFINDER_HOW, describe, driver_candidates, pathfinder_version, runtime_candidates
 from .names import LEGACY
 
 Progress = Callable[[int, int], None]
@@ -60,6 +60,13 @@ def _searched(exc: DriverError, driver: str | None) -> list[dict[str, str]]:
             for c, r in zip(searched, reasons, strict=False)]
 
 
+def _runtime_searched(exc: DriverError, runtime: str | None) -> list[dict[str, str]]:
+    """Each place the runtime search looked at, how it came to look there, and what happened."""
+    hows = {**dict(runtime_candidates(runtime)), "cudart": PATHFINDER_HOW}
+    return [{"candidate": c, "how": hows.get(c, ""), "outcome": r}
+            for c, r in zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]
+
+
 def report(driver: str | None = None, runtime: str | None = None, *,
            progress: Progress | None = None) -> dict[str, Any]:
     """The doctor's report: cuentry, call backend, catalog, driver (or where it looked), runtime, coverage."""
@@ -74,10 +81,12 @@ def report(driver: str | None = None, runtime: str | None = None, *,
         rep["driver"] = {"found": False, "error": exc.to_dict(), "searched": _searched(exc, driver)}
     try:
         rt = Runtime.load(runtime or (driver if driver and drv is not None and drv.fake else None))
-        rep["runtime"] = {"found": True, **rt.info()}
+        rep["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
         rt.close()
     except DriverError as exc:
-        rep["runtime"] = {"found": False, "error": exc.to_dict()}
+        rep["runtime"] = {"found": False, "error": exc.to_dict(),
+                          "searched": _runtime_searched(exc, runtime)}
+    rep["discovery"] = {"cuda_pathfinder": pathfinder_version()}
     if drv is not None:
         if not drv.stub and drv.driver_version:
             rep["coverage"] = coverage(drv, cat, progress)

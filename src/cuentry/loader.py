@@ -4,7 +4,14 @@ Search order for the driver: an explicit path, ``$CUENTRY_DRIVER``, the system
 loader's own search for ``libcuda.so.1`` (``nvcuda.dll`` on Windows), WSL's
 driver store, then well-known install directories. Each attempt is recorded, so
 a failure says exactly what was searched. The toolkit's link-time stub
-``libcuda.so`` is recognised and reported, never used as a driver.
+``libcuda.so`` is recognised and reported, never used as a driver. The driver is
+never in a pip wheel, so cuentry's own search is the only one for it.
+
+Search order for the runtime (libcudart) and other NVIDIA libraries (NVRTC for
+the GPU tests): an explicit path, ``$CUENTRY_RUNTIME``, then NVIDIA's
+``cuda-pathfinder`` (the search cuda-python, cuda.core and CuPy use, so cuentry
+finds the same libcudart they load), then cuentry's own list (system loader,
+NVIDIA wheels, ``$CUDA_PATH``, ``$CUDA_HOME``, ``/usr/local/cuda``).
 """
 
 from __future__ import annotations
@@ -163,6 +170,56 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
                               [a.outcome for a in attempts] or [f"unsupported platform {sys.platform}"])
 
 
+PATHFINDER_HOW = "cuda-pathfinder"
+PATHFINDER_MISSING = "cuda-pathfinder is not installed (pip install cuda-pathfinder); using cuentry's own search"
+
+
+def locate_nvidia_library(libname: str) -> tuple[str | None, Attempt]:
+    """Find an NVIDIA library ("cudart", "nvrtc", ...) the way NVIDIA's Python packages do.
+
+    Asks ``cuda.pathfinder.load_nvidia_dynamic_lib`` (its public API): already
+    loaded in the process, NVIDIA's pip wheels, conda, the system loader, then
+    ``$CUDA_PATH`` before ``$CUDA_HOME``. That call loads the library into the
+    process for good (pathfinder caches the handle; cuentry never closes it).
+    Returns (absolute path, the attempt) or (None, the attempt saying why not),
+    never raises: a missing cuda-pathfinder is one line in the attempt.
+    """
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return None, Attempt(libname, PATHFINDER_HOW, PATHFINDER_MISSING)
+    try:
+        loaded = pathfinder.load_nvidia_dynamic_lib(libname)
+    except Exception as exc:  # its errors (not found, unknown, unsupported) all mean "not here"
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return None, Attempt(libname, PATHFINDER_HOW, f"{type(exc).__name__}: {first}"[:300])
+    path = getattr(loaded, "abs_path", None)
+    via = getattr(loaded, "found_via", None) or "found"
+    if not path:
+        return None, Attempt(libname, PATHFINDER_HOW, f"found via {via} but no path reported")
+    return str(path), Attempt(str(path), f"{PATHFINDER_HOW} ({via})", "located")
+
+
+def pathfinder_version() -> str | None:
+    """The importable cuda-pathfinder's version, or None when it cannot be imported."""
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return None
+    return str(getattr(pathfinder, "__version__", "unknown version"))
+
+
+def toolkit_roots() -> list[tuple[str, str]]:
+    """(directory, how) of CUDA toolkits named by the environment: $CUDA_PATH before $CUDA_HOME, as pathfinder does."""
+    out: list[tuple[str, str]] = []
+    for var in ("CUDA_PATH", "CUDA_HOME"):
+        root = os.environ.get(var)
+        if root and root not in [r for r, _ in out]:
+            out.append((root, f"${var}"))
+    out.append(("/usr/local/cuda", "default toolkit directory"))
+    return out
+
+
 def _check_fake_env(lib: SharedLibrary) -> None:
     """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
     from .testing.fakeenv import check_env
@@ -190,6 +247,7 @@ def _named_failure(a: Attempt, expected: str) -> LibraryPathError:
 
 
 def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
+    """cuentry's own libcudart search, in order (cuda-pathfinder is asked first by :func:`load_runtime`)."""
     out: list[tuple[str, str]] = []
     if explicit:
         return [(as_given(explicit), "argument")]
@@ -209,16 +267,25 @@ def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     for pattern in ("nvidia/cu13/lib/libcudart.so.*", "nvidia/cuda_runtime/lib/libcudart.so.*"):
         for p in sorted(glob.glob(os.path.join(purelib, pattern)), reverse=True):
             out.append((p, "pip wheel (nvidia-cuda-runtime)"))
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root:
-            for p in sorted(glob.glob(os.path.join(root, "lib64", "libcudart.so.*")), reverse=True):
-                out.append((p, "CUDA toolkit directory"))
+    for root, how in toolkit_roots():
+        for sub in ("lib64", "lib"):
+            for p in sorted(glob.glob(os.path.join(root, sub, "libcudart.so.*")), reverse=True):
+                if (p, f"CUDA toolkit ({how})") not in out:
+                    out.append((p, f"CUDA toolkit ({how})"))
     return out
 
 
-def load_runtime(explicit: str | None = None) -> Found:
+def load_runtime(explicit: str | None = None, *, pathfinder: bool = True) -> Found:
+    """Load libcudart: an explicit path or $CUENTRY_RUNTIME, else cuda-pathfinder, else cuentry's own list."""
     attempts: list[Attempt] = []
-    for cand, how in runtime_candidates(explicit):
+    candidates = runtime_candidates(explicit)
+    if pathfinder and not explicit and not os.environ.get(RUNTIME_ENV):
+        located, attempt = locate_nvidia_library("cudart")
+        if located:
+            candidates.insert(0, (located, attempt.how))
+        else:
+            attempts.append(attempt)
+    for cand, how in candidates:
         lib = _open(cand, how, attempts)
         if lib is None:
             continue

@@ -14,7 +14,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .. import __version__
@@ -34,14 +34,49 @@ COMMANDS = ("doctor", "resolve", "show", "listing", "check", "lint", "trace", "e
             "catalog")
 
 
+_PRODUCT_COMMANDS = ("fake-driver", "generate")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
     p.add_argument("--version", action="version", version=f"cuentry {__version__}")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in human output")
+    _add_verbosity(p, 0)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
+    for cmd in sub.choices.values():  # also after the command: `cuentry doctor -v`
+        _add_verbosity(cmd, argparse.SUPPRESS)
     return p
+
+
+def _add_verbosity(p: argparse.ArgumentParser, default: object) -> None:
+    """-v/--verbose (repeatable) and -q/--quiet; SUPPRESS on subcommands so they never reset the global one."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-v", "--verbose", action="count", default=default,
+                   help="log each failed resolution's key=value diagnostic on stderr (-vv: every resolution)")
+    g.add_argument("-q", "--quiet", action="store_const", const=-1, dest="verbose", default=default,
+                   help="print nothing but errors (--json/--sarif output is still printed); the exit code says it all")
+
+
+@contextlib.contextmanager
+def _logging(verbosity: int, stream: TextIO) -> Iterator[None]:
+    """Send the ``cuentry`` loggers to ``stream`` at the level ``verbosity`` asks, for one CLI run."""
+    import logging
+
+    level = {-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
+    logger = logging.getLogger("cuentry")
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handler.setLevel(level)
+    old = logger.level
+    logger.setLevel(level)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old)
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -57,7 +92,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
-    out = Out(stdout, stderr, color)
+    # --quiet silences reports; the commands whose output is the product (a path, a generated file) still print it.
+    out = Out(stdout, stderr, color, quiet=args.verbose < 0 and args.command not in _PRODUCT_COMMANDS)
     out.json_errors = bool(getattr(args, "json", False))
     if getattr(args, "driver", None) is not None and not args.driver.strip():
         # An empty --driver "" (an unset shell variable, typically) must not quietly mean "search".
@@ -67,7 +103,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         parser.print_help(stdout)
         return EXIT_USAGE
     try:
-        return int(args.func(args, out))
+        with _logging(args.verbose, stderr):
+            return int(args.func(args, out))
     except ManifestError as exc:
         return out.fail(exc, EXIT_USAGE)
     except DriverError as exc:

@@ -82,12 +82,18 @@ def _print_doctor(r: dict[str, Any], out: Out, *, explicit_runtime: bool = False
         by = "yes" if rt.get("cudaGetDriverEntryPointByVersion") else out.warn("no (runtime older than 12.5)")
         out.wrap(f"{out.ok('found')} {rt['path']} version {rt.get('runtime_version')} ({rt.get('runtime_release')})",
                  12, "runtime     ")
+        out.wrap(rt["how"], 22, f"{_IND}found by: ")
         out.print(f"{_IND}cudaGetDriverEntryPointByVersion: {by}")
     elif explicit_runtime:
         out.wrap(f"{out.bad('not usable')}: {rt['error']['message']}", 12, "runtime     ")
         out.wrap(cli_terms(rt["error"]["hint"]), 17, f"{_IND}fix: ")
     else:
         out.print(f"runtime     {out.warn('not found')} (optional; only the --runtime path needs it)")
+        for s in rt.get("searched", []):
+            out.wrap(f"{s['candidate']}  -> {s['outcome']}", 14, "              ")
+    pf = r["discovery"]["cuda_pathfinder"]
+    out.wrap(f"cuda-pathfinder {pf}" if pf else f"{out.warn('cuda-pathfinder not installed')} (pip install "
+             "cuda-pathfinder): libcudart is searched with cuentry's own list", 12, "discovery   ")
     b = r["backend"]
     out.wrap(f"{b['name']}: {b['detail']}", 12, "backend     ")
     c = r["catalog"]

@@ -58,9 +58,10 @@ def terminal_width() -> int:
 class Out:
     """Where and how to print: colour only on a terminal and without NO_COLOR."""
 
-    def __init__(self, stream: TextIO, err: TextIO, color: bool | None) -> None:
+    def __init__(self, stream: TextIO, err: TextIO, color: bool | None, *, quiet: bool = False) -> None:
         self.stream = stream
         self.err = err
+        self.quiet = quiet  # --quiet: human output off; json() and errors still print
         if color is None:
             color = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         self.color = color
@@ -82,7 +83,8 @@ class Out:
         return self.c(t, "1")
 
     def print(self, text: str = "") -> None:
-        print(text, file=self.stream)
+        if not self.quiet:
+            print(text, file=self.stream)
 
     def error(self, text: str) -> None:
         """One line on standard error."""
@@ -115,7 +117,7 @@ class Out:
             self.print(line)
 
     def progress(self, done: int, total: int, label: str) -> None:
-        if self.err.isatty():
+        if self.err.isatty() and not self.quiet:
             print(f"\r{label} {done}/{total}", end="" if done < total else "\n", file=self.err, flush=True)
 
     def table(self, rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, indent: int = 0) -> None:

@@ -1,0 +1,139 @@
+"""The documentation's examples do what the pages say (the site itself is built strictly in CI)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuentry.cli import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+pytest_plugins = ["pytester"]
+# Inner sessions: no cache files, and not hypothesis's plugin (its summary imports hypothesis: ~2 s).
+INNER = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
+
+def _blocks(page: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_hand_written_loader_has_the_faults_the_tutorial_names(tmp_path: Path) -> None:
+    src = tmp_path / "handwritten.py"
+    src.write_text(_blocks("tutorials/python-library.md", "python")[0])
+    code, text = _cli("lint", str(src))
+    assert code == 1
+    assert set(re.findall(r" (CE\d{3}) ", text)) == {"CE001", "CE004", "CE006"}
+
+
+def test_gate_tutorial_manifest(fake: dict[str, str], fake_version: Any, tmp_path: Path) -> None:
+    m = tmp_path / "acme.toml"
+    m.write_text(_blocks("tutorials/gate-deployment.md", "toml")[0])
+    fake_version(12040)
+    code, text = _cli("check", str(m), "--driver", fake["full"])
+    assert code == 0 and "minimum driver for the required entries: 10.1 (10010)" in text
+    assert text.startswith(f"{m}: table 'acme', per-thread stream, driver 12040 (12.4)")
+    fake_version(10000)
+    assert _cli("check", str(m), "--driver", fake["full"])[0] == 1
+
+
+def test_emulate_tutorial_fake_driver_example(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(_blocks("tutorials/emulate.md", "python")[0])
+    pytester.runpytest(*INNER).assert_outcomes(passed=4)
+
+
+def test_nav_hook_drops_only_missing_pages(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", DOCS.parent / "tools" / "mkdocs_hooks.py")
+    assert spec and spec.loader
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    (tmp_path / "a.md").write_text("# a")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "b.md").write_text("# b")
+    nav = [{"A": "a.md"}, {"Gone": "gone.md"}, "a.md", "missing.md", {"Ext": "https://example.org/x.md"},
+           {"T": [{"B": "t/b.md"}, {"C": "t/c.md"}]}, {"Empty": [{"D": "d.md"}]}]
+    cfg = hooks.on_config({"nav": nav, "docs_dir": str(tmp_path)})
+    assert cfg["nav"] == [{"A": "a.md"}, "a.md", {"Ext": "https://example.org/x.md"}, {"T": [{"B": "t/b.md"}]}]
+
+
+def test_every_page_in_the_nav_or_dropped_is_a_known_page() -> None:
+    yaml = pytest.importorskip("yaml")
+    text = (DOCS.parent / "mkdocs.yml").read_text()
+    cfg = yaml.safe_load(text)
+    pages: list[str] = []
+
+    def walk(items: list[Any]) -> None:
+        for it in items:
+            v = next(iter(it.values())) if isinstance(it, dict) else it
+            walk(v) if isinstance(v, list) else pages.append(v)
+
+    walk(cfg["nav"])
+    mine = [p for p in pages if (DOCS / p).exists()]
+    # Every page written for the site is reachable from the nav.
+    written = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    assert written <= set(pages), written - set(pages)
+    assert "index.md" in mine and "api.md" in mine and "zh.md" in mine
+
+
+def test_cpp_tutorial_compiles_and_loads_the_fake_driver(fake: dict[str, str], fake_version: Any,
+                                                        tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    (tmp_path / "acme.toml").write_text(_blocks("tutorials/cpp-loader.md", "toml")[0])
+    impl, use = _blocks("tutorials/cpp-loader.md", "cpp")[:2]
+    (tmp_path / "impl.cpp").write_text(impl)
+    (tmp_path / "use.cpp").write_text(use + "\nint main() { return init() == 0 ? 0 : 1; }\n")
+    code, text = _cli("generate", "c", str(tmp_path / "acme.toml"), "-o", str(tmp_path / "acme_table.h"))
+    assert code == 0, text
+    subprocess.run([cxx, "-std=c++11", "-Wall", "-Wextra", "-Werror", "impl.cpp", "use.cpp", "-o", "use", "-ldl",
+                    "-pthread"], cwd=tmp_path, check=True, capture_output=True)
+    fake_version(12040)
+    env = {**__import__("os").environ, "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    assert subprocess.run([str(tmp_path / "use")], env=env, check=False, timeout=60).returncode == 0
+
+
+def test_every_logger_is_documented() -> None:
+    """docs/logging.md names every logger the library creates (all under `cuentry`)."""
+    src = DOCS.parent / "src" / "cuentry"
+    names = set()
+    for p in src.rglob("*.py"):
+        names |= set(re.findall(r"getLogger\(\s*[\"']([\w.]+)[\"']\s*\)", p.read_text()))
+    assert names, "no logger found: the test would be vacuous"
+    page = (DOCS / "logging.md").read_text()
+    for n in names:
+        assert n == "cuentry" or n.startswith("cuentry."), n
+        assert f"`{n}`" in page, f"logger {n} is not in docs/logging.md"
+
+
+def test_commands_page_covers_every_command() -> None:
+    """docs/commands.md has a section and a --help placeholder for each command the parser has."""
+    from cuentry.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    page = (DOCS / "commands.md").read_text()
+    for cmd in sub.choices:
+        assert f"\n## {cmd}\n" in page, cmd
+        assert f"<!-- cuentry-help: {cmd} -->" in page, cmd
+
+
+def test_lint_tutorial_lists_every_rule() -> None:
+    from cuentry.lint.rules import RULES
+
+    page = (DOCS / "tutorials" / "lint-and-trace.md").read_text()
+    for r in RULES:
+        assert f"| {r.code} |" in page, r.code
