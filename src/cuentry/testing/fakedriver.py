@@ -311,8 +311,12 @@ def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, 
     defines = list(_DEFINES[variant])
     compiler = _compiler(cc)
 
+    # -Bsymbolic: the library's calls to its own functions stay inside it, as in a real driver, whatever
+    # else the process loaded with RTLD_GLOBAL (a real libcudart) or interposed (cuentry trace).
+    flags = ["-shared", "-fPIC", "-Wl,-Bsymbolic", "-O1", "-w"]
+
     def compile_it(c_file: Path, out: Path) -> None:
-        cmd = [compiler, "-shared", "-fPIC", "-O1", "-w", "-o", str(out), str(c_file), *defines]
+        cmd = [compiler, *flags, "-o", str(out), str(c_file), *defines]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         except OSError as exc:
@@ -323,4 +327,4 @@ def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, 
 
     filename = "stubs/libcuda.so.1" if variant == "stub" else "libcuda.so.1"
     return cached_build(f"fake-driver-{variant}", src, compile_it, filename=filename, source_name="fake_cuda.c",
-                        extra_key=" ".join([compiler, *defines]), root=dest)
+                        extra_key=" ".join([compiler, *flags, *defines]), root=dest)
