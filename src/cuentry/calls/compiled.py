@@ -50,7 +50,10 @@ def _load() -> Any:
             _EXT.append(_fastcall)
         except ImportError as exc:
             _EXT.append(None)
-            _WHY.append(str(exc))
+            # Python words a missing submodule of a package being imported as a "circular import";
+            # say what it is.
+            missing = isinstance(exc, ModuleNotFoundError) or "partially initialized" in str(exc)
+            _WHY.append("cuentry.calls._fastcall is not in this installation" if missing else str(exc))
     return _EXT[0]
 
 
