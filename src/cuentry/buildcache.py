@@ -138,6 +138,25 @@ def write_new(path: Path, data: bytes, mode: int = 0o600) -> None:
         fh.write(data)
 
 
+def _publish(tmp: Path, entry: Path, filename: str, attempts: int = 8) -> None:
+    """Rename the finished build over ``entry``; when builders race, the first verified entry wins.
+
+    A rename onto an existing (non-empty) entry fails: if that entry verifies, another
+    builder published the same content and it is used; if it does not, it is moved
+    aside (never trusted) and the rename is tried again.
+    """
+    for _ in range(attempts):
+        try:
+            os.rename(tmp, entry)
+            return
+        except OSError:
+            if _verified(entry, filename):
+                return
+            if os.path.lexists(entry):
+                _discard(entry)
+    os.rename(tmp, entry)  # the last try raises the real error
+
+
 def _verified(entry: Path, filename: str) -> bool:
     """The entry holds the library its stamp names, and only this user could have put it there."""
     if _why_unsafe_dir(entry) is not None:
@@ -239,17 +258,10 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
     entry = group / entry_key(name, source_text, extra_key)
     if _verified(entry, filename):
         return entry / filename
-    if os.path.lexists(entry):
-        _discard(entry)
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=group))
     try:
         _build_into(tmp, filename, source_name, source_text, build_fn)
-        try:
-            os.rename(tmp, entry)
-        except OSError:
-            # Another process published the same entry first; use it only if it verifies.
-            if not _verified(entry, filename):
-                raise
+        _publish(tmp, entry, filename)
     except OSError as exc:  # a full disk, a vanished directory: one error, not a traceback
         raise BuildError(f"building {name} in {group} failed: {exc.strerror or exc}",
                          hint="check the disk and the cache directory, or pass another directory") from None
