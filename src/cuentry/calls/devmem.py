@@ -63,10 +63,20 @@ class Extent:
 _ARRAY_NAMES = ("__cuda_array_interface__", "__dlpack__", "__dlpack_device__", "__array_interface__", "__array__")
 
 
+def _has(v: Any, name: str) -> bool:
+    """Whether ``v`` has the protocol attribute ``name``, on its type or in its own __dict__ (no property runs)."""
+    if hasattr(type(v), name):
+        return True
+    try:
+        own = object.__getattribute__(v, "__dict__")
+    except AttributeError:
+        return False
+    return isinstance(own, dict) and name in own
+
+
 def is_array_like(v: Any) -> bool:
-    """Whether ``v``'s type speaks an array protocol (looked up on the type: no property is run)."""
-    t = type(v)
-    return any(hasattr(t, n) for n in _ARRAY_NAMES)
+    """Whether ``v`` speaks an array protocol (an array's value is never an address)."""
+    return any(_has(v, n) for n in _ARRAY_NAMES)
 
 
 def _is_cuda_core_buffer(v: Any) -> bool:
@@ -109,7 +119,7 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
     if _is_cuda_core_buffer(v):
         return _cuda_core(v)
     t = type(v)
-    if hasattr(t, "__cuda_array_interface__"):
+    if _has(v, "__cuda_array_interface__"):
         try:
             cai = v.__cuda_array_interface__
         except AttributeError:
@@ -119,7 +129,7 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
                           f"{str(exc)[:120]}") from None
         if cai is not None:
             return _from_cai(cai)
-    if hasattr(t, "__dlpack__") and hasattr(t, "__dlpack_device__"):
+    if _has(v, "__dlpack__") and _has(v, "__dlpack_device__"):
         return _from_dlpack(v, stream)
     if is_array_like(v):
         raise Refused(f"a host array ({t.__name__}): its data is in host memory, and an array's value is never "
