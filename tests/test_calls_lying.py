@@ -123,9 +123,10 @@ def test_lying_value_is_refused_in_a_fresh_process(fake: dict[str, str], name: s
 
 # --- hypothesis: every kind of lie, both backends, the exact int's outcome --------------------------------
 
-exec(LIARS)  # the same classes in this process
-Liar: Any
-Idx: Any
+_NS: dict[str, Any] = {}
+exec(LIARS, _NS)  # the same classes in this process
+Liar: Any = _NS["Liar"]
+Idx: Any = _NS["Idx"]
 
 
 class OverIndex(int):

@@ -242,7 +242,7 @@ def _bindings_int(v: Any, s: ParamSpec) -> int | None:
             s.typename, s.typename.split("_v")[0]):
         try:
             return exact_int(int(v))
-        except (_Sealed, Exception):  # noqa: BLE001 - a foreign int() failing is no handle
+        except (_Sealed, Exception):
             return None
     return None
 
@@ -271,6 +271,10 @@ class Contract:
         self.doc = (f"{abi.pfn}({', '.join(self.names)}): returns the CUresult as an int; .checked(...) raises "
                     "CudaError. See .abi.c_typedef().")
         self.elems = "".join(s.elem[:1] if s.kind == ARRAY else "-" for s in self.specs)
+        self._device_facts(abi, by_name)
+
+    def _device_facts(self, abi: Abi, by_name: Mapping[str, ParamSpec]) -> None:
+        """Device pointers, their DEVICE_RANGES rows, the stream parameter and what a NULL stream means."""
         self.devptrs = tuple(s.index for s in self.specs if s.kind == DEVPTR)
         self.ranges = _device_ranges(abi.symbol, by_name)
         self.stream_index = next((s.index for s in self.specs if s.stream), None)
@@ -390,7 +394,7 @@ class Contract:
             if ext is not None:
                 self._check_device_range(di, access, factor, counts, out, ext)
         for stream in sorted({e.stream for e in extents.values() if e.stream is not None and e.stream != run}):
-            self._synchronise(stream, run, sync, [self.specs[i] for i, e in extents.items() if e.stream == stream][0])
+            self._synchronise(stream, run, sync, next(self.specs[i] for i, e in extents.items() if e.stream == stream))
 
     def _check_device_range(self, di: int, access: str, factor: int, counts: tuple[int, ...], out: list[Any],
                             ext: devmem.Extent) -> None:
@@ -466,10 +470,14 @@ def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
         codes = frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c))
         return lambda v: v._ptr if type(v) in _OUT_TYPES and v._code in codes else 0 if v is None else NOT_FAST
     if k in (INBUF, OUTBUF):
-        ok_bytes = k == INBUF
-        return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
-                          if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
+        return _fast_buffer(k == INBUF)
     return None
+
+
+def _fast_buffer(ok_bytes: bool) -> Callable[[Any], Any]:
+    """``void *`` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
+    return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
+                      if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
 
 
 _OUT_TYPES = frozenset({Out, KernelParams})

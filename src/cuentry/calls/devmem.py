@@ -113,7 +113,7 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
     if _is_bindings_devptr(v):
         try:
             got = int(v)
-        except Exception as exc:  # noqa: BLE001 - a foreign int() failing is a refusal
+        except Exception as exc:
             raise Refused(f"a {type(v).__name__} whose int() raised {type(exc).__name__}") from None
         return _address_int(got, "its int()"), None, None
     if _is_cuda_core_buffer(v):
@@ -124,7 +124,7 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
             cai = v.__cuda_array_interface__
         except AttributeError:
             cai = None  # e.g. a CPU torch tensor: its DLPack device says what it is
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise Refused(f"a {t.__name__} whose __cuda_array_interface__ raised {type(exc).__name__}: "
                           f"{str(exc)[:120]}") from None
         if cai is not None:
@@ -270,7 +270,7 @@ def _from_dlpack(v: Any, stream: int) -> tuple[int, Extent, Any]:
     t = type(v).__name__
     try:
         dev = v.__dlpack_device__()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise Refused(f"a {t} whose __dlpack_device__() raised {type(exc).__name__}") from None
     if not (type(dev) is tuple and len(dev) == 2):
         raise Refused(f"a {t} whose __dlpack_device__() is not a (device type, id) pair")
@@ -303,7 +303,7 @@ def _export(v: Any, t: str, stream: int) -> Any:
             return v.__dlpack__(stream=stream, max_version=(1, 0))
         except TypeError:  # an exporter older than DLPack 1.0 takes no max_version
             return v.__dlpack__(stream=stream)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise Refused(f"a {t} whose __dlpack__(stream={stream}) raised {type(exc).__name__}: {str(exc)[:120]}") \
             from None
 

@@ -44,7 +44,7 @@ def exact_int(v: Any) -> int:
         raise _Sealed(f"a {type(v).__name__}, which has no __index__")
     try:
         got = index(v)
-    except Exception as exc:  # noqa: BLE001 - any failure of a foreign __index__ is a refusal
+    except Exception as exc:
         raise _Sealed(f"a {type(v).__name__} whose __index__ raised {type(exc).__name__}") from None
     if type(got) is int:
         return got
@@ -208,7 +208,7 @@ class Out(_OutBase):  # type: ignore[misc]
 
 
 _META: Any = Out.__dict__["_meta"]
-del Out._meta  # type: ignore[attr-defined]
+del Out._meta
 
 
 def _int_bounds() -> dict[str, tuple[int, int]]:
@@ -249,7 +249,7 @@ class KernelParams(Out):
 
 
 _KEEP: Any = KernelParams.__dict__["_keep"]
-del KernelParams._keep  # type: ignore[attr-defined]
+del KernelParams._keep
 _SEALED.append(True)
 
 
