@@ -117,6 +117,20 @@ class HostTensor:
         raise AssertionError("a host tensor must not be exported")
 
 
+class CpuTensor(HostTensor):
+    """Like a CPU torch tensor: its type has __cuda_array_interface__, which raises for it."""
+
+    @property
+    def __cuda_array_interface__(self) -> Any:
+        raise AttributeError("not a CUDA tensor")
+
+
+class GradTensor:
+    @property
+    def __cuda_array_interface__(self) -> Any:
+        raise RuntimeError("requires grad")
+
+
 def _fake_type(name: str, module: str, body: dict[str, Any]) -> Any:
     t = type(name, (), body)
     t.__module__ = module
@@ -193,7 +207,8 @@ def test_host_arrays_and_array_values_are_refused(drv: Driver) -> None:
                      (CAI(host.ctypes.data, version=1), "version 1"), (CAI(True), "bool"),
                      (CAI(host.ctypes.data, typestr="|O8"), "typestr"), (CAI(host.ctypes.data, shape=(-1,)), "negative"),
                      (CAI(host.ctypes.data, mask=object()), "mask"), (CAI(2**64 - 4), "address space"),
-                     (Buffer(host.ctypes.data, -1), "size")):
+                     (Buffer(host.ctypes.data, -1), "size"), (CpuTensor(host.ctypes.data), "host array.*kDLCPU"),
+                     (GradTensor(), "raised RuntimeError: requires grad")):
         with pytest.raises(ArgumentError, match=f"'dstDevice'.*{why}"):
             htod(bad, b"x" * 16, 16)
     assert not host.any()

@@ -119,18 +119,19 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
     if _is_cuda_core_buffer(v):
         return _cuda_core(v)
     t = type(v)
+    failed: Exception | None = None
     if _has(v, "__cuda_array_interface__"):
         try:
             cai = v.__cuda_array_interface__
-        except AttributeError:
-            cai = None  # e.g. a CPU torch tensor: its DLPack device says what it is
-        except Exception as exc:
-            raise Refused(f"a {t.__name__} whose __cuda_array_interface__ raised {type(exc).__name__}: "
-                          f"{str(exc)[:120]}") from None
+        except Exception as exc:  # e.g. a CPU torch tensor: its DLPack device then says what it is
+            cai, failed = None, exc
         if cai is not None:
             return _from_cai(cai)
     if _has(v, "__dlpack__") and _has(v, "__dlpack_device__"):
         return _from_dlpack(v, stream)
+    if failed is not None:
+        raise Refused(f"a {t.__name__} whose __cuda_array_interface__ raised {type(failed).__name__}: "
+                      f"{str(failed)[:120]}")
     if is_array_like(v):
         raise Refused(f"a host array ({t.__name__}): its data is in host memory, and an array's value is never "
                       "an address")
