@@ -104,6 +104,10 @@ CASES: dict[str, tuple[str, str]] = {
     "Out storing a Liar": ('(lambda o: o.__setitem__(0, Liar(2**32 + 16)))(out("int"))', "ArgumentRangeError"),
     "out() count Liar": ('len(out("int", Liar(3)))', "ok 3"),
     "address(Liar(-1))": ('cuentry.address(Liar(-1))', "ArgumentError"),
+    "float Liar for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, type("F", (float,), '
+                               '{"__float__": lambda s: 1e300})(1.0))', "ok 801"),
+    "int Liar for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, Liar(2**200))', "ArgumentError"),
+    "huge float for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, 1e300)', "ArgumentError"),
 }
 
 

@@ -39,7 +39,10 @@ def exact_int(v: Any) -> int:
         raise _Sealed("a bool (pass int(flag))")
     if isinstance(v, int):
         return int.__index__(v)
-    index = getattr(type(v), "__index__", None)
+    try:
+        index = getattr(type(v), "__index__", None)
+    except Exception:  # a metaclass whose attribute lookup fails: no __index__ to trust
+        index = None
     if index is None:
         raise _Sealed(f"a {type(v).__name__}, which has no __index__")
     try:
