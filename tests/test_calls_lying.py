@@ -107,6 +107,10 @@ CASES: dict[str, tuple[str, str]] = {
     "float Liar for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, type("F", (float,), '
                                '{"__float__": lambda s: 1e300})(1.0))', "ok 801"),
     "int Liar for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, Liar(2**200))', "ArgumentError"),
+    "object.__setattr__ on an address": ('object.__setattr__(cuentry.address(8), "value", Liar(-1))',
+                                         "AttributeError"),
+    "Address subclass": ('type("A", (cuentry.calls.Address,), {})', "TypeError"),
+    "Out storing a float beyond FLT_MAX": ('(lambda o: o.__setitem__(0, 1e300))(out("float"))', "ArgumentError"),
     "huge float for a float": ('call("cuTexRefSetMipmapLevelBias", 5000)(0, 1e300)', "ArgumentError"),
 }
 

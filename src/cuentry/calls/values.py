@@ -178,6 +178,8 @@ class Out(_OutBase):  # type: ignore[misc]
     def __setitem__(self, i: int, value: Any) -> None:
         j = self._index(i)
         bounds = _INT_BOUNDS.get(self._code)
+        if self._code == "f" and type(value) in (int, float) and abs(value) > _FLT_MAX and value - value == 0:
+            raise ArgumentError(f"{self!r}[{j}] = {value!r}: beyond a float's range (|x| <= {_FLT_MAX})")
         if bounds is not None:
             try:
                 value = exact_int(value)
@@ -225,6 +227,7 @@ def _int_bounds() -> dict[str, tuple[int, int]]:
 
 
 _INT_BOUNDS = _int_bounds()
+_FLT_MAX = 3.4028234663852886e38
 
 if _OutBase is not PyOutBase:
     from .compiled import extension_if_wanted as _ext
@@ -290,8 +293,10 @@ class Address:
     size, mutability and lifetime. Never accepted implicitly: a plain int is not a pointer.
     """
 
-    __slots__ = ("value",)
-    value: int
+    __slots__ = ("_value",)
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        raise TypeError("cuentry.Address cannot be subclassed")
 
     def __init__(self, value: int) -> None:
         try:
@@ -300,10 +305,27 @@ class Address:
             raise ArgumentError(f"address() needs an int, got {why}") from None
         if not 0 <= value <= ffi.POINTER_MAX:
             raise ArgumentError(f"address({value}) is outside 0..{ffi.POINTER_MAX}")
-        object.__setattr__(self, "value", value)
+        try:
+            _ADDRESS.__get__(self, Address)
+        except AttributeError:
+            _ADDRESS.__set__(self, value)
+        else:
+            raise ArgumentError("an Address cannot be re-initialised")
+
+    @property
+    def value(self) -> int:
+        """The address (0 for one never initialised: NULL)."""
+        try:
+            return int(_ADDRESS.__get__(self, Address))
+        except AttributeError:
+            return 0
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Address is read-only")
 
     def __repr__(self) -> str:
         return f"cuentry.address({self.value:#x})"
+
+
+_ADDRESS: Any = Address.__dict__["_value"]
+del Address._value  # type: ignore[attr-defined]
