@@ -423,3 +423,21 @@ def test_objects_extents_and_counts_agree_on_both_backends(bound_pairs: dict[tup
     refused = (access == "w" and not writable) or (access in "wr" and not dense) or count * width > span
     assert (outcomes[0][0] == "refused") == refused, (outcomes, span, dense, writable, count)
     assert not _AREA.any()
+
+
+def test_integers_inside_interfaces_are_exact_too(drv: Driver) -> None:
+    from .test_calls_lying import Idx, Liar
+
+    htod = drv.call("cuMemcpyHtoD", 3020)
+    dev = np.zeros(64, np.uint8)
+    base = dev.ctypes.data
+    for obj in (CAI(Liar(base), (Liar(16),)), CAI(base, (16,), strides=(Liar(1),)), Buffer(Liar(base), Liar(16)),
+                CAI(base, (Liar(4),), "<u4")):
+        with pytest.raises(ArgumentError, match="'ByteCount'.*holds 16 bytes"):
+            htod(obj, b"\xff" * 64, Liar(17))
+        assert htod(obj, b"\x01" * 16, Idx(16)) == 0
+    assert dev[:16].all() and not dev[16:].any()
+    # the protocols' fields are ints: no bool, no __index__ objects
+    for bad in (CAI(base, (Idx(16),)), CAI(base, (True,)), Buffer(base, Idx(16)), CAI(Idx(base)), CAI(base, (16.0,))):
+        with pytest.raises(ArgumentError, match="'dstDevice'"):
+            htod(bad, b"x", 1)

@@ -90,6 +90,10 @@ def _is_bindings_devptr(v: Any) -> bool:
 
 
 def _int_of(v: Any, what: str) -> int:
+    """A protocol field: an int as the protocols specify (an int subclass by its stored value; never a bool,
+    never an object's __index__)."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise Refused(f"{what} is a {type(v).__name__}, not an int")
     try:
         n = exact_int(v)
     except _Sealed as why:
@@ -135,7 +139,11 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
     if is_array_like(v):
         raise Refused(f"a host array ({t.__name__}): its data is in host memory, and an array's value is never "
                       "an address")
-    return _address_int(v, f"a {t.__name__}"), None, None
+    try:
+        n = exact_int(v)  # a plain object with __index__ (never an array: see above)
+    except _Sealed as why:
+        raise Refused(str(why)) from None
+    return _address_int(n, f"a {t.__name__}"), None, None
 
 
 def _cuda_core(v: Any) -> tuple[int, Extent | None, Any]:
