@@ -27,18 +27,17 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .catalog import Abi, Catalog, catalog
+from .entry import FALLBACK_CHAIN_LIMIT, RESERVED, Entry, bind_entry, floor_of
 from .errors import CuentryError, ManifestError
 from .names import DEFAULT, Stream, catalog_stream, parse_pfn_name, parse_stream
 
-if TYPE_CHECKING:
-    from .table import Entry, Table
+__all__ = ["FALLBACK_CHAIN_LIMIT", "FORMAT_HINT", "MAX_BYTES", "Manifest", "load", "loads", "read_text"]
 
 MAX_BYTES = 1 << 20  # a manifest lists entry points: 1 MiB is far beyond any real one
-FALLBACK_CHAIN_LIMIT = 16
 
 _TOP_KEYS = ("table", "required", "optional")
 _TABLE_KEYS = ("name", "stream", "required", "optional")
@@ -51,63 +50,32 @@ Path = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
-class EntrySpec:
-    """One entry of a manifest, as written (validated against the catalog)."""
-
-    symbol: str
-    version: int
-    required: bool
-    name: str | None = None
-    variant: str | None = None          # "", "ptds" or "ptsz" when written as a PFN name
-    fallback: tuple[EntrySpec, ...] = ()
-    line: int = 0
-    column: int = 0
-
-    @property
-    def attr(self) -> str:
-        """The name the entry is reached by: ``name``, or the symbol."""
-        return self.name or self.symbol
-
-    def describe(self) -> str:
-        return f"{self.symbol}@{self.version}"
-
-
-@dataclass(frozen=True)
 class Manifest:
-    """A validated manifest: a table name, one stream mode and its entries."""
+    """A validated manifest: a table name, one stream mode and its entries, each bound once.
+
+    Every [Entry][cuentry.entry.Entry] (and each entry of its fallback chain) carries
+    the ABI [Catalog.bind][cuentry.catalog.Catalog.bind] returned for it in this
+    manifest's mode while the file was read; a table, `cuentry check` and both
+    generators use those entries as they are. A table of the manifest:
+    [Table.from_manifest][cuentry.table.Table.from_manifest].
+    """
 
     path: str
     name: str
     stream: Stream
-    entries: tuple[EntrySpec, ...]
+    entries: tuple[Entry, ...]
     cat: Catalog
 
-    def abi(self, e: EntrySpec) -> Abi:
-        """The ABI ``e``'s pin binds in this manifest's stream mode (the catalog decides)."""
-        return self.cat.bind(e.symbol, e.version, self.stream, e.variant)
+    def abi(self, e: Entry) -> Abi:
+        """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading)."""
+        if e.abi is None or not e.bound_in(self.stream, self.cat):
+            return bind_entry(e, self.stream, self.cat).abi  # type: ignore[return-value]
+        return e.abi
 
     def min_driver(self) -> int:
-        """The deployment floor: the highest pin among the required entries (0 when none)."""
-        return max((e.version for e in self.entries if e.required), default=0)
-
-    def table_entries(self) -> list[Entry]:
-        """The entries as :mod:`cuentry.table` declarations (fallback chains included)."""
-        return [_to_entry(e) for e in self.entries]
-
-    def table(self, **kwargs: Any) -> Table:
-        """A :class:`cuentry.Table` of this manifest (keyword arguments go to the Table)."""
-        from .table import Table
-
-        return Table(self.name, self.table_entries(), stream=self.stream, cat=self.cat, **kwargs)
-
-
-def _to_entry(e: EntrySpec) -> Entry:
-    from .table import Entry
-
-    chain: Entry | None = None
-    for fb in reversed(e.fallback):
-        chain = Entry(fb.symbol, fb.version, False, chain, None, fb.variant)
-    return Entry(e.symbol, e.version, e.required, chain, e.name, e.variant)
+        """The deployment floor ([driver_floor][cuentry.entry.driver_floor]): each required entry
+        needs one pin of its chain; optional entries never raise it (0 when nothing is required)."""
+        return floor_of(self.entries)
 
 
 # --- reading --------------------------------------------------------------------------
@@ -373,7 +341,7 @@ class _Validator:
             raise self.error(("table", "name"), f"name must be a non-empty string, got {_show(name)}",
                              hint="e.g. name = \"mylib\" (the default is the file's name)")
         self.stream = self._stream(table)
-        specs: list[tuple[EntrySpec, Path]] = []
+        specs: list[tuple[Entry, Path]] = []
         for kind in ("required", "optional"):
             specs.extend(self._list(table, data, kind))
         if not specs:
@@ -401,7 +369,7 @@ class _Validator:
                              hint="a library pins its mode: \"legacy\" or \"per_thread\"")
         return catalog_stream(mode)
 
-    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[EntrySpec, Path]]:
+    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[Entry, Path]]:
         if kind in table and kind in data:
             raise self.error((kind,), f"{kind} is given twice (top level and in [table])", key=True)
         at: Path = ("table", kind) if kind in table else (kind,)
@@ -410,19 +378,16 @@ class _Validator:
             raise self.error(at, f"{kind} must be an array of entries, got {_show(items)}")
         return [(self._entry(it, at + (i,), kind == "required", 0), at + (i,)) for i, it in enumerate(items)]
 
-    def _entry(self, it: object, at: Path, required: bool, depth: int) -> EntrySpec:
+    def _entry(self, it: object, at: Path, required: bool, depth: int) -> Entry:
         line, col = self.pos.at(at)
         if isinstance(it, str):
             symbol, version, variant = self._pin_text(it, at)
-            spec = EntrySpec(symbol, version, required, None, variant, (), line or 0, col or 0)
-        elif isinstance(it, dict):
-            spec = self._entry_table(it, at, required, depth, line or 0, col or 0)
-        else:
-            raise self.error(at, f"an entry is a string or an inline table, got {_show(it)}")
-        self._bind(spec, at)
-        return spec
+            return self._bound(Entry(symbol, version, required, None, None, variant, line=line or 0, column=col or 0), at)
+        if isinstance(it, dict):
+            return self._entry_table(it, at, required, depth, line or 0, col or 0)
+        raise self.error(at, f"an entry is a string or an inline table, got {_show(it)}")
 
-    def _entry_table(self, it: dict[str, Any], at: Path, required: bool, depth: int, line: int, col: int) -> EntrySpec:
+    def _entry_table(self, it: dict[str, Any], at: Path, required: bool, depth: int, line: int, col: int) -> Entry:
         self._keys(it, at, _ENTRY_KEYS, "entry keys: symbol, version, pfn, name, fallback")
         name = it.get("name")
         if name is not None and (not isinstance(name, str) or not name.isidentifier()):
@@ -436,8 +401,13 @@ class _Validator:
             symbol, version, variant = self._pfn(it["pfn"], at + ("pfn",))
         else:
             symbol, version, variant = self._symbol_version(it, at), self._version(it, at), None
-        fallback = self._fallbacks(it.get("fallback"), at + ("fallback",), depth) if "fallback" in it else ()
-        return EntrySpec(symbol, version, required, name, variant, fallback, line, col)
+        entry = self._bound(Entry(symbol, version, required, None, name, variant, line=line, column=col), at)
+        if "fallback" not in it:
+            return entry
+        tail: Entry | None = None
+        for fb in reversed(self._fallbacks(it["fallback"], at + ("fallback",), depth)):
+            tail = replace(fb, fallback=tail)
+        return replace(entry, fallback=tail)
 
     def _symbol_version(self, it: dict[str, Any], at: Path) -> str:
         sym = it.get("symbol")
@@ -457,7 +427,7 @@ class _Validator:
                              hint="e.g. version = 3020 (the number in PFN_cuMemAlloc_v3020)")
         return v
 
-    def _fallbacks(self, raw: object, at: Path, depth: int) -> tuple[EntrySpec, ...]:
+    def _fallbacks(self, raw: object, at: Path, depth: int) -> tuple[Entry, ...]:
         items = raw if isinstance(raw, list) else [raw]
         if depth >= 1 or len(items) > FALLBACK_CHAIN_LIMIT:
             raise self.error(at, "a fallback chain is one flat list of entries (at most "
@@ -486,15 +456,15 @@ class _Validator:
                              hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
         return parsed
 
-    def _bind(self, spec: EntrySpec, at: Path) -> None:
+    def _bound(self, e: Entry, at: Path) -> Entry:
+        """``e`` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
         try:
-            self.cat.bind(spec.symbol, spec.version, self.stream, spec.variant)
+            abi = self.cat.bind(e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
-            raise self.error(at, f"entry {spec.describe()!r}: {exc.message}", hint=exc.hint) from None
+            raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
+        return replace(e, abi=abi, stream=self.stream, cat=self.cat)
 
-    def _no_duplicates(self, specs: list[tuple[EntrySpec, Path]]) -> None:
-        from .table import RESERVED
-
+    def _no_duplicates(self, specs: list[tuple[Entry, Path]]) -> None:
         seen: set[str] = set()
         for spec, at in specs:
             if spec.attr in seen:
