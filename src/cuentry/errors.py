@@ -158,7 +158,9 @@ class DriverNotFoundError(DriverError):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "searched": list(self.searched), "reasons": list(self.reasons)}
+        reasons = list(self.reasons) + [""] * len(self.searched)
+        return {**super().to_dict(),
+                "searched": [{"path": p, "reason": r} for p, r in zip(self.searched, reasons, strict=False)]}
 
 
 class LibraryPathError(DriverNotFoundError):
