@@ -41,7 +41,7 @@ RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available",
                       "min_driver", "resolved", "driver"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Entry:
     """One declared entry point: (symbol, fixed ABI version), required or optional, with its fallbacks.
 
@@ -74,6 +74,15 @@ class Entry:
 
     def describe(self) -> str:
         return self.key
+
+    def __repr__(self) -> str:
+        kind = "required" if self.required else "optional"
+        name = f", name={self.name!r}" if self.name else ""
+        fb = self.fallback
+        tail = "" if fb is None else f", fallback={fb!r}" if isinstance(fb, Entry) else \
+            f", fallback={getattr(fb, '__qualname__', type(fb).__name__)}"
+        bound = f", abi={self.abi.pfn}" if self.abi is not None else ""
+        return f"<Entry {kind} {self.key}{name}{bound}{tail}>"
 
     @property
     def chain(self) -> tuple[Entry, ...]:
