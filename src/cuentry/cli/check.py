@@ -8,7 +8,7 @@ from typing import Any
 from ..catalog import format_version
 from ..errors import DriverError
 from . import EXIT_FAIL, EXIT_NODRIVER, EXIT_OK, SubParsers
-from .output import Out
+from .output import Out, plain, terminal_width
 
 MANIFEST_HELP = """\
 manifest format (TOML):
@@ -96,7 +96,8 @@ def _why(r: dict[str, Any]) -> tuple[str, str | None]:
     tried = r["attempts"]
     first = tried[0] if tried else {}
     if r["status"] == "fallback":
-        return f"via {r['via']} ({r['symbol']}@{r['version']}: {first.get('classification')})", None
+        via = str(r["via"]).removeprefix("entry ")
+        return f"via {via} ({first.get('classification')})", None
     if len(tried) > 1:
         chain = ", ".join(f"{a.get('symbol')}@{a.get('version')}: {a.get('classification')}" for a in tried)
         return f"every pin failed ({chain})", tried[-1].get("hint")
@@ -104,8 +105,8 @@ def _why(r: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def _print_report(out: Out, manifest: str, rep: dict[str, Any], version: int) -> None:
-    out.print(out.bold(f"{manifest}: table {rep['table']!r}, {rep['stream'].replace('_', '-')} stream, "
-                       f"driver {version} ({format_version(version)})"))
+    out.wrap(f"table {rep['table']!r}, {rep['stream'].replace('_', '-')} stream, driver {version} "
+             f"({format_version(version)})", indent=2, first=f"{manifest}: ")
     paint = {"resolved": out.ok, "fallback": out.warn, "unavailable": out.warn, "failed": out.bad}
     rows, hints = [], []
     for r in rep["entries"]:
@@ -114,7 +115,11 @@ def _print_report(out: Out, manifest: str, rep: dict[str, Any], version: int) ->
                      "required" if r["required"] else "optional", r["exported"] or "-", why])
         if hint:
             hints.append((r["name"], hint))
-    out.table(rows, ["", "entry", "kind", "exported", "why"])
+    header = ["", "entry", "kind", "exported", "why"]
+    if sum(max(len(plain(r[i])) for r in [header, *rows]) + 2 for i in range(4)) + 24 > terminal_width():
+        header.pop(3)                                   # the exported names are in --json
+        rows = [r[:3] + r[4:] for r in rows]
+    out.table(rows, header)
     for name, hint in hints:
         out.wrap(hint, indent=4, first=f"  {name}: ")
     floor = rep["min_driver"]
