@@ -29,6 +29,7 @@ __all__ = [
     "Entry",
     "bind_entry",
     "driver_floor",
+    "floor_of",
     "optional",
     "required",
 ]

@@ -46,7 +46,7 @@ _PIN = r"(?P<sym>[A-Za-z_][A-Za-z0-9_]*)@(?P<ver>[0-9]{1,9})"
 FORMAT_HINT = ("entries are 'symbol@version' (cuMemAlloc@3020), 'PFN_cuMemAlloc_v3020', or "
                "{ symbol = \"cuMemAlloc\", version = 3020 } with optional name and fallback")
 
-Path = tuple[str | int, ...]
+_Where = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -164,8 +164,8 @@ class _Positions:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.where: dict[Path, tuple[int, int]] = {}
-        self._aot: dict[Path, int] = {}
+        self.where: dict[_Where, tuple[int, int]] = {}
+        self._aot: dict[_Where, int] = {}
 
     @classmethod
     def scan(cls, text: str) -> _Positions:
@@ -176,7 +176,7 @@ class _Positions:
             pass  # positions are a courtesy: tomllib has already judged the text
         return self
 
-    def at(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
+    def at(self, path: _Where, *, key: bool = False) -> tuple[int | None, int | None]:
         probe = path + ("=",) if key else path
         while probe:
             got = self.where.get(probe)
@@ -185,10 +185,10 @@ class _Positions:
             probe = probe[:-1]
         return None, None
 
-    def _mark(self, path: Path, i: int) -> None:
+    def _mark(self, path: _Where, i: int) -> None:
         self.where.setdefault(path, _position(self.text, i))
 
-    def _mark_key(self, path: Path, i: int, base: int = 0, *, header: bool = False) -> None:
+    def _mark_key(self, path: _Where, i: int, base: int = 0, *, header: bool = False) -> None:
         """A key starts at ``i``; a dotted key's prefixes (and a header's table) are tables that start there too."""
         for n in range(base + 1, len(path) + 1):
             self._mark(path[:n] + ("=",), i)
@@ -244,7 +244,7 @@ class _Positions:
 
     def _scan(self) -> None:
         t = self.text
-        base: Path = ()
+        base: _Where = ()
         i = 0
         while True:
             i = self._skip_ws(i, True)
@@ -268,7 +268,7 @@ class _Positions:
             self._mark_key(path, start, len(base))
             i = self._value(path, self._skip_ws(i + 1, False))
 
-    def _value(self, path: Path, i: int) -> int:
+    def _value(self, path: _Where, i: int) -> int:
         """Scan one value starting at ``i`` (arrays and inline tables iteratively); return the end."""
         t = self.text
         stack: list[list[Any]] = []  # frames: [kind, path, next index]
@@ -323,7 +323,7 @@ class _Validator:
         self.cat = cat
         self.stream: Stream = "legacy"
 
-    def error(self, where: Path, detail: str, *, key: bool = False, hint: str = "") -> ManifestError:
+    def error(self, where: _Where, detail: str, *, key: bool = False, hint: str = "") -> ManifestError:
         line, col = self.pos.at(where, key=key)
         return ManifestError(self.path, detail, line=line, column=col, hint=hint or FORMAT_HINT)
 
@@ -341,7 +341,7 @@ class _Validator:
             raise self.error(("table", "name"), f"name must be a non-empty string, got {_show(name)}",
                              hint="e.g. name = \"mylib\" (the default is the file's name)")
         self.stream = self._stream(table)
-        specs: list[tuple[Entry, Path]] = []
+        specs: list[tuple[Entry, _Where]] = []
         for kind in ("required", "optional"):
             specs.extend(self._list(table, data, kind))
         if not specs:
@@ -350,7 +350,7 @@ class _Validator:
         self._no_duplicates(specs)
         return Manifest(self.path, name, self.stream, tuple(s for s, _ in specs), self.cat)
 
-    def _keys(self, obj: dict[str, Any], at: Path, allowed: tuple[str, ...], hint: str) -> None:
+    def _keys(self, obj: dict[str, Any], at: _Where, allowed: tuple[str, ...], hint: str) -> None:
         for k in obj:
             if k not in allowed:
                 raise self.error(at + (k,), f"unknown key {k!r}", key=True, hint=hint)
@@ -369,16 +369,16 @@ class _Validator:
                              hint="a library pins its mode: \"legacy\" or \"per_thread\"")
         return catalog_stream(mode)
 
-    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[Entry, Path]]:
+    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[Entry, _Where]]:
         if kind in table and kind in data:
             raise self.error((kind,), f"{kind} is given twice (top level and in [table])", key=True)
-        at: Path = ("table", kind) if kind in table else (kind,)
+        at: _Where = ("table", kind) if kind in table else (kind,)
         items = table.get(kind, data.get(kind, []))
         if not isinstance(items, list):
             raise self.error(at, f"{kind} must be an array of entries, got {_show(items)}")
         return [(self._entry(it, at + (i,), kind == "required", 0), at + (i,)) for i, it in enumerate(items)]
 
-    def _entry(self, it: object, at: Path, required: bool, depth: int) -> Entry:
+    def _entry(self, it: object, at: _Where, required: bool, depth: int) -> Entry:
         line, col = self.pos.at(at)
         if isinstance(it, str):
             symbol, version, variant = self._pin_text(it, at)
@@ -387,7 +387,7 @@ class _Validator:
             return self._entry_table(it, at, required, depth, line or 0, col or 0)
         raise self.error(at, f"an entry is a string or an inline table, got {_show(it)}")
 
-    def _entry_table(self, it: dict[str, Any], at: Path, required: bool, depth: int, line: int, col: int) -> Entry:
+    def _entry_table(self, it: dict[str, Any], at: _Where, required: bool, depth: int, line: int, col: int) -> Entry:
         self._keys(it, at, _ENTRY_KEYS, "entry keys: symbol, version, pfn, name, fallback")
         name = it.get("name")
         if name is not None and (not isinstance(name, str) or not name.isidentifier()):
@@ -409,7 +409,7 @@ class _Validator:
             tail = replace(fb, fallback=tail)
         return replace(entry, fallback=tail)
 
-    def _symbol_version(self, it: dict[str, Any], at: Path) -> str:
+    def _symbol_version(self, it: dict[str, Any], at: _Where) -> str:
         sym = it.get("symbol")
         if sym is None:
             raise self.error(at, "the entry needs symbol and version (or pfn)")
@@ -417,7 +417,7 @@ class _Validator:
             raise self.error(at + ("symbol",), f"symbol must be a string, got {_show(sym)}")
         return sym
 
-    def _version(self, it: dict[str, Any], at: Path) -> int:
+    def _version(self, it: dict[str, Any], at: _Where) -> int:
         if "version" not in it:
             raise self.error(at, f"{it.get('symbol')!r}: no version",
                              hint="pin one of the symbol's ABI versions (the number in PFN_cuX_vNNNNN)")
@@ -427,7 +427,7 @@ class _Validator:
                              hint="e.g. version = 3020 (the number in PFN_cuMemAlloc_v3020)")
         return v
 
-    def _fallbacks(self, raw: object, at: Path, depth: int) -> tuple[Entry, ...]:
+    def _fallbacks(self, raw: object, at: _Where, depth: int) -> tuple[Entry, ...]:
         items = raw if isinstance(raw, list) else [raw]
         if depth >= 1 or len(items) > FALLBACK_CHAIN_LIMIT:
             raise self.error(at, "a fallback chain is one flat list of entries (at most "
@@ -436,7 +436,7 @@ class _Validator:
         listed = isinstance(raw, list)
         return tuple(self._entry(x, at + (i,) if listed else at, False, depth + 1) for i, x in enumerate(items))
 
-    def _pin_text(self, text: str, at: Path) -> tuple[str, int, str | None]:
+    def _pin_text(self, text: str, at: _Where) -> tuple[str, int, str | None]:
         import re
 
         if text.startswith("PFN_"):
@@ -449,14 +449,14 @@ class _Validator:
             raise self.error(at, f"{text!r} is not a pin", hint="write 'symbol@version', e.g. 'cuMemAlloc@3020'")
         return m.group("sym"), int(m.group("ver")), None
 
-    def _pfn(self, text: str, at: Path) -> tuple[str, int, str]:
+    def _pfn(self, text: str, at: _Where) -> tuple[str, int, str]:
         parsed = parse_pfn_name(text)
         if parsed is None or text != text.strip():
             raise self.error(at, f"{text!r} is not a PFN typedef name",
                              hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
         return parsed
 
-    def _bound(self, e: Entry, at: Path) -> Entry:
+    def _bound(self, e: Entry, at: _Where) -> Entry:
         """``e`` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
         try:
             abi = self.cat.bind(e.symbol, e.version, self.stream, e.variant)
@@ -464,7 +464,7 @@ class _Validator:
             raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
         return replace(e, abi=abi, stream=self.stream, cat=self.cat)
 
-    def _no_duplicates(self, specs: list[tuple[Entry, Path]]) -> None:
+    def _no_duplicates(self, specs: list[tuple[Entry, _Where]]) -> None:
         seen: set[str] = set()
         for spec, at in specs:
             if spec.attr in seen:

@@ -10,6 +10,8 @@ from ..errors import DriverError
 from . import EXIT_FAIL, EXIT_NODRIVER, EXIT_OK, SubParsers
 from .output import Out, plain, terminal_width
 
+__all__ = ["MANIFEST_HELP", "register", "run"]
+
 MANIFEST_HELP = """\
 manifest format (TOML):
 

@@ -10,6 +10,8 @@ from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
 from .output import Out
 
+__all__ = ["EPILOG", "register", "run", "write_atomic"]
+
 EPILOG = """\
 c       one self-contained header, C99 and C++11: struct NAME_table, NAME_load(), NAME_load_with(),
         NAME_available(), NAME_report(), NAME_MIN_DRIVER; definitions where NAME_IMPLEMENTATION
