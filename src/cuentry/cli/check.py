@@ -107,8 +107,8 @@ def _why(r: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def _print_report(out: Out, manifest: str, rep: dict[str, Any], version: int) -> None:
-    out.wrap(f"table {rep['table']!r}, {rep['stream'].replace('_', '-')} stream, driver {version} "
-             f"({format_version(version)})", indent=2, first=f"{manifest}: ")
+    out.print(out.bold(f"{manifest}: table {rep['table']!r}, {rep['stream'].replace('_', '-')} stream, "
+                       f"driver {version} ({format_version(version)})"))
     paint = {"resolved": out.ok, "fallback": out.warn, "unavailable": out.warn, "failed": out.bad}
     rows, hints = [], []
     for r in rep["entries"]:
