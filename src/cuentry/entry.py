@@ -144,6 +144,11 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
         TableDeclarationError: a pin the catalog refuses in that mode, or a chain longer than
             [FALLBACK_CHAIN_LIMIT][cuentry.entry.FALLBACK_CHAIN_LIMIT].
     """
+    if not isinstance(e.fallback, Entry):  # one pin (the common case): no chain to walk
+        if e.abi is not None and e.stream == stream and e.cat is cat:
+            return e
+        return Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
+                     stream, e.line, e.column, cat)
     if e.bound_in(stream, cat):
         return e
     chain = e.chain
@@ -153,13 +158,17 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
                                     hint="keep the few ABIs the code really handles")
     tail: Entry | Callable[..., Any] | None = e.final
     for x in reversed(chain):
-        try:
-            abi = cat.bind(x.symbol, x.version, stream, x.variant)
-        except CuentryError as exc:
-            raise TableDeclarationError(f"{where}{exc.message}", hint=exc.hint) from None
-        tail = replace(x, fallback=tail, abi=abi, stream=stream, cat=cat)
+        tail = Entry(x.symbol, x.version, x.required, tail, x.name, x.variant, _bind(x, stream, cat, where), stream,
+                     x.line, x.column, cat)
     assert isinstance(tail, Entry)
     return tail
+
+
+def _bind(e: Entry, stream: Stream, cat: Catalog, where: str) -> Abi:
+    try:
+        return cat.bind(e.symbol, e.version, stream, e.variant)
+    except CuentryError as exc:
+        raise TableDeclarationError(f"{where}{exc.message}", hint=exc.hint) from None
 
 
 # --- declaring ----------------------------------------------------------------------------
