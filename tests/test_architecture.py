@@ -107,7 +107,8 @@ def test_the_contracts_catch_an_upward_import_and_a_new_ctypes_user(tmp_path: Pa
     kept = _lint_imports(tmp_path)
     assert kept.returncode == 0, kept.stdout[-2000:]
     for rel, line in (("doctor.py", "from . import cli as _cli  # noqa"), ("trace.py", "import ctypes as _c  # noqa"),
-                      ("catalog.py", "from . import table as _t  # noqa")):
+                      ("catalog.py", "from . import table as _t  # noqa"),
+                      ("lint/sarif.py", "from .. import generate as _g  # noqa")):
         p = tmp_path / "src" / "cuentry" / rel
         p.write_text(p.read_text() + f"\n{line}\n")
     got = _lint_imports(tmp_path)
@@ -115,6 +116,7 @@ def test_the_contracts_catch_an_upward_import_and_a_new_ctypes_user(tmp_path: Pa
     out = got.stdout
     assert "cuentry.doctor -> cuentry.cli" in out and "cuentry.catalog -> cuentry.table" in out
     assert "cuentry.trace -> ctypes" in out
+    assert "cuentry.lint.sarif -> cuentry.generate" in out  # siblings of one layer are independent
 
 
 # --- __all__ --------------------------------------------------------------------------------

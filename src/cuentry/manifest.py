@@ -67,10 +67,10 @@ class Manifest:
     cat: Catalog
 
     def abi(self, e: Entry) -> Abi:
-        """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading)."""
-        if e.abi is None or not e.bound_in(self.stream, self.cat):
-            return bind_entry(e, self.stream, self.cat).abi  # type: ignore[return-value]
-        return e.abi
+        """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading: not asked again)."""
+        abi = bind_entry(e, self.stream, self.cat).abi  # returns a bound entry as it is
+        assert abi is not None
+        return abi
 
     def min_driver(self) -> int:
         """The deployment floor ([driver_floor][cuentry.entry.driver_floor]): each required entry

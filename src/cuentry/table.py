@@ -10,6 +10,8 @@
             required("cuMemAlloc", 3020),
             required("PFN_cuStreamBeginCapture_v10010_ptsz"),
             optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
+            required("cuCtxCreate", 12050, fallback=[optional("cuCtxCreate", 11040),
+                                                     optional("cuCtxCreate", 3020)]),  # one of three
             optional("cuMulticastCreate", 12010),            # unavailable -> reason object
         ],
         stream="per_thread",                                  # or "legacy", or stream_from_env()
@@ -24,7 +26,14 @@ fails makes resolution raise :class:`TableResolutionError` listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
 query result and pointer), else take their own fallback: another entry, a
-Python callable, or an :class:`Unavailable` carrying the reason.
+Python callable, or an :class:`Unavailable` carrying the reason. A required entry
+may fall back to other entries too (never to a callable): it fails only when every
+pin of its chain does, and [Table.min_driver][cuentry.table.Table.min_driver] is
+the driver floor that follows ([driver_floor][cuentry.entry.driver_floor]).
+
+Entries are [Entry][cuentry.entry.Entry] records: a table binds each pin once, in
+its mode, and keeps the bound entries (``table.entries``); entries a manifest has
+bound in the table's mode are used as they are.
 """
 
 from __future__ import annotations

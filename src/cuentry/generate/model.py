@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..catalog import Abi, Catalog
-from ..entry import Entry, floor_of
+from ..entry import Entry, bind_entry, floor_of
 from ..errors import TableDeclarationError
 from ..manifest import Manifest
 from ..names import FLAG_NAMES, FLAGS, Stream
@@ -140,18 +140,18 @@ def plan(manifest: Manifest) -> Plan:
     stream = manifest.stream
     taken: dict[str, str] = {}
     slots: list[Slot] = []
-    for e in manifest.entries:
-        main = manifest.abi(e)
+    for declared in manifest.entries:
+        e = bind_entry(declared, stream, cat)  # a manifest's entries are bound already: returned as they are
+        main = e.abi
+        assert main is not None
         pins: list[Pin] = []
         for i, x in enumerate(e.chain):
-            bound = x if x.abi is not None else Entry(x.symbol, x.version, x.required, None, x.name, x.variant,
-                                                      manifest.abi(x), stream)
-            member = _member(e, bound, main, i)
+            member = _member(e, x, main, i)
             owner = taken.setdefault(member, e.attr)
             if owner != e.attr:
                 raise TableDeclarationError(
                     f"table {manifest.name!r}: member {member} of {e.attr} clashes with entry {owner}",
                     hint=f"give {e.attr} or {owner} another name = \"...\" in the manifest")
-            pins.append(Pin(bound, cat.first_version(x.symbol, stream), cat.versions(x.symbol), member))
+            pins.append(Pin(x, cat.first_version(x.symbol, stream), cat.versions(x.symbol), member))
         slots.append(Slot(e, tuple(pins)))
-    return Plan(manifest.name, manifest.path, stream, tuple(slots), floor_of(manifest.entries), cat)
+    return Plan(manifest.name, manifest.path, stream, tuple(slots), floor_of(s.entry for s in slots), cat)
