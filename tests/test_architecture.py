@@ -191,5 +191,6 @@ def test_the_radon_check_fails_an_offender_and_a_stale_allowlist_entry(tmp_path:
     assert found["big.py:big"][1] == 20 and found["big.py:big"][0] > 20
     assert found["cli/printer.py:show"][1] == 15 and found["cli/printer.py:show"][0] > 15
     assert complexity.check(list(complexity.measure(tmp_path)), {"big.py:big", "cli/printer.py:show"}) == []
-    stale = complexity.check([], {"gone.py:f"})
+    assert len(complexity.check(list(complexity.measure(tmp_path)), {"big.py:big"})) == 1
+    stale = complexity.stale([], {"gone.py:f"})
     assert stale and "remove it" in stale[0]
