@@ -82,7 +82,8 @@ def test_check(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     assert code == 0 and doc["ok"] is True
     assert {e["status"] for e in doc["entries"]} >= {"resolved", "unavailable"}
     assert doc["driver"]["path"] == fake["full"] and doc["driver"]["version"] == 12040
-    assert doc["searched"] and all(set(s) == {"path", "reason"} for s in doc["searched"])
+    assert doc["searched"] and all(set(s) >= {"path", "reason"} for s in doc["searched"])
+    assert doc["searched"][-1] == {"path": fake["full"], "reason": "loaded", "how": "argument"}
     _valid("check", doc)
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     code, doc = _run("check", str(m))

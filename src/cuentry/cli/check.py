@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
     table = Table.from_manifest(m, source=drv)              # the manifest's bound entries: nothing binds again
     rep = table.report()
     ok = all(r["status"] != "failed" for r in rep["entries"])
-    searched = [{"path": a["candidate"], "reason": a["outcome"]} for a in describe(drv.attempts)]
+    searched = [{"path": a["candidate"], "reason": a["outcome"], "how": a["how"]} for a in describe(drv.attempts)]
     rep.update({"manifest": args.manifest, "ok": ok, "driver": {**drv.info(), "version": drv.driver_version},
                 "searched": searched})
     if args.json:
