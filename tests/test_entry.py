@@ -169,6 +169,28 @@ def test_generate_binds_each_pin_once_and_reports_from_its_plan(binds: list[tupl
     assert doc["bytes"] == len(out_file.read_bytes())
 
 
+@pytest.mark.parametrize("language", ["c", "python"])
+def test_the_generator_plans_once_and_returns_that_plan(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuentry.generate import generate, model
+
+    planned: list[object] = []
+    real = model._plan
+
+    def counting(m: Any) -> Any:
+        planned.append(m)
+        return real(m)
+
+    monkeypatch.setattr(model, "_plan", counting)
+    m = manifest.loads(CHAIN, "x.toml")
+    got = generate(m, language)
+    assert len(planned) == 1 and got.plan is model.plan(m) and len(planned) == 1
+    assert got.plan.min_driver == 3020 and [s.attr for s in got.plan.slots] == ["cuCtxCreate", "cuMemAlloc",
+                                                                                "cuMulticastCreate"]
+    assert got.plan.entries == m.entries  # the manifest's bound entries themselves
+    with pytest.raises(ValueError, match="unknown language"):
+        generate(m, "rust")
+
+
 # --- what check prints (issue 25) --------------------------------------------------------------
 
 def test_check_hints_fit_80_columns_and_never_advise_a_fallback_the_entry_has(

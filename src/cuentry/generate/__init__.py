@@ -17,20 +17,20 @@ LANGUAGES = ("c", "python")
 
 
 def generate(manifest: Manifest, language: str) -> Generated:
-    """Plan ``manifest``'s table once and write it in ``language`` (``"c"`` or ``"python"``).
+    """Write ``manifest``'s table in ``language`` (``"c"`` or ``"python"``), planned once.
 
     Returns:
-        The text and the [Plan][cuentry.generate.model.Plan] it was written from (what the CLI reports).
+        The text and the [Plan][cuentry.generate.model.Plan] it was written from (what the CLI
+        reports): [plan][cuentry.generate.model.plan] plans a manifest once, so the generator and
+        this report share one plan object.
 
     Raises:
         ValueError: an unknown language.
+        ManifestError: an entry the language cannot express, at its line and column.
         TableDeclarationError: a table the language cannot express (a C keyword as a member, ...).
     """
-    from . import c, python
-
-    p = plan(manifest)
-    if language == "c":
-        return Generated(language, c.render(p, manifest.cat), p)
-    if language == "python":
-        return Generated(language, python.render(p), p)
-    raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
+    writers = {"c": generate_c, "python": generate_python}
+    if language not in writers:
+        raise ValueError(f"unknown language {language!r}: one of {', '.join(LANGUAGES)}")
+    text = writers[language](manifest)
+    return Generated(language, text, plan(manifest))

@@ -12,6 +12,7 @@ and its ABI versions, and the driver floor
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from ..catalog import Abi, Catalog
@@ -134,8 +135,22 @@ def _member(e: Entry, x: Entry, main: Abi, i: int) -> str:
     return f"{e.attr}_{x.symbol}_{x.version}"
 
 
+_PLANS: weakref.WeakKeyDictionary[Manifest, Plan] = weakref.WeakKeyDictionary()
+
+
 def plan(manifest: Manifest) -> Plan:
-    """The plan of ``manifest``'s table, from its bound entries (nothing is bound again)."""
+    """The plan of ``manifest``'s table, from its bound entries (nothing is bound again).
+
+    Planned once per manifest: the generators and the CLI's report of what they wrote get the same
+    [Plan][cuentry.generate.model.Plan] object.
+    """
+    got = _PLANS.get(manifest)
+    if got is None:
+        got = _PLANS[manifest] = _plan(manifest)
+    return got
+
+
+def _plan(manifest: Manifest) -> Plan:
     cat = manifest.cat
     stream = manifest.stream
     taken: dict[str, str] = {}
