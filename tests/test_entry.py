@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import json
+import weakref
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import cuentry
+from cuentry import entry as entry_mod
 from cuentry import manifest
 from cuentry.catalog import Catalog, catalog
 from cuentry.cli import main
@@ -117,6 +119,7 @@ def binds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
         return real(self, symbol, version, *a, **kw)
 
     monkeypatch.setattr(Catalog, "bind", counting)
+    monkeypatch.setattr(entry_mod, "_BOUND", weakref.WeakKeyDictionary())  # forget answers other tests got
     return calls
 
 
@@ -143,6 +146,20 @@ def test_a_table_of_another_mode_binds_its_own(binds: list[tuple[str, int]]) -> 
     binds.clear()
     t = Table("pt", m.entries, stream="per_thread")
     assert _pins(binds) == sorted(PINS) and all(x.stream == "per_thread" for e in t.entries for x in e.chain)
+
+
+def test_the_catalogs_answers_are_asked_once_per_process(binds: list[tuple[str, int]]) -> None:
+    Table("a", [required("cuMemAlloc", 3020)], stream="legacy")
+    Table("b", [required("cuMemAlloc", 3020)], stream="legacy")
+    manifest.loads(CHAIN, "x.toml")
+    assert binds.count(("cuMemAlloc", 3020)) == 1
+    with pytest.raises(TableDeclarationError):
+        Table("c", [required("cuMemAlloc", 13000)], stream="legacy")
+    with pytest.raises(TableDeclarationError):  # a refusal is asked again (and refused again)
+        Table("c", [required("cuMemAlloc", 13000)], stream="legacy")
+    assert binds.count(("cuMemAlloc", 13000)) == 2
+    with pytest.raises(TableDeclarationError, match="not bound"):
+        required("cuMemAlloc", 3020).bound_abi  # noqa: B018
 
 
 def test_check_binds_each_pin_once(binds: list[tuple[str, int]], fake: dict[str, str], tmp_path: Path,

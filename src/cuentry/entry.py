@@ -15,6 +15,7 @@ The driver floor of a set of entries is computed here and nowhere else:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "RESERVED",
     "Entry",
     "bind_entry",
+    "bind_pin",
     "driver_floor",
     "floor_of",
     "optional",
@@ -101,6 +103,18 @@ class Entry:
         last = self.chain[-1].fallback
         return None if last is None or isinstance(last, Entry) else last
 
+    @property
+    def bound_abi(self) -> Abi:
+        """The ABI the pin binds; the entry must be bound (a table's and a manifest's entries are).
+
+        Raises:
+            TableDeclarationError: an entry that no table or manifest has bound yet.
+        """
+        if self.abi is None:
+            raise TableDeclarationError(f"{self.key} is not bound to an ABI yet",
+                                        hint="declare it in a Table (or read it from a manifest): that binds it")
+        return self.abi
+
     def needs(self) -> int:
         """The lowest driver version one pin of the chain resolves on: the lowest pin (a driver refuses
         versions above its own)."""
@@ -164,9 +178,30 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
     return tail
 
 
+# Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
+# manifest read again) declaring the same pins does not ask again. Refusals are not kept.
+_BOUND: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, int, str, str | None], Abi]] = weakref.WeakKeyDictionary()
+
+
+def bind_pin(cat: Catalog, symbol: str, version: int, stream: Stream, variant: str | None = None) -> Abi:
+    """[Catalog.bind][cuentry.catalog.Catalog.bind]'s answer for one pin, asked once per catalog.
+
+    Raises:
+        CuentryError: what [Catalog.bind][cuentry.catalog.Catalog.bind] raises for the pin.
+    """
+    known = _BOUND.get(cat)
+    if known is None:
+        known = _BOUND.setdefault(cat, {})
+    key = (symbol, version, stream, variant)
+    got = known.get(key)
+    if got is None:
+        got = known[key] = cat.bind(symbol, version, stream, variant)
+    return got
+
+
 def _bind(e: Entry, stream: Stream, cat: Catalog, where: str) -> Abi:
     try:
-        return cat.bind(e.symbol, e.version, stream, e.variant)
+        return bind_pin(cat, e.symbol, e.version, stream, e.variant)
     except CuentryError as exc:
         raise TableDeclarationError(f"{where}{exc.message}", hint=exc.hint) from None
 

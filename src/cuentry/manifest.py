@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .catalog import Abi, Catalog, catalog
-from .entry import FALLBACK_CHAIN_LIMIT, RESERVED, Entry, bind_entry, floor_of
+from .entry import FALLBACK_CHAIN_LIMIT, RESERVED, Entry, bind_entry, bind_pin, floor_of
 from .errors import CuentryError, ManifestError
 from .names import DEFAULT, Stream, catalog_stream, parse_pfn_name, parse_stream
 
@@ -68,9 +68,7 @@ class Manifest:
 
     def abi(self, e: Entry) -> Abi:
         """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading: not asked again)."""
-        abi = bind_entry(e, self.stream, self.cat).abi  # returns a bound entry as it is
-        assert abi is not None
-        return abi
+        return bind_entry(e, self.stream, self.cat).bound_abi  # returns a bound entry as it is
 
     def min_driver(self) -> int:
         """The deployment floor ([driver_floor][cuentry.entry.driver_floor]): each required entry
@@ -459,7 +457,7 @@ class _Validator:
     def _bound(self, e: Entry, at: _Where) -> Entry:
         """``e`` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
         try:
-            abi = self.cat.bind(e.symbol, e.version, self.stream, e.variant)
+            abi = bind_pin(self.cat, e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
         return replace(e, abi=abi, stream=self.stream, cat=self.cat)

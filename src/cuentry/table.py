@@ -342,8 +342,7 @@ class Table:
         return self
 
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
-        abi = e.abi
-        assert abi is not None  # every entry of a table is bound at declaration
+        abi = e.bound_abi  # every entry of a table is bound at declaration
         too_old = src.too_old(e.symbol, e.version, self.stream, abi)
         if too_old is not None:
             raise too_old

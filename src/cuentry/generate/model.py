@@ -43,8 +43,7 @@ class Pin:
 
     @property
     def abi(self) -> Abi:
-        assert self.entry.abi is not None  # manifests bind every pin while reading
-        return self.entry.abi
+        return self.entry.bound_abi  # manifests bind every pin while reading
 
     @property
     def key(self) -> str:
@@ -127,8 +126,7 @@ def function_type(abi: Abi) -> tuple[str, ...]:
 
 
 def _member(e: Entry, x: Entry, main: Abi, i: int) -> str:
-    assert x.abi is not None
-    if i == 0 or function_type(x.abi) == function_type(main):
+    if i == 0 or function_type(x.bound_abi) == function_type(main):
         return e.attr
     if x.symbol == e.symbol:
         return f"{e.attr}_{x.version}"
@@ -157,8 +155,7 @@ def _plan(manifest: Manifest) -> Plan:
     slots: list[Slot] = []
     for declared in manifest.entries:
         e = bind_entry(declared, stream, cat)  # a manifest's entries are bound already: returned as they are
-        main = e.abi
-        assert main is not None
+        main = e.bound_abi
         pins: list[Pin] = []
         for i, x in enumerate(e.chain):
             member = _member(e, x, main, i)
