@@ -51,6 +51,12 @@ def _run(*argv: str) -> tuple[int, str, str]:
     lambda: Table("", [required("cuMemAlloc", 3020)], stream="legacy"),
     lambda: Table("t", [required("cuMemAlloc", 3020)], stream="legacy", cat=5),  # type: ignore[arg-type]
     lambda: Table("t", [required("cuMemAlloc", 3020)], stream=None),  # type: ignore[arg-type]
+    lambda: Table("t", [Entry("cuMemAlloc", 3020, False, 5)], stream="legacy"),  # type: ignore[arg-type]
+    lambda: Table("t", [Entry("cuMemAlloc", 3020, True, print)], stream="legacy"),
+    lambda: Table("t", [Entry("cuMemAlloc", 3020, False, Entry("cuMemAlloc", 3020, False, "x"))],  # type: ignore[arg-type]
+                  stream="legacy"),
+    lambda: Table("t", [Entry(5, 3020)], stream="legacy"),     # type: ignore[arg-type]
+    lambda: Table("t", [Entry("cuMemAlloc", "3020")], stream="legacy"),  # type: ignore[arg-type]
 ])
 def test_malformed_declarations_are_declaration_errors(make: Any) -> None:
     with pytest.raises(TableDeclarationError) as ei:
@@ -252,3 +258,32 @@ def test_list_groups_counts_every_symbol() -> None:
     assert len(ungrouped) <= 1 and all(r["symbols"] > 0 for r in ungrouped)
     code, text, _ = _run("list", "--groups")
     assert code == 0 and ("(in no doc group)" in text) == bool(ungrouped)
+
+
+# --- fuzz: a declaration is an entry or a TableDeclarationError, never another exception ---------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ANY = st.one_of(st.none(), st.booleans(), st.integers(-10, 20000), st.sampled_from([3020, 2000, 12050, 13000]),
+                 st.text(max_size=12), st.sampled_from(["cuMemAlloc", "PFN_cuMemAlloc_v3020", "x y", "_a", "name"]),
+                 st.floats(allow_nan=True), st.lists(st.integers(), max_size=2),
+                 st.sampled_from([print, int, object(), b"cuMemAlloc", 3020.5, (3020,)]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(symbol=_ANY, version=_ANY, name=_ANY, fallback=_ANY, source=_ANY, stream=_ANY, required_=st.booleans())
+def test_declarations_never_raise_anything_but_a_declaration_error(symbol: Any, version: Any, name: Any,
+                                                                    fallback: Any, source: Any, stream: Any,
+                                                                    required_: bool) -> None:
+    make = required if required_ else optional
+    try:
+        e = make(symbol, version, name=name, fallback=fallback)
+    except TableDeclarationError:
+        e = Entry("cuMemAlloc", 3020, required_, fallback if isinstance(fallback, Entry) else None, None)
+    for s in (stream, "legacy"):
+        try:
+            t = Table("fuzz", [e], stream=s, source=source)
+        except TableDeclarationError:
+            continue
+        assert t.entries[0].abi is not None and t.min_driver() in (0, e.version)

@@ -159,6 +159,8 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
             [FALLBACK_CHAIN_LIMIT][cuentry.entry.FALLBACK_CHAIN_LIMIT].
     """
     if not isinstance(e.fallback, Entry):  # one pin (the common case): no chain to walk
+        if e.fallback is not None:
+            _check_final(e, e.fallback, where)
         if e.abi is not None and e.stream == stream and e.cat is cat:
             return e
         return Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
@@ -171,11 +173,25 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
                                     f"the limit is {FALLBACK_CHAIN_LIMIT}",
                                     hint="keep the few ABIs the code really handles")
     tail: Entry | Callable[..., Any] | None = e.final
+    if tail is not None:
+        _check_final(e, tail, where)
     for x in reversed(chain):
         tail = Entry(x.symbol, x.version, x.required, tail, x.name, x.variant, _bind(x, stream, cat, where), stream,
                      x.line, x.column, cat)
     assert isinstance(tail, Entry)
     return tail
+
+
+def _check_final(e: Entry, final: object, where: str) -> None:
+    """What a chain ends in (an Entry built by hand can hold anything): a callable, and only for an
+    optional entry."""
+    if e.required:
+        raise TableDeclarationError(f"{where}{e.describe()}: a required entry falls back only to other entries, "
+                                    f"got {type(final).__name__}",
+                                    hint="make the entry optional(...) to fall back to a callable")
+    if not callable(final):
+        raise TableDeclarationError(f"{where}{e.describe()}: fallback must be an entry, a callable or None, "
+                                    f"got {type(final).__name__}", hint="optional('cuX', N, fallback=my_function)")
 
 
 # Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
