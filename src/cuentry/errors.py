@@ -13,6 +13,35 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+__all__ = [
+    "ArgumentError",
+    "ArgumentRangeError",
+    "BuildCacheError",
+    "BuildError",
+    "CatalogDataError",
+    "CatalogError",
+    "CudaError",
+    "CuentryError",
+    "DriverBusyError",
+    "DriverClosedError",
+    "DriverError",
+    "DriverNotFoundError",
+    "ForkError",
+    "HeaderParseError",
+    "LibraryPathError",
+    "ManifestError",
+    "ResolutionError",
+    "StubLibraryError",
+    "TableDeclarationError",
+    "TableError",
+    "TableResolutionError",
+    "UnavailableError",
+    "UnknownSymbolError",
+    "UnknownVariantError",
+    "UnknownVersionError",
+    "UsageError",
+]
+
 
 class CuentryError(Exception):
     """Base of every cuentry error; never raised directly."""
