@@ -158,7 +158,12 @@ def test_all_is_the_public_surface(module: str) -> None:
     assert has_all, f"{module} has no __all__: list its public names"
     if module in NOT_IMPORTED:
         return
-    mod = importlib.import_module(module)
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:  # an optional dependency (libclang's bindings, ...) is not installed
+        if (exc.name or "cuentry").startswith("cuentry"):
+            raise
+        pytest.skip(f"{module} needs {exc.name}, not installed here")
     listed = list(mod.__all__)
     assert len(listed) == len(set(listed)), f"{module}.__all__ lists a name twice"
     missing = [n for n in listed if not hasattr(mod, n)]
