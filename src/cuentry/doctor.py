@@ -80,7 +80,9 @@ def report(driver: str | None = None, runtime: str | None = None, *,
     except DriverError as exc:
         rep["driver"] = {"found": False, "error": exc.to_dict(), "searched": _searched(exc, driver)}
     try:
-        rt = Runtime.load(runtime or (driver if driver and drv is not None and drv.fake else None))
+        # Only the runtime asked for or found: the fake libcuda also answers the runtime's calls, but it is
+        # not the process's libcudart, and showing it as one would be a lie (--runtime names it on purpose).
+        rt = Runtime.load(runtime)
         rep["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
         rt.close()
     except DriverError as exc:

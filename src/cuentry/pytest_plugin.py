@@ -104,12 +104,10 @@ def _checked(value: object, what: str) -> tuple[int, str]:
 
 
 def variant_for(version: int) -> str:
-    """The fake driver variant a real driver of ``version`` matches."""
-    if version >= 12000:
-        return "full"
-    if version >= 11030:
-        return "v1"
-    return "nogpa"
+    """The fake driver variant a real driver of `version` matches (the rule lives in `cuentry.testing.fakeenv`)."""
+    from .testing.fakeenv import variant_for as rule
+
+    return rule(version)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +137,7 @@ def _have_compiler() -> bool:
 
 def _fake_factory(monkeypatch: pytest.MonkeyPatch,
                   opened: list[Any]) -> Callable[..., FakeDriver]:
-    from .errors import BuildError
+    from .errors import BuildError, UsageError
     from .testing import fakedriver
 
     current: dict[str, int] = {}
@@ -152,6 +150,10 @@ def _fake_factory(monkeypatch: pytest.MonkeyPatch,
         if var not in fakedriver.VARIANTS:
             pytest.fail(f"cuentry_fake_driver: unknown variant {var!r}; choose one of "
                         f"{', '.join(fakedriver.VARIANTS)}", pytrace=False)
+        try:
+            fakedriver.check_variant(var, v)
+        except UsageError as exc:
+            pytest.fail(f"cuentry_fake_driver(version={version!r}, variant={var!r}): {exc} ({exc.hint})", pytrace=False)
         if current and current["version"] != v:
             # The fake driver reads its version from the environment at every call: one per test.
             pytest.fail(f"cuentry_fake_driver: this test already has a fake driver at {current['version']}; "
