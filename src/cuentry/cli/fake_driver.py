@@ -1,7 +1,10 @@
 """`cuentry fake-driver`: build cuentry's fake driver and print its path.
 
 The variant follows `$CUENTRY_FAKE_DRIVER_VERSION` (default 13000), as it does in the pytest fixture: a
-12.0+ release gets `full`, 11.3-11.8 `v1` (only the v1 `cuGetProcAddress`), older `nogpa`. An explicit
+12.0+ release gets `full`, 11.3-11.8 `v1` (only the v1 `cuGetProcAddress`), older `nogpa`, unless
+`--variant` says. The version is read at every call, so a variant asked to be a release it cannot be
+(the full one as 11.8) refuses at run time: its `cuInit` and `cuGetProcAddress` calls fail with
+CUDA_ERROR_NOT_SUPPORTED and it says why on stderr.
 `--variant` that no driver of the release set in `$CUENTRY_FAKE_DRIVER_VERSION` could be is refused
 (exit 2); the library itself refuses such a pair at run time (its entry-point calls fail with
 CUDA_ERROR_NOT_SUPPORTED and it says why on stderr), and so does cuentry when it loads it.
@@ -36,8 +39,6 @@ def run(args: argparse.Namespace, out: Out) -> int:
     knob = os.environ.get("CUENTRY_FAKE_DRIVER_VERSION", "").strip()
     version = int(knob or DEFAULT_VERSION)
     variant = args.variant or variant_for(version)
-    if knob:  # the full variant as 11.8 would offer a lookup no 11.8 driver has (unset: set at run time)
-        check_env(variant=variant)
     try:
         path = build(args.dir, variant)
     except BuildCacheError as exc:

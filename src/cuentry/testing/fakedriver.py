@@ -44,11 +44,11 @@ from ..buildcache import cached_build
 from ..catalog import Catalog, catalog
 from ..errors import BuildError
 from .fakeenv import ENV_KNOBS as ENV_KNOBS  # re-exported
+from .fakeenv import VARIANTS as VARIANTS  # re-exported
 from .fakeenv import check_env as check_env  # re-exported
 from .fakeenv import check_variant as check_variant  # re-exported
 from .fakeenv import variant_for as variant_for  # re-exported
 
-VARIANTS = ("full", "v1", "nogpa", "stub")
 # Typedef'd, but not exported by a real Linux driver (measured on 580.159.04).
 NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
 
@@ -99,8 +99,8 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
     if variant == "nogpa":
         abis = [a for a in abis if a.symbol != "cuGetProcAddress"]
     names = sorted({a.exported for a in abis if a.exported})
-    stubs = [f"EXPORT CUresult {n}(void) {{ STUB_GUARD return 801; }}" for n in names if n not in _IMPLEMENTED]
-    protos = [f"extern CUresult {n}();" for n in names if n in _IMPLEMENTED]
+    stubs = [f"FAKE_NOT_SUPPORTED({n})" for n in names if n not in _IMPLEMENTED]
+    protos = [f"FAKE_DECLARE({n})" for n in names if n in _IMPLEMENTED]
     abis.sort(key=lambda a: (a.symbol.encode(), a.version, a.variant))  # byte order, for the C binary search
     rows = [f"    {{{_c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
     errors = [f"    {{{c}, {_c_string(n)}, {_c_string(t)}}}," for c, n, t in _ERRORS]

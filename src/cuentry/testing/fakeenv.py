@@ -13,9 +13,9 @@ from ..names import MAX_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
-__all__ = ["ENV_KNOBS", "VARIANT_RELEASES", "check_env", "check_variant", "variant_for"]
+__all__ = ["ENV_KNOBS", "VARIANT_RELEASES", "check_env", "check_variant", "variant_for", "variant_of"]
 
 ENV_KNOBS = (("CUENTRY_FAKE_DRIVER_VERSION", 1), ("CUENTRY_FAKE_RUNTIME_VERSION", 1), ("CUENTRY_FAKE_DEVICE_COUNT", 0))
 DEFAULT_VERSION = 13000
@@ -42,6 +42,24 @@ def variant_for(version: int) -> str:
         if low <= version <= high:
             return name
     return "nogpa"
+
+
+VARIANTS = ("full", "v1", "nogpa", "stub")
+
+
+def variant_of(has_symbol: Callable[[str], bool]) -> str | None:
+    """Which variant a loaded fake driver is, from its marker export (`cuentryFakeVariant_<variant>`).
+
+    Args:
+        has_symbol: tells whether the library exports a name (e.g. `lambda n: bool(lib.address(n))`).
+
+    Returns:
+        The variant, or None for a fake driver built before the markers existed.
+    """
+    for name in VARIANTS:
+        if has_symbol(f"cuentryFakeVariant_{name}"):
+            return name
+    return None
 
 
 def check_variant(variant: str, version: int) -> None:
