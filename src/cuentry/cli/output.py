@@ -39,6 +39,29 @@ def cli_terms(text: str) -> str:
     return text
 
 
+def suggestion_objects(symbol: str, texts: Sequence[str]) -> list[dict[str, Any]]:
+    """A diagnostic's suggestions in the decided JSON shape: {"symbol", "version", "stream", "reason"}, never prose."""
+    if not texts:
+        return []
+    from ..catalog import catalog
+
+    found = [{"symbol": s.symbol, "version": s.version, "stream": s.stream, "reason": s.reason}
+             for s in catalog().suggest(symbol)]
+    return found or [{"symbol": t.split(" ", 1)[0], "version": None, "stream": None, "reason": t} for t in texts]
+
+
+def diagnostic_json(d: Any) -> dict[str, Any]:
+    """A Diagnostic as the CLI's JSON: hint in the CLI's terms, suggestions as objects, `driver` as {path, version}.
+
+    Every command that prints a diagnostic (resolve; check and trace through their owners) uses this one shape.
+    """
+    doc: dict[str, Any] = d.to_dict()
+    doc["hint"] = cli_terms(doc["hint"])
+    doc["suggestions"] = suggestion_objects(doc["symbol"], doc.get("suggestions") or [])
+    doc["driver"] = {"path": doc.get("library"), "version": doc.get("driver_version")}
+    return doc
+
+
 def _one_line(exc: CuentryError) -> str:
     """The error's message, a search over many places summarised (doctor lists each with its reason)."""
     from ..errors import DriverNotFoundError, LibraryPathError
