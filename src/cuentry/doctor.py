@@ -20,7 +20,7 @@ Progress = Callable[[int, int], None]
 
 
 def coverage(drv: Driver, cat: Catalog | None = None, progress: Progress | None = None) -> dict[str, Any]:
-    """Resolve each symbol's newest legacy ABI on ``drv``; count and classify what does not resolve."""
+    """Resolve each symbol's newest legacy ABI on `drv`; count and classify what does not resolve."""
     cat = catalog() if cat is None else cat
     symbols = cat.symbols()
     resolved = 0
@@ -60,7 +60,7 @@ def _attempts(attempts: Any) -> list[dict[str, str]]:
 
 
 def _searched(exc: DriverError, driver: str | None) -> list[dict[str, str]]:
-    """Each place looked at and what happened there (the same shape as a found driver's ``searched``)."""
+    """Each place looked at and what happened there (the same shape as a found driver's `searched`)."""
     searched = getattr(exc, "searched", None)
     if searched is None:  # a stub refused, for instance: the candidates, without outcomes
         return [_place(c, h, "") for c, h in driver_candidates(driver)]

@@ -1,7 +1,7 @@
 """`cuentry catalog build`: regenerate the catalog from CUDA typedef headers.
 
-Writes where ``-o`` says, in the format its extension names (``.json`` or
-``.py``); the installed package's own catalog only with ``--in-place``.
+Writes where `-o` says, in the format its extension names (`.json` or
+`.py`); the installed package's own catalog only with `--in-place`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ _ANSI = re.compile(r"\033\[[0-9;]*m")
 
 
 def plain(text: str) -> str:
-    """``text`` without ANSI colour codes (for measuring widths)."""
+    """`text` without ANSI colour codes (for measuring widths)."""
     return _ANSI.sub("", text)
 
 
@@ -117,7 +117,7 @@ class Out:
         print(json.dumps(obj, indent=2, sort_keys=False), file=self.stream)
 
     def fail(self, exc: CuentryError, code: int) -> int:
-        """Report ``exc`` as the CLI's one-line error (and its hint); return ``code``."""
+        """Report `exc` as the CLI's one-line error (and its hint); return `code`."""
         self.error(f"cuentry: error: {_one_line(exc)}")
         if exc.hint:
             self.error(f"  hint: {cli_terms(exc.hint)}")
@@ -126,7 +126,7 @@ class Out:
         return code
 
     def wrap(self, text: str, indent: int = 0, first: str = "") -> None:
-        """Print ``first + text`` fitted to the terminal; continuation lines indented by ``indent``.
+        """Print `first + text` fitted to the terminal; continuation lines indented by `indent`.
 
         Words are never split (a path stays whole, so it can be copied); a line
         that must be wrapped loses its colour.

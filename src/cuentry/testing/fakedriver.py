@@ -1,13 +1,13 @@
 """A fake CUDA driver (and runtime) for tests on machines without a GPU.
 
-:func:`build` generates C from the catalog and compiles it with the system C
+[build][cuentry.testing.fakedriver.build] generates C from the catalog and compiles it with the system C
 compiler into a shared library that exports the real driver's names and answers
-``cuGetProcAddress`` the way a real driver does (checked against a real 13.0
+`cuGetProcAddress` the way a real driver does (checked against a real 13.0
 driver's answers in the test suite):
 
 * the highest ABI at or below the requested version, among the ABIs the pretended
   driver knows (those whose version is at or below the driver version);
-* flags 2 (per-thread) picks ``_ptds``/``_ptsz`` variants where the symbol has any,
+* flags 2 (per-thread) picks `_ptds`/`_ptsz` variants where the symbol has any,
   flags 0, 1 and 3 the legacy ones, other flags give CUDA_ERROR_INVALID_VALUE;
 * a known symbol asked below its first ABI: CUDA_SUCCESS + VERSION_NOT_SUFFICIENT;
   unknown, wrongly cased or suffixed names: CUDA_SUCCESS + SYMBOL_NOT_FOUND;
@@ -15,14 +15,14 @@ driver's answers in the test suite):
 * NULL outputs: CUDA_ERROR_INVALID_VALUE (the real driver crashes; cuentry never
   passes NULL).
 
-Variants: ``full`` (12.0+: v1 and v2), ``v1`` (an 11.3-11.8 driver: only the v1
-``cuGetProcAddress``, which answers CUDA_ERROR_NOT_FOUND), ``nogpa`` (a pre-11.3
-driver without ``cuGetProcAddress``), ``stub`` (the toolkit's stub libcuda: every
+Variants: `full` (12.0+: v1 and v2), `v1` (an 11.3-11.8 driver: only the v1
+`cuGetProcAddress`, which answers CUDA_ERROR_NOT_FOUND), `nogpa` (a pre-11.3
+driver without `cuGetProcAddress`), `stub` (the toolkit's stub libcuda: every
 call gives CUDA_ERROR_STUB_LIBRARY).
 
-Run-time knobs (environment, read at every call): ``CUENTRY_FAKE_DRIVER_VERSION``
-(default 13000), ``CUENTRY_FAKE_DEVICE_COUNT`` (default 1),
-``CUENTRY_FAKE_RUNTIME_VERSION`` (default 13000).
+Run-time knobs (environment, read at every call): `CUENTRY_FAKE_DRIVER_VERSION`
+(default 13000), `CUENTRY_FAKE_DEVICE_COUNT` (default 1),
+`CUENTRY_FAKE_RUNTIME_VERSION` (default 13000).
 
 A few functions really work, so typed calls are tested end to end: cuInit,
 cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName,
@@ -89,7 +89,7 @@ def _c_string(s: str) -> str:
 
 
 def source(cat: Catalog | None = None, variant: str = "full") -> str:
-    """The C source of the fake driver for ``variant``."""
+    """The C source of the fake driver for `variant`."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown fake driver variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     cat = catalog() if cat is None else cat
@@ -141,14 +141,14 @@ def _compile_failure(compiler: str, returncode: int, stderr: str, stdout: str) -
 
 
 def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, cc: str | None = None) -> Path:
-    """Compile the fake driver for ``variant`` and return the library's path.
+    """Compile the fake driver for `variant` and return the library's path.
 
-    The library is kept in cuentry's per-user build cache (:mod:`cuentry.buildcache`:
+    The library is kept in cuentry's per-user build cache (`cuentry.buildcache`:
     a 0700 directory of this user, entries keyed by the source's hash and verified
-    against the library's own hash before every use), or in ``dest``, which must be
-    a directory no other user can write. The stub variant lies in a ``stubs``
+    against the library's own hash before every use), or in `dest`, which must be
+    a directory no other user can write. The stub variant lies in a `stubs`
     directory, like the toolkit's stub, which is how real stubs are recognised.
-    Raises :class:`BuildError` (no compiler, a compile error, an unsafe ``dest``).
+    Raises [BuildError][cuentry.errors.BuildError] (no compiler, a compile error, an unsafe `dest`).
     """
     src = source(variant=variant)
     defines = list(_DEFINES[variant])
