@@ -135,3 +135,22 @@ def test_global_flags_before_or_after_the_command(fake: dict[str, str], fake_ver
     assert "unrecognized arguments" not in e
     if "-q" in argv:
         assert o == ""
+
+
+def test_the_plugin_registers_its_marker_and_no_other(tmp_path: Path, fake: dict[str, str]) -> None:
+    """A user project with --strict-markers: requires_driver is known; the cuentry repository's own `gpu`
+    mark is not leaked into it (the docs' examples no longer use it)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_user.py").write_text(
+        "import pytest\n\n@pytest.mark.requires_driver('>=12.0')\ndef test_new(): pass\n")
+    env = {**os.environ, "CUENTRY_DRIVER": fake["full"], "CUENTRY_FAKE_DRIVER_VERSION": "13000"}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--strict-markers",
+                        "-W", "error::pytest.PytestUnknownMarkWarning", str(tmp_path)], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
+    m = subprocess.run([sys.executable, "-m", "pytest", "--markers", "-p", "no:cacheprovider"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert "@pytest.mark.requires_driver(spec)" in m.stdout and "@pytest.mark.gpu" not in m.stdout
