@@ -39,6 +39,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from ..buildcache import cached_build
 from ..catalog import Catalog, catalog
@@ -88,32 +89,40 @@ def _c_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def source(cat: Catalog | None = None, variant: str = "full") -> str:
-    """The C source of the fake driver for `variant`."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown fake driver variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    cat = catalog() if cat is None else cat
+def _exports(cat: Catalog, variant: str) -> list[Any]:
+    """The catalog's ABIs a real Linux driver of `variant`'s kind exports, in byte order of their names."""
     abis = [a for a in cat if "linux" in a.platforms and a.exported and a.symbol not in NOT_ON_LINUX]
     if variant != "full":
         abis = [a for a in abis if a.exported != "cuGetProcAddress_v2"]
     if variant == "nogpa":
         abis = [a for a in abis if a.symbol != "cuGetProcAddress"]
-    names = sorted({a.exported for a in abis if a.exported})
-    stubs = [f"FAKE_NOT_SUPPORTED({n})" for n in names if n not in _IMPLEMENTED]
-    protos = [f"FAKE_DECLARE({n})" for n in names if n in _IMPLEMENTED]
     abis.sort(key=lambda a: (a.symbol.encode(), a.version, a.variant))  # byte order, for the C binary search
-    rows = [f"    {{{_c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
-    errors = [f"    {{{c}, {_c_string(n)}, {_c_string(t)}}}," for c, n, t in _ERRORS]
-    # The implemented functions are defined after the table uses them: DECLS declares them first.
-    # cuGetProcAddress(_v2) appear in the table; the template defines them.
-    fills = {"@DECLS@": "\n".join(protos + stubs), "@ERRORS@": "\n".join(errors), "@ABIS@": "\n".join(rows)}
-    text = _template()
+    return abis
+
+
+def _fill(text: str, fills: dict[str, str]) -> str:
+    """Each placeholder line of the template replaced; a template without exactly one of each is damaged."""
     for key, value in fills.items():
         if text.count(f"\n{key}\n") != 1:
             raise BuildError(f"the fake driver template {TEMPLATE} has no single {key} line: the package is damaged",
                              hint="reinstall cuentry")
         text = text.replace(f"\n{key}\n", f"\n{value}\n")
     return text
+
+
+def source(cat: Catalog | None = None, variant: str = "full") -> str:
+    """The C source of the fake driver for `variant`: the template with the catalog's exports filled in."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown fake driver variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    abis = _exports(catalog() if cat is None else cat, variant)
+    names = sorted({a.exported for a in abis})
+    # The implemented functions are defined after the table uses them: DECLS declares them first.
+    # cuGetProcAddress(_v2) appear in the table; the template defines them.
+    decls = [f"FAKE_DECLARE({n})" for n in names if n in _IMPLEMENTED]
+    decls += [f"FAKE_NOT_SUPPORTED({n})" for n in names if n not in _IMPLEMENTED]
+    rows = [f"    {{{_c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
+    errors = [f"    {{{c}, {_c_string(n)}, {_c_string(t)}}}," for c, n, t in _ERRORS]
+    return _fill(_template(), {"@DECLS@": "\n".join(decls), "@ERRORS@": "\n".join(errors), "@ABIS@": "\n".join(rows)})
 
 
 # The fake driver's run-time knobs: (variable, smallest valid value). The C side reads them at every
