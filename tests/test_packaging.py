@@ -112,8 +112,22 @@ def test_release_metadata_is_complete() -> None:
 
 
 def test_action_says_linux_and_gcc() -> None:
+    import subprocess as sp
+
     text = (ROOT / "action.yml").read_text()
-    assert "Linux runners only" in text and "gcc" in text and 'RUNNER_OS" != "Linux"' in text
+    assert "Linux runners only" in text and "gcc" in text and "cuentry-action.sh\" preflight" in text
+    script = str(ROOT / "action" / "cuentry-action.sh")
+    bash = shutil.which("bash") or "/bin/bash"
+    r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "macOS"}, capture_output=True, text=True,
+               check=False)
+    assert r.returncode == 2 and "Linux runners only" in r.stdout and "macOS" in r.stdout
+    r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "Linux", "CC": "no-such-cc",
+                                                   "PATH": "/nonexistent"}, capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "needs a C compiler" in r.stdout
+    if shutil.which("cc") or shutil.which("gcc"):
+        r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "Linux"}, capture_output=True,
+                   text=True, check=False)
+        assert r.returncode == 0, r.stdout
 
 
 def test_a_wheel_build_leaves_no_temporary_folder_and_ships_the_c_template(tmp_path: Path) -> None:
