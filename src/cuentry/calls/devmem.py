@@ -1,14 +1,14 @@
-"""Device memory arguments: what a ``CUdeviceptr`` parameter takes besides an int, and what it states about itself.
+"""Device memory arguments: what a `CUdeviceptr` parameter takes besides an int, and what it states about itself.
 
 One conversion for both backends (the contract calls it for every object that is
-not an exact int). Accepted: cuda.bindings ``CUdeviceptr`` (its ``int()``),
-``__cuda_array_interface__`` v2/v3 objects (torch, CuPy, numba device arrays),
-``__dlpack__`` objects of a CUDA device kind (``kDLCUDA``, ``kDLCUDAManaged``),
-cuda.core ``Buffer`` (its public ``.handle`` and ``.size``), and objects with
-``__index__`` that are not arrays. Refused: host arrays (``__array_interface__``,
-``__array__``, a DLPack host kind), and any array-like taken through ``__index__``
+not an exact int). Accepted: cuda.bindings `CUdeviceptr` (its `int()`),
+`__cuda_array_interface__` v2/v3 objects (torch, CuPy, numba device arrays),
+`__dlpack__` objects of a CUDA device kind (`kDLCUDA`, `kDLCUDAManaged`),
+cuda.core `Buffer` (its public `.handle` and `.size`), and objects with
+`__index__` that are not arrays. Refused: host arrays (`__array_interface__`,
+`__array__`, a DLPack host kind), and any array-like taken through `__index__`
 (an array's value is never an address). Where the object states its extent, the
-answer carries an :class:`Extent` (start, byte length, contiguous, writable, the
+answer carries an `Extent` (start, byte length, contiguous, writable, the
 interface's stream) that the contract checks against the counts of the call.
 """
 
@@ -36,10 +36,10 @@ class Refused(Exception):
 class Extent:
     """What a device-memory object says about itself: the bytes it spans, whether densely, whether writable.
 
-    ``start``/``nbytes``: the byte range its elements occupy; ``contiguous``: no gaps
-    inside it (C or Fortran order, any permutation); ``stream``: the
-    ``__cuda_array_interface__`` stream to synchronise on (None when none);
-    ``source``: the protocol it came through.
+    `start`/`nbytes`: the byte range its elements occupy; `contiguous`: no gaps
+    inside it (C or Fortran order, any permutation); `stream`: the
+    `__cuda_array_interface__` stream to synchronise on (None when none);
+    `source`: the protocol it came through.
     """
 
     __slots__ = ("start", "nbytes", "contiguous", "writable", "stream", "source")
@@ -54,7 +54,7 @@ class Extent:
         self.source = source
 
     def available(self, address: int) -> int:
-        """Bytes from ``address`` to the end of the object (0 when the address is outside it)."""
+        """Bytes from `address` to the end of the object (0 when the address is outside it)."""
         if not self.start <= address <= self.start + self.nbytes:
             return 0
         return self.start + self.nbytes - address
@@ -64,7 +64,7 @@ _ARRAY_NAMES = ("__cuda_array_interface__", "__dlpack__", "__dlpack_device__", "
 
 
 def _has(v: Any, name: str) -> bool:
-    """Whether ``v`` has the protocol attribute ``name``, on its type or in its own __dict__ (no property runs)."""
+    """Whether `v` has the protocol attribute `name`, on its type or in its own __dict__ (no property runs)."""
     if hasattr(type(v), name):
         return True
     try:
@@ -75,7 +75,7 @@ def _has(v: Any, name: str) -> bool:
 
 
 def is_array_like(v: Any) -> bool:
-    """Whether ``v`` speaks an array protocol (an array's value is never an address)."""
+    """Whether `v` speaks an array protocol (an array's value is never an address)."""
     return any(_has(v, n) for n in _ARRAY_NAMES)
 
 
@@ -111,8 +111,8 @@ def _address_int(v: Any, what: str) -> int:
 def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
     """(address, extent or None, keep-alive or None) of a device-memory object; Refused otherwise.
 
-    ``stream``: the stream the call runs on (1 legacy default, 2 per-thread default,
-    or a handle), passed to ``__dlpack__(stream=...)`` as the DLPack protocol asks.
+    `stream`: the stream the call runs on (1 legacy default, 2 per-thread default,
+    or a handle), passed to `__dlpack__(stream=...)` as the DLPack protocol asks.
     """
     if _is_bindings_devptr(v):
         try:
@@ -345,7 +345,7 @@ def _dl_extent(tensor: Any, writable: bool, t: str) -> tuple[int, Extent]:
 
 
 def synchroniser(guard: ffi.Guard) -> Callable[[int], int] | None:
-    """``sync(stream) -> CUresult``: cuStreamSynchronize of the guard's library (bound on first use, called
+    """`sync(stream) -> CUresult`: cuStreamSynchronize of the guard's library (bound on first use, called
     inside the guard), or None where the library cannot be asked (a guard without a library)."""
     lookup = guard.lookup
     if lookup is None:
