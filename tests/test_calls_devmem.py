@@ -131,6 +131,15 @@ class GradTensor:
         raise RuntimeError("requires grad")
 
 
+class Meta(type):
+    def __getattr__(cls, name: str) -> Any:
+        raise RuntimeError("hostile metaclass")
+
+
+class Hostile(metaclass=Meta):
+    pass
+
+
 def _fake_type(name: str, module: str, body: dict[str, Any]) -> Any:
     t = type(name, (), body)
     t.__module__ = module
@@ -208,7 +217,7 @@ def test_host_arrays_and_array_values_are_refused(drv: Driver) -> None:
                      (CAI(host.ctypes.data, typestr="|O8"), "typestr"), (CAI(host.ctypes.data, shape=(-1,)), "negative"),
                      (CAI(host.ctypes.data, mask=object()), "mask"), (CAI(2**64 - 4), "address space"),
                      (Buffer(host.ctypes.data, -1), "size"), (CpuTensor(host.ctypes.data), "host array.*kDLCPU"),
-                     (GradTensor(), "raised RuntimeError: requires grad")):
+                     (GradTensor(), "raised RuntimeError: requires grad"), (Hostile(), "failed while being read")):
         with pytest.raises(ArgumentError, match=f"'dstDevice'.*{why}"):
             htod(bad, b"x" * 16, 16)
     assert not host.any()

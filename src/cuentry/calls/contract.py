@@ -381,6 +381,9 @@ class Contract:
                 addr, ext, hold = devmem.convert(v, run)
             except devmem.Refused as why:
                 raise self.refusal(s, str(why), _DEVPTR_ACCEPTED) from None
+            except Exception as exc:  # a foreign object's protocol machinery failing: a refusal, not a traceback
+                raise self.refusal(s, f"a {type(v).__name__} that failed while being read ({type(exc).__name__}: "
+                                   f"{str(exc)[:120]})", _DEVPTR_ACCEPTED) from None
             if not s.low <= addr <= s.high:
                 raise self.range_error(s, addr)
             out[i] = addr
@@ -640,7 +643,7 @@ def _writable(c: Contract, s: ParamSpec, v: Any, keep: list[Any], accepted: str)
         mv = memoryview(v)
     except TypeError:
         raise c.error(s, v, accepted) from None
-    except ValueError as exc:  # a released memoryview
+    except (ValueError, BufferError) as exc:  # a released memoryview, an export the object refuses
         raise c.refusal(s, f"a {type(v).__name__} that cannot export its buffer ({exc})", accepted) from None
     if mv.readonly:
         raise c.error(s, v, accepted + " (this buffer is read-only)")
