@@ -165,7 +165,7 @@ def _padded(rows: list[list[str]]) -> list[list[str]]:
 
 
 def _fitted(cell: str, room: int) -> list[str]:
-    """A last-column cell as the lines it takes in ``room`` columns (words never split; wrapping drops colour)."""
+    """A last-column cell as the lines it takes in `room` columns (words never split; wrapping drops colour)."""
     if len(plain(cell)) <= room:
         return [cell]
     return textwrap.wrap(plain(cell), width=room, break_long_words=False, break_on_hyphens=False) or [""]
