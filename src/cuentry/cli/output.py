@@ -54,8 +54,9 @@ def diagnostic_json(d: Any) -> dict[str, Any]:
     """A Diagnostic as the CLI's JSON: hint in the CLI's terms, suggestions as objects, `driver` as {path, version}.
 
     Every command that prints a diagnostic (resolve; check and trace through their owners) uses this one shape.
+    `d` is a Diagnostic or its `to_dict()` (a table's report carries those).
     """
-    doc: dict[str, Any] = d.to_dict()
+    doc: dict[str, Any] = dict(d) if isinstance(d, dict) else d.to_dict()
     doc["hint"] = cli_terms(doc["hint"])
     doc["suggestions"] = suggestion_objects(doc["symbol"], doc.get("suggestions") or [])
     doc["driver"] = {"path": doc.get("library"), "version": doc.get("driver_version")}
