@@ -37,7 +37,7 @@ def register(sub: SubParsers) -> None:
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory (no half-written output)."""
+    """Write `text` to `path` through a temporary file in the same directory (no half-written output)."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".cuentry-", dir=directory)
