@@ -219,3 +219,13 @@ def test_runtime_entry_point_follows_the_same_rules(req: str, lib: str) -> None:
         "rt cuStreamGetDevice 12080 1 rc=1 st=-1 p=-1",
         "rt cuMulticastCreate 12000 1 rc=0 st=2 p=0",     # below its first ABI, as on the real driver
     ]
+
+
+def test_a_newer_driver_than_the_real_one_says_so(req: str, lib: str) -> None:
+    """Issue 25: --driver 14.0 on a 13.0 driver changes nothing; a one-line note says so."""
+    p = subprocess.run([sys.executable, "-m", "cuentry", "emulate", "--driver", "14.0", "--", req, lib, "ver"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert p.returncode == 7                                  # the program's status, as documented
+    assert "ver rc=0 version=13000" in p.stdout
+    notes = [line for line in p.stderr.splitlines() if "note:" in line]
+    assert len(notes) == 1 and "14000" in notes[0] and "13000" in notes[0] and "no effect" in notes[0]

@@ -327,3 +327,212 @@ def test_requests_from_a_signal_handler_do_not_deadlock(req: str, lib: str) -> N
     got = seen(rep)
     assert got[("cuDriverGetVersion", 2020, 1)].count >= 1   # the handler's requests (some may be dropped)
     assert sum(1 for k in got if k[0] == "cuInit") + rep.dropped >= 8000
+
+
+# --- hostile conditions: each reproduced in a subprocess with a timeout ------------------------
+
+def _cli_sub(*argv: str, env: dict[str, str] | None = None, timeout: float = 60,
+             cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`cuentry ARGV` in a child (a hang or a signal cannot take the test session with it)."""
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "cuentry", *argv], capture_output=True, text=True, check=False,
+                          timeout=timeout, env=dict(os.environ if env is None else env), cwd=cwd)
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs (root only): too small for one record file."""
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(mnt)],
+                                           capture_output=True, check=False).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_a_full_record_file_system_is_no_signal(req: str, lib: str, tiny_tmpfs: Path) -> None:
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tiny_tmpfs))
+    p = _cli_sub("trace", "--json", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
+    assert p.returncode == 7, p.stderr                  # the program's own status, not SIGBUS (135)
+    assert "gpa2 cuMemAlloc 3020 1 rc=0 st=0 p=1" in p.stdout
+    d = json.loads(p.stderr)
+    assert d["incomplete"] == ["record space exhausted"]
+    assert [pr["incomplete"] for pr in d["processes"]] == [True]
+    h = _cli_sub("trace", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
+    assert h.returncode == 7 and "trace incomplete: record space exhausted" in h.stderr
+
+
+def test_a_fifo_among_the_records_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "p1-1.rec")
+    (tmp_path / "p2-1.rec").write_bytes(b"\0" * 10)
+    code = f"from cuentry import interpose; print(interpose.read({str(tmp_path)!r}))"
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+
+
+def test_a_static_program_is_reported_not_traced(tmp_path: Path) -> None:
+    static = compile_program(tmp_path / "static", "-static")
+    p = _cli_sub("trace", "--check", "--", str(static), "/nonexistent/libcuda.so.1")
+    assert p.returncode == 2, p.stderr
+    assert "statically linked" in p.stderr and "cannot be traced" in p.stderr
+    e = _cli_sub("emulate", "--driver", "12.4", "--", str(static), "/x")
+    assert e.returncode == 2 and "statically linked" in e.stderr
+
+
+def test_a_set_user_id_program_is_reported_not_traced(req: str, tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a set-user-ID program of another user needs root")
+    import shutil
+
+    suid = tmp_path / "suid"
+    shutil.copy(req, suid)
+    os.chown(suid, 65534, 65534)
+    os.chmod(suid, 0o4755)
+    tmp_path.chmod(0o755)
+    p = _cli_sub("trace", "--check", "--", str(suid), "/x")
+    assert p.returncode == 2, p.stderr
+    assert "set-user-ID" in p.stderr
+
+
+def test_no_process_seen_is_an_error(tmp_path: Path) -> None:
+    """A script whose interpreter is statically linked: the interposer loads in no process."""
+    static = compile_program(tmp_path / "static", "-static")
+    script = tmp_path / "script"
+    script.write_text(f"#!{static}\n")
+    script.chmod(0o755)
+    for argv in (["trace", "--check", "--", str(script)], ["emulate", "--driver", "12.4", "--", str(script)]):
+        p = _cli_sub(*argv)
+        assert p.returncode == 1, p.stderr
+        assert "the interposer loaded in no process" in p.stderr
+        assert "statically linked" in p.stderr and "LD_PRELOAD" in p.stderr
+    q = _cli_sub("trace", "--json", "--", str(script))
+    assert q.returncode == 1
+    d = json.loads(q.stderr)
+    assert d["processes"] == [] and d["incomplete"] == ["the interposer loaded in no process"]
+
+
+def _json_trace(req: str, lib: str, *cmds: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    p = _cli_sub("trace", "--json", "--", req, lib, *cmds, env=env)
+    assert p.returncode == 7, p.stderr
+    return json.loads(p.stderr)  # type: ignore[no-any-return]
+
+
+def test_null_symbol_and_null_pfn_are_facts_and_findings(req: str, lib: str) -> None:
+    d = _json_trace(req, lib, "gpa2:@null:3020:1", "gpa2::3020:1", "gpa2:cuInit:2000:1:nopfn")
+    got = {(r["symbol"], r["version"], r["pfn_null"]): r for r in d["requests"] if r["api"] == "cuGetProcAddress_v2"}
+    assert set(got) == {(None, 3020, False), ("", 3020, False), ("cuInit", 2000, True)}
+    assert got[(None, 3020, False)]["result"] == 1 and got[(None, 3020, False)]["result_name"] == \
+        "CUDA_ERROR_INVALID_VALUE"
+    f = {(x["symbol"], x["code"]): x for x in d["findings"]}
+    assert f[(None, "CT001")]["severity"] == "error" and "NULL symbol" in f[(None, "CT001")]["message"]
+    assert f[("", "CT001")]["severity"] == "error"
+    assert f[("cuInit", "CT010")]["severity"] == "error" and "NULL" in f[("cuInit", "CT010")]["message"]
+    h = _cli_sub("trace", "--", req, lib, "gpa2:@null:3020:1", "gpa2:cuInit:2000:1:nopfn")
+    assert "(NULL)" in h.stderr and "CT010" in h.stderr
+
+
+def test_a_truncated_symbol_says_so(req: str, lib: str) -> None:
+    long = "cu" + "X" * 200
+    d = _json_trace(req, lib, f"gpa2:{long}:3020:1")
+    r = next(r for r in d["requests"] if r["symbol"] and r["symbol"].startswith("cuX"))
+    assert r["truncated"] is True and len(r["symbol"]) == interpose.SYMBOL_SIZE - 1
+    assert [x["truncated"] for x in d["requests"] if x is not r] == [False] * (len(d["requests"]) - 1)
+    h = _cli_sub("trace", "--", req, lib, f"gpa2:{long}:3020:1")
+    assert "(truncated)" in h.stderr
+
+
+def test_program_bytes_are_escaped_in_the_human_report(req: str, lib: str) -> None:
+    p = _cli_sub("trace", "--", req, lib, "gpa2:cu\\e[31mRED\\nx\\xff:3020:1")
+    assert p.returncode == 7
+    err = p.stderr
+    assert "\x1b" not in err and "\\x1b[31mRED\\nx\\xff" in err
+    row = next(line for line in err.splitlines() if "RED" in line and "3020" in line)
+    assert "count" not in row and row.rstrip().endswith("1")   # one table row: the newline did not split it
+    d = _json_trace(req, lib, "gpa2:cu\\e[31mRED\\nx\\xff:3020:1")
+    sym = next(r["symbol"] for r in d["requests"] if r["symbol"] and "RED" in r["symbol"])
+    assert sym == "cu\x1b[31mRED\nx\\xff"        # JSON: every byte, non-UTF-8 as a visible \\x escape
+
+
+def test_json_result_and_query_are_integers_with_names(req: str, lib: str) -> None:
+    d = _json_trace(req, lib, "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:99999:1", "dlsym:cuMemAlloc")
+    by = {(r["api"], r["symbol"], r["version"]): r for r in d["requests"]}
+    ok = by[("cuGetProcAddress_v2", "cuMemAlloc", 3020)]
+    assert (ok["result"], ok["result_name"], ok["query"], ok["query_name"]) == (0, "CUDA_SUCCESS", 0,
+                                                                                "CU_GET_PROC_ADDRESS_SUCCESS")
+    bad = by[("cuGetProcAddress_v2", "cuMemAlloc", 99999)]
+    assert (bad["result"], bad["result_name"], bad["query"], bad["query_name"]) == (1, "CUDA_ERROR_INVALID_VALUE",
+                                                                                    None, None)
+    dl = by[("dlsym", "cuMemAlloc", None)]
+    assert (dl["result"], dl["result_name"]) == (None, None)
+    assert d["driver"] == {"path": lib, "version": 13000, "emulated": None}
+    sev = {f["code"]: f["severity"] for f in d["findings"]}
+    assert sev == {"CT003": "warning", "CT004": "error"}
+    assert all(f["rule"] for f in d["findings"])
+
+
+def test_a_fallback_taken_is_not_a_finding(req: str, lib: str) -> None:
+    """Issue 25: an optional entry whose first request fails and whose fallback succeeds."""
+    p = _cli_sub("emulate", "--driver", "12.4", "--json", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+                 "gpa2:cuCtxCreate:11040:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:13000:1")
+    assert p.returncode == 7, p.stderr
+    d = json.loads(p.stderr)
+    assert {(f["code"], f["symbol"], f["version"]) for f in d["findings"]} == {
+        ("CT003", "cuMemAlloc", 13000), ("CT004", "cuMemAlloc", 13000)}   # no fallback after it
+    first = next(r for r in d["requests"] if r["symbol"] == "cuCtxCreate" and r["version"] == 12050)
+    assert first["fallback"] == 11040
+    assert all(r["fallback"] is None for r in d["requests"] if r is not first)
+    # the fallback must come after the failed request, from the same caller
+    q = _cli_sub("emulate", "--driver", "12.4", "--json", "--", req, lib, "gpa2:cuCtxCreate:11040:1",
+                 "gpa2:cuCtxCreate:12050:1")
+    assert ("CT004", "cuCtxCreate", 12050) in {(f["code"], f["symbol"], f["version"])
+                                               for f in json.loads(q.stderr)["findings"]}
+    h = _cli_sub("emulate", "--driver", "12.4", "--trace", "--check", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+                 "gpa2:cuCtxCreate:11040:1", "exit:0")
+    assert "fallback 11040" in h.stderr and "no findings" in h.stderr
+
+
+def test_output_path_checked_before_the_program_runs(req: str, lib: str, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    p = _cli_sub("trace", "-o", str(tmp_path / "missing" / "x.json"), "--", "sh", "-c", f"touch {marker}")
+    assert p.returncode == 2 and "cannot write" in p.stderr
+    assert not marker.exists()
+    target = tmp_path / "victim"
+    target.write_text("keep")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    p = _cli_sub("trace", "--json", "-o", str(link), "--", "sh", "-c", f"touch {marker}")
+    assert p.returncode == 2 and "symbolic link" in p.stderr
+    assert target.read_text() == "keep" and not marker.exists()
+    os.mkfifo(tmp_path / "fifo")
+    p = _cli_sub("trace", "-o", str(tmp_path / "fifo"), "--", "true", timeout=30)
+    assert p.returncode == 2 and "regular file" in p.stderr
+    e = _cli_sub("emulate", "--driver", "12.4", "-o", str(link), "--", "sh", "-c", f"touch {marker}")
+    assert e.returncode == 2 and not marker.exists()
+
+
+def test_no_driver_seen_gives_a_hint(tmp_path: Path) -> None:
+    p = _cli_sub("trace", "--", "true")
+    assert p.returncode == 0
+    assert "no driver seen" in p.stderr and "fake-driver" in p.stderr
+
+
+def test_cuentry_driver_redirects_a_c_programs_dlopen(req: str, lib: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    assert plain_run([req, "libcuda.so.1", "ver"], env=env).returncode == 3      # no driver here by that name
+    env["CUENTRY_DRIVER"] = lib
+    p = _cli_sub("trace", "--json", "--", req, "libcuda.so.1", "ver", "gpa2:cuInit:2000:1", env=env)
+    assert p.returncode == 7, p.stderr
+    assert "ver rc=0 version=13000" in p.stdout
+    assert json.loads(p.stderr)["driver"]["path"] == lib
+    e = _cli_sub("emulate", "--driver", "12.4", "--", req, "libcuda.so.1", "ver", env=env)
+    assert e.returncode == 7 and "ver rc=0 version=12040" in e.stdout
+    env["CUENTRY_DRIVER"] = str(tmp_path / "missing.so")
+    m = _cli_sub("trace", "--", req, "libcuda.so.1", "ver", env=env)
+    assert m.returncode == 3 and "missing.so" in m.stdout + m.stderr     # the named driver, never another
