@@ -74,14 +74,14 @@ def test_requests_recorded(req: str, lib: str) -> None:
               "gpa2:cuCtxCreate:12050:1", "dlsym:cuMemAlloc")
     got = seen(rep)
     a = got[("cuMemAlloc", 3020, 1)]
-    assert (a.result, a.query, a.export, a.count, a.caller, a.query_given) == (
+    assert (a.result_name, a.query_name, a.export, a.count, a.caller, a.query_given) == (
         "CUDA_SUCCESS", "CU_GET_PROC_ADDRESS_SUCCESS", "cuMemAlloc_v2", 2, req, True)
     assert got[("cuMemcpy", 7000, 2)].export == "cuMemcpy_ptds"
     assert got[("cuCtxCreate", 12050, 1)].export == "cuCtxCreate_v4"
     above = got[("cuMemAlloc", 99999, 1)]
-    assert (above.result, above.query, above.export) == ("CUDA_ERROR_INVALID_VALUE", None, None)
-    assert got[("cuMemAlloc", 1999, 1)].query == "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
-    assert got[("cuMemAlloc_v2", 3020, 1)].query == "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"
+    assert (above.result_name, above.query_name, above.export) == ("CUDA_ERROR_INVALID_VALUE", None, None)
+    assert got[("cuMemAlloc", 1999, 1)].query_name == "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
+    assert got[("cuMemAlloc_v2", 3020, 1)].query_name == "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"
     dl = seen(rep, "dlsym")
     assert dl[("cuMemAlloc", None, None)].export == "cuMemAlloc"
     assert dl[("cuGetProcAddress_v2", None, None)].export == "cuGetProcAddress_v2"  # the program's own look-up
@@ -126,7 +126,7 @@ def test_runtime_requests_attributed_to_the_caller(req: str, lib: str) -> None:
     rep = run(req, lib, "rt:cuDeviceGetUuid:11040:1", "rt:cuMemAlloc:12000:1")
     got = seen(rep, "cudaGetDriverEntryPointByVersion")
     r = got[("cuDeviceGetUuid", 11040, 1)]
-    assert (r.caller, r.result, r.export) == (req, "cudaSuccess", "cuDeviceGetUuid_v2")
+    assert (r.caller, r.result_name, r.export) == (req, "cudaSuccess", "cuDeviceGetUuid_v2")
     assert ("CT003", "cuMemAlloc", 12000, 1) in codes(rep)
 
 
@@ -181,6 +181,8 @@ def test_findings_exactly(req: str, lib: str) -> None:
     assert "pin 3020" in by[("CT003", "cuMemAlloc", 13000)]
     assert "ask for 'cuMemAlloc' at 3020" in by[("CT001", "cuMemAlloc_v2", 3020)]
     assert all(f.caller == req and not f.runtime for f in rep.findings)
+    sev = {f.code: f.severity for f in rep.findings if f.code in ("CT006", "CT009", "CT001", "CT002")}
+    assert sev == {"CT006": "warning", "CT009": "error", "CT001": "error", "CT002": "error"}
 
 
 def test_correct_requests_are_silent(req: str, lib: str) -> None:
@@ -337,15 +339,15 @@ def _cli_sub(*argv: str, env: dict[str, str] | None = None, timeout: float = 60,
     import sys
 
     return subprocess.run([sys.executable, "-m", "cuentry", *argv], capture_output=True, text=True, check=False,
-                          timeout=timeout, env=dict(os.environ if env is None else env), cwd=cwd)
+                          errors="backslashreplace", timeout=timeout, env=dict(os.environ if env is None else env), cwd=cwd)
 
 
 @pytest.fixture
 def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 64 KiB tmpfs (root only): too small for one record file."""
+    """An 8 KiB tmpfs (root only): too small for one record file."""
     mnt = tmp_path / "tiny"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(mnt)],
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k,mode=0700", "tmpfs", str(mnt)],
                                            capture_output=True, check=False).returncode != 0:
         pytest.skip("mounting a tmpfs needs root")
     try:
@@ -412,9 +414,9 @@ def test_no_process_seen_is_an_error(tmp_path: Path) -> None:
         assert p.returncode == 1, p.stderr
         assert "the interposer loaded in no process" in p.stderr
         assert "statically linked" in p.stderr and "LD_PRELOAD" in p.stderr
-    q = _cli_sub("trace", "--json", "--", str(script))
+    q = _cli_sub("trace", "--json", "-o", str(tmp_path / "r.json"), "--", str(script))
     assert q.returncode == 1
-    d = json.loads(q.stderr)
+    d = json.loads((tmp_path / "r.json").read_text())
     assert d["processes"] == [] and d["incomplete"] == ["the interposer loaded in no process"]
 
 
@@ -453,7 +455,7 @@ def test_program_bytes_are_escaped_in_the_human_report(req: str, lib: str) -> No
     assert p.returncode == 7
     err = p.stderr
     assert "\x1b" not in err and "\\x1b[31mRED\\nx\\xff" in err
-    row = next(line for line in err.splitlines() if "RED" in line and "3020" in line)
+    row = next(line for line in err.splitlines() if line.startswith("  v2 ") and "RED" in line)
     assert "count" not in row and row.rstrip().endswith("1")   # one table row: the newline did not split it
     d = _json_trace(req, lib, "gpa2:cu\\e[31mRED\\nx\\xff:3020:1")
     sym = next(r["symbol"] for r in d["requests"] if r["symbol"] and "RED" in r["symbol"])
@@ -461,7 +463,8 @@ def test_program_bytes_are_escaped_in_the_human_report(req: str, lib: str) -> No
 
 
 def test_json_result_and_query_are_integers_with_names(req: str, lib: str) -> None:
-    d = _json_trace(req, lib, "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:99999:1", "dlsym:cuMemAlloc")
+    d = _json_trace(req, lib, "gpa2:cuMemAlloc:13000:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:99999:1",
+                    "dlsym:cuMemAlloc", "gpa2:cuMemcpy:7000:0")
     by = {(r["api"], r["symbol"], r["version"]): r for r in d["requests"]}
     ok = by[("cuGetProcAddress_v2", "cuMemAlloc", 3020)]
     assert (ok["result"], ok["result_name"], ok["query"], ok["query_name"]) == (0, "CUDA_SUCCESS", 0,
@@ -472,8 +475,9 @@ def test_json_result_and_query_are_integers_with_names(req: str, lib: str) -> No
     dl = by[("dlsym", "cuMemAlloc", None)]
     assert (dl["result"], dl["result_name"]) == (None, None)
     assert d["driver"] == {"path": lib, "version": 13000, "emulated": None}
-    sev = {f["code"]: f["severity"] for f in d["findings"]}
-    assert sev == {"CT003": "warning", "CT004": "error"}
+    sev = {(f["code"], f["version"], f["severity"]) for f in d["findings"]}
+    assert sev == {("CT003", 99999, "note"), ("CT004", 99999, "error"), ("CT007", None, "note"),
+                   ("CT003", 13000, "warning"), ("CT005", 7000, "warning")}
     assert all(f["rule"] for f in d["findings"])
 
 
@@ -493,7 +497,7 @@ def test_a_fallback_taken_is_not_a_finding(req: str, lib: str) -> None:
                  "gpa2:cuCtxCreate:12050:1")
     assert ("CT004", "cuCtxCreate", 12050) in {(f["code"], f["symbol"], f["version"])
                                                for f in json.loads(q.stderr)["findings"]}
-    h = _cli_sub("emulate", "--driver", "12.4", "--trace", "--check", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+    h = _cli_sub("emulate", "--driver", "12.4", "--trace", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
                  "gpa2:cuCtxCreate:11040:1", "exit:0")
     assert "fallback 11040" in h.stderr and "no findings" in h.stderr
 
