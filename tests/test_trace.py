@@ -362,6 +362,7 @@ def test_a_full_record_file_system_is_no_signal(req: str, lib: str, tiny_tmpfs: 
     assert p.returncode == 7, p.stderr                  # the program's own status, not SIGBUS (135)
     assert "gpa2 cuMemAlloc 3020 1 rc=0 st=0 p=1" in p.stdout
     d = json.loads(p.stderr)
+    _schema_valid(d)
     assert d["incomplete"] == ["record space exhausted"]
     assert [pr["incomplete"] for pr in d["processes"]] == [True]
     h = _cli_sub("trace", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
@@ -418,12 +419,21 @@ def test_no_process_seen_is_an_error(tmp_path: Path) -> None:
     assert q.returncode == 1
     d = json.loads((tmp_path / "r.json").read_text())
     assert d["processes"] == [] and d["incomplete"] == ["the interposer loaded in no process"]
+    _schema_valid(d)
+
+
+def _schema_valid(d: dict[str, Any]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "schemas" / "trace.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(d)
 
 
 def _json_trace(req: str, lib: str, *cmds: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     p = _cli_sub("trace", "--json", "--", req, lib, *cmds, env=env)
     assert p.returncode == 7, p.stderr
-    return json.loads(p.stderr)  # type: ignore[no-any-return]
+    d: dict[str, Any] = json.loads(p.stderr)
+    _schema_valid(d)
+    return d
 
 
 def test_null_symbol_and_null_pfn_are_facts_and_findings(req: str, lib: str) -> None:
@@ -487,6 +497,7 @@ def test_a_fallback_taken_is_not_a_finding(req: str, lib: str) -> None:
                  "gpa2:cuCtxCreate:11040:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:13000:1")
     assert p.returncode == 7, p.stderr
     d = json.loads(p.stderr)
+    _schema_valid(d)
     assert {(f["code"], f["symbol"], f["version"]) for f in d["findings"]} == {
         ("CT003", "cuMemAlloc", 13000), ("CT004", "cuMemAlloc", 13000)}   # no fallback after it
     first = next(r for r in d["requests"] if r["symbol"] == "cuCtxCreate" and r["version"] == 12050)
@@ -540,3 +551,23 @@ def test_cuentry_driver_redirects_a_c_programs_dlopen(req: str, lib: str, tmp_pa
     env["CUENTRY_DRIVER"] = str(tmp_path / "missing.so")
     m = _cli_sub("trace", "--", req, "libcuda.so.1", "ver", env=env)
     assert m.returncode == 3 and "missing.so" in m.stdout + m.stderr     # the named driver, never another
+
+
+def test_dlopen_keeps_the_callers_runpath(tmp_path: Path, lib: str) -> None:
+    """The dlopen the interposer defines is a tail call: a bare name still searches the caller's RUNPATH."""
+    (tmp_path / "sub").mkdir()
+    sib = tmp_path / "sub" / "libsib.so"
+    (tmp_path / "sib.c").write_text("int sib_value(void) { return 42; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(sib), str(tmp_path / "sib.c")], check=True)
+    (tmp_path / "main.c").write_text(
+        "#include <dlfcn.h>\n#include <stdio.h>\n"
+        "int main(void) { void *h = dlopen(\"libsib.so\", RTLD_NOW); if (!h) { puts(dlerror()); return 3; }\n"
+        "  int (*f)(void) = (int (*)(void))dlsym(h, \"sib_value\"); printf(\"value %d\\n\", f()); return 0; }\n")
+    prog = tmp_path / "main"
+    subprocess.run(["cc", "-o", str(prog), str(tmp_path / "main.c"), "-Wl,--enable-new-dtags",
+                    "-Wl,-rpath,$ORIGIN/sub", "-ldl"], check=True)
+    assert plain_run([str(prog)]).stdout == "value 42\n"
+    for env in (dict(os.environ), dict(os.environ, CUENTRY_DRIVER=lib)):
+        out = subprocess.run([str(prog)], capture_output=True, text=True, check=False, timeout=60,
+                             env=tr.environment(str(interpose.build()), base=env))
+        assert (out.returncode, out.stdout) == (0, "value 42\n"), out.stdout
