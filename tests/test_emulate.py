@@ -230,3 +230,14 @@ def test_a_newer_driver_than_the_real_one_says_so(req: str, lib: str) -> None:
     assert "ver rc=0 version=13000" in p.stdout
     notes = [line for line in p.stderr.splitlines() if "note:" in line]
     assert len(notes) == 1 and "14000" in notes[0] and "13000" in notes[0] and "no effect" in notes[0]
+
+
+def test_without_a_gpu_section_runs() -> None:
+    """docs/emulate.md 'Without a GPU': every command succeeds on the fake driver (the asserts are the checks)."""
+    from .tracehelp import run_shell_block, section_block
+
+    block = section_block("emulate.md", "## Without a GPU")
+    assert block.count("cuentry emulate") == 3
+    p = run_shell_block(block, dict(os.environ))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "emulating 12.0 (12000)" in p.stderr and "note:" not in p.stderr

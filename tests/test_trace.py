@@ -571,3 +571,14 @@ def test_dlopen_keeps_the_callers_runpath(tmp_path: Path, lib: str) -> None:
         out = subprocess.run([str(prog)], capture_output=True, text=True, check=False, timeout=60,
                              env=tr.environment(str(interpose.build()), base=env))
         assert (out.returncode, out.stdout) == (0, "value 42\n"), out.stdout
+
+
+def test_without_a_gpu_section_runs() -> None:
+    """docs/trace.md 'Without a GPU': every command succeeds on the fake driver, and sees it."""
+    from .tracehelp import run_shell_block, section_block
+
+    block = section_block("trace.md", "## Without a GPU")
+    assert block.count("cuentry trace") == 3
+    p = run_shell_block(block, dict(os.environ))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stderr.count("driver 13.0 (13000) at ") == 3 and "no findings" in p.stderr
