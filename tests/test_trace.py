@@ -144,9 +144,9 @@ def test_rtld_next_still_means_after_the_caller(tmp_path: Path) -> None:
     assert base.stdout.strip() == "value 12"
     rep = tr.run([str(prog)], stdout=subprocess.PIPE)
     assert rep.exit_code == 0
-    out = subprocess.run([str(prog)], capture_output=True, text=True, check=False,
+    res = subprocess.run([str(prog)], capture_output=True, text=True, check=False,
                          env=tr.environment(str(interpose.build()), emulate=12040))
-    assert out.stdout.strip() == "value 12"
+    assert res.stdout.strip() == "value 12"
 
 
 def test_no_trace_dir_means_pass_through(req: str, lib: str, tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ def section_block(page: str, heading: str, lang: str = "sh") -> str:
     end = text.find("\n## ", start + 1)
     blocks = re.findall(rf"```{lang}\n(.*?)```", text[start:end if end >= 0 else None], flags=re.S)
     assert blocks, f"no {lang} block under {heading} in {page}"
-    return blocks[0]
+    return str(blocks[0])
 
 
 def run_shell_block(script: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:

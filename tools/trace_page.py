@@ -90,7 +90,7 @@ def render(d: Path) -> str:
                   f"Exit {data['exit_code']}; result: `{json.dumps(data['result'])}`.", ""]
         refused = [r for r in rep["requests"] if r["emulated"]]
         lines.append(f"{len(refused)} distinct requests answered by the emulation (refused or changed), e.g.: "
-                     + ", ".join(f"`{r['symbol']}@{r['version']}` -> {r['result']}" for r in refused[:8]))
+                     + ", ".join(f"`{r['symbol']}@{r['version']}` -> {r.get('result_name', r['result'])}" for r in refused[:8]))
         lines.append("")
     for name, data in _load(d, "emulate-parity-*.json"):
         lines.append(f"Emulating {data['version']} on the real driver: {data['queries']} queries, "
