@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -342,18 +343,49 @@ def _cli_sub(*argv: str, env: dict[str, str] | None = None, timeout: float = 60,
                           errors="backslashreplace", timeout=timeout, env=dict(os.environ if env is None else env), cwd=cwd)
 
 
-@pytest.fixture
-def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """An 8 KiB tmpfs (root only): too small for one record file."""
-    mnt = tmp_path / "tiny"
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (root only)."""
+    mnt = where / f"tmpfs-{size}"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k,mode=0700", "tmpfs", str(mnt)],
-                                           capture_output=True, check=False).returncode != 0:
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
+                                            str(mnt)], capture_output=True, check=False).returncode != 0:
         pytest.skip("mounting a tmpfs needs root")
     try:
         yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """An 8 KiB tmpfs: room for a record file's header, not for its first records."""
+    with small_tmpfs(tmp_path, "8k") as mnt:
+        yield mnt
+
+
+def test_record_space_that_runs_out_midway_keeps_what_was_recorded(req: str, lib: str, tmp_path: Path) -> None:
+    queries = tmp_path / "q.txt"
+    queries.write_text("".join(f"cuInit {v} 1\n" for v in range(1, 1001)))
+    # header + the first callers' and slots' chunks fit (136 KiB), the next chunk of slots does not
+    with small_tmpfs(tmp_path, "140k") as mnt:
+        p = _cli_sub("trace", "--json", "--", req, lib, f"file:{queries}", "gpa2:cuMemAlloc:3020:1",
+                     env=dict(os.environ, XDG_RUNTIME_DIR=str(mnt)))
+    assert p.returncode == 7, p.stderr[-2000:]
+    assert p.stdout.count("rc=0") == 1001                 # the program ran to its end, unharmed
+    d = json.loads(p.stderr)
+    assert d["incomplete"] == ["record space exhausted"]
+    kept = sum(1 for r in d["requests"] if r["symbol"] == "cuInit")
+    assert 200 < kept < 1000 and kept + d["dropped"] >= 1000
+
+
+def test_an_empty_record_file_is_a_process_without_records() -> None:
+    rec = interpose.parse(b"", "/x/p4242-1.rec")
+    assert rec is not None and rec.pid == 4242 and rec.incomplete == (interpose.SPACE_EXHAUSTED,)
+    assert interpose.parse(b"", "/x/other.rec") is None
+    rep = tr.collect([rec])
+    assert rep.traced and rep.incomplete == (interpose.SPACE_EXHAUSTED,)
+    assert tr.collect([]).incomplete == (tr.NOT_LOADED,) and not tr.collect([]).traced
 
 
 def test_a_full_record_file_system_is_no_signal(req: str, lib: str, tiny_tmpfs: Path) -> None:
@@ -582,3 +614,83 @@ def test_without_a_gpu_section_runs() -> None:
     p = run_shell_block(block, dict(os.environ))
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stderr.count("driver 13.0 (13000) at ") == 3 and "no findings" in p.stderr
+
+
+def test_safe_text_is_always_one_printable_line() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cuentry.cli.trace import safe
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.binary(max_size=120))
+    def check(raw: bytes) -> None:
+        text = raw.decode("utf-8", "backslashreplace")   # how the reader decodes the program's bytes
+        shown = safe(text)
+        assert shown.isprintable() and "\x1b" not in shown and "\n" not in shown
+        if text.isprintable():
+            assert shown == text
+
+    check()
+
+
+def test_parse_never_raises_on_hostile_records() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    good = bytearray(interpose.FILE_SIZE)
+    good[:8] = interpose.MAGIC
+    good[8:12] = interpose.LAYOUT.to_bytes(4, "little")
+    good[32:36] = interpose.SLOTS.to_bytes(4, "little")
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, interpose.FILE_SIZE - 1), st.integers(0, 255)), max_size=64),
+           st.sampled_from([interpose.FILE_SIZE, interpose.HEADER_SIZE, 100, 0]))
+    def check(edits: list[tuple[int, int]], size: int) -> None:
+        data = bytearray(good)
+        for off, val in edits:
+            data[off] = val
+        for off in (28, 36):    # ncallers, nrecords: often in range, sometimes huge
+            if edits and edits[0][1] & 1:
+                data[off:off + 4] = (edits[0][0] % (interpose.SLOTS + 10)).to_bytes(4, "little")
+        rec = interpose.parse(bytes(data[:size]), "/x/p1-1.rec")
+        if rec is not None:
+            tr.collect([rec])   # and the report is built from whatever it holds
+
+    check()
+
+
+def test_collect_never_raises_on_hostile_slots() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    i32 = st.integers(-(2**31), 2**31 - 1)
+    slot = st.tuples(st.integers(0, 9), i32, i32, st.integers(0, 2**64 - 1), i32, i32, i32, st.integers(0, 2**32 - 1),
+                     st.integers(0, 2**64 - 1), st.binary(max_size=interpose.SYMBOL_SIZE),
+                     st.binary(max_size=interpose.EXPORT_SIZE))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(slot, min_size=1, max_size=12), st.integers(0, 3))
+    def check(slots: list[Any], ncallers: int) -> None:
+        data = bytearray(interpose.FILE_SIZE)
+        interpose._HEADER.pack_into(data, 0, interpose.MAGIC, interpose.LAYOUT, 1, 0, 13000, 0, ncallers,
+                                    interpose.SLOTS, len(slots), 0, 0, b"/bin/x", b"/lib/libcuda.so.1", 0)
+        for i in range(ncallers):
+            data[interpose.HEADER_SIZE + i * interpose.CALLER_SIZE] = ord("a") + i
+        base = interpose.HEADER_SIZE + interpose.MAX_CALLERS * interpose.CALLER_SIZE
+        for i, (api, ver, res, flags, query, caller, status, marks, count, sym, exp) in enumerate(slots):
+            interpose._SLOT.pack_into(data, base + i * interpose._SLOT.size, 1, 0, api, ver, flags, res, query, caller,
+                                      status & 1, status & 2, marks, count, sym, exp)
+        rec = interpose.parse(bytes(data), "/x/p1-1.rec")
+        assert rec is not None and len(rec.requests) == len(slots)
+        rep = tr.collect([rec])
+        json.dumps(rep.to_dict())
+        import io
+
+        from cuentry.cli.output import Out
+        from cuentry.cli.trace import print_report
+        buf = io.StringIO()
+        print_report(rep, Out(buf, buf, False))
+        assert "\x1b" not in buf.getvalue()
+
+    check()
