@@ -575,6 +575,14 @@ def test_output_path_checked_before_the_program_runs(req: str, lib: str, tmp_pat
     assert p.returncode == 2 and "regular file" in p.stderr
     e = _cli_sub("emulate", "--driver", "12.4", "-o", str(link), "--", "sh", "-c", f"touch {marker}")
     assert e.returncode == 2 and not marker.exists()
+    assert _cli_sub("trace", "-o", "/dev/null", "--", "true").returncode == 0     # a device is fine
+    missing = tmp_path / "new.json"
+    assert _cli_sub("trace", "-o", str(missing), "--", "/nonexistent/program").returncode == 2
+    assert not missing.exists()                                   # made for the report, removed with the run
+    out = tmp_path / "old.json"
+    out.write_text("x" * 100000)
+    assert _cli_sub("trace", "--json", "-o", str(out), "--", "true").returncode == 0
+    assert json.loads(out.read_text())["exit_code"] == 0          # replaced, not appended to
 
 
 def test_no_driver_seen_gives_a_hint(tmp_path: Path) -> None:

@@ -46,8 +46,8 @@ def register(sub: SubParsers) -> None:
 def add_report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the report as JSON (schema: docs/trace.md)")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the report to FILE, a regular file (not a link; checked before the command runs; "
-                        "default: standard error)")
+                   help="write the report to FILE, a regular file or a device (not a link, not a FIFO; checked before "
+                        "the command runs; default: standard error)")
     p.add_argument("--all", action="store_true", help="also list the CUDA runtimes' own table requests")
 
 
@@ -73,13 +73,16 @@ class Sink:
         except OSError as exc:
             raise _refusal(path, exc) from None
         self.created = not existed
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):   # a file, or a device such as /dev/null
             os.close(fd)
             raise UsageError(f"cannot write {path}: not a regular file", hint="give -o the path of a regular file")
+        self.regular = stat.S_ISREG(mode)
         self.fd = fd
 
     def open(self) -> TextIO:
-        os.ftruncate(self.fd, 0)
+        if self.regular:
+            os.ftruncate(self.fd, 0)
         return open(self.fd, "w", encoding="utf-8", closefd=True)
 
     def discard(self) -> None:
