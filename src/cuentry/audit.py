@@ -26,7 +26,7 @@ Each finding has a severity (``error``, ``warning`` or ``note``): the verdict's
 faults; CT006 is a warning, CT010 an error.
 
 A request that fails and is followed by the same caller's successful request for the same
-symbol at a lower ABI is a fallback taken ([fallbacks][cuentry.audit.fallbacks]): the
+symbol at a lower ABI is a fallback taken (`fallbacks`): the
 code did what cuentry recommends, so it is not reported as CT004.
 
 CUDA runtimes (libcudart, or a static runtime inside another library) build a

@@ -107,7 +107,7 @@ class Process:
 class TraceReport:
     """What a command asked the driver for, and what is wrong with it.
 
-    ``incomplete`` lists what the trace misses ([NOT_LOADED][cuentry.trace.NOT_LOADED]: the
+    ``incomplete`` lists what the trace misses (`NOT_LOADED`: the
     interposer loaded in no process, so nothing was seen; ``"record space exhausted"``: a
     process's record file could not grow); ``notes`` are one-line remarks (no driver seen, an
     emulated version the real driver cannot be made to look like).
@@ -249,10 +249,10 @@ def _notes(driver_version: int | None, emulated: int | None, traced: bool) -> tu
 
 def collect(records: Sequence[interpose.ProcessRecord], *, command: Sequence[str] = (), exit_code: int = 0,
             emulated: int | None = None, cat: Catalog | None = None) -> TraceReport:
-    """Build the report from the interposer's records (see [read][cuentry.interpose.read]).
+    """Build the report from the interposer's records (see `cuentry.interpose.read`).
 
     No record at all means the interposer loaded in no process: the report's ``incomplete``
-    says so ([NOT_LOADED][cuentry.trace.NOT_LOADED]).
+    says so (`NOT_LOADED`).
     """
     cat = catalog() if cat is None else cat
     driver_version, driver_path = _driver(records)
@@ -371,7 +371,7 @@ def untraceable(cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cwd
     without an interpreter) and in secure-execution mode: a set-user-ID or set-group-ID
     program of another user or group, or one with file capabilities. A script is judged by
     its own file only; when its interpreter cannot be interposed either, the run shows it
-    ([NOT_LOADED][cuentry.trace.NOT_LOADED]).
+    (`NOT_LOADED`).
     """
     e = os.environ if env is None else env
     path = _program_path(cmd[0], e, cwd) if cmd else None

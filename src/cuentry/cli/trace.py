@@ -304,7 +304,7 @@ def print_report(report: object, out: Out, *, show_runtimes: bool = False) -> No
     """The human report: findings first (each with its fix), then a table per calling library.
 
     Every string that came from the program (symbols, paths, export names) is escaped
-    ([safe][cuentry.cli.trace.safe]): the report cannot recolour the terminal or break its table.
+    (`safe`): the report cannot recolour the terminal or break its table.
     """
     from ..trace import TraceReport
 
