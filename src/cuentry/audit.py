@@ -1,6 +1,6 @@
 """Which entry-point requests are wrong, and how to fix each: the catalog's judgement of requests.
 
-``cuentry trace`` records what a process asks the driver for; this module says
+`cuentry trace` records what a process asks the driver for; this module says
 which of those requests break the rules, with no process needed: give it a
 request (symbol, version, flags, the API that asked, the driver's version) and
 it returns findings, each with a code and a message that names the fix. A
@@ -21,8 +21,8 @@ CT009    bad-flags                flags other than 0, 1, 2, 3: CUDA_ERROR_INVALI
 CT010    null-pfn                 a NULL result pointer: CUDA_ERROR_INVALID_VALUE, nothing is returned
 =======  =======================  ====================================================================
 
-Each finding has a severity (``error``, ``warning`` or ``note``): the verdict's
-([Catalog.judge][cuentry.catalog.Catalog.judge], from ``names.FAULTS``) for a request's own
+Each finding has a severity (`error`, `warning` or `note`): the verdict's
+([Catalog.judge][cuentry.catalog.Catalog.judge], from `names.FAULTS`) for a request's own
 faults; CT006 is a warning, CT010 an error.
 
 A request that fails and is followed by the same caller's successful request for the same
@@ -31,7 +31,7 @@ code did what cuentry recommends, so it is not reported as CT004.
 
 CUDA runtimes (libcudart, or a static runtime inside another library) build a
 table of both stream modes on purpose; their requests are recognised by
-:func:`is_runtime` and CT005/CT006 are not reported for them.
+`is_runtime` and CT005/CT006 are not reported for them.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Finding:
 
     @property
     def rule(self) -> str:
-        """The finding's rule name (``below-first-abi``); the JSON key is "rule", as in `cuentry lint`."""
+        """The finding's rule name (`below-first-abi`); the JSON key is "rule", as in `cuentry lint`."""
         return CODES[self.code][0]
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,11 +106,11 @@ def classify(symbol: str, version: int | None, flags: int | None, *, api: str = 
     """The findings for one request; an empty list when it is correct.
 
     Args:
-        symbol: the name asked for (``""`` when ``null_symbol``); for ``dlsym``, an exported name.
+        symbol: the name asked for (`""` when `null_symbol`); for `dlsym`, an exported name.
         version: the version passed (None when the API takes none).
-        flags: the flags passed (None for ``dlsym``).
-        api: the function that asked (``cuGetProcAddress_v2``, ``cuGetProcAddress``,
-            ``cudaGetDriverEntryPointByVersion``, ``cudaGetDriverEntryPoint`` or ``dlsym``).
+        flags: the flags passed (None for `dlsym`).
+        api: the function that asked (`cuGetProcAddress_v2`, `cuGetProcAddress`,
+            `cudaGetDriverEntryPointByVersion`, `cudaGetDriverEntryPoint` or `dlsym`).
         driver_version: the driver the request met; enables CT004.
         caller: the library that asked (copied into the findings).
         runtime: the request is a CUDA runtime's own (CT005 is not reported).
@@ -169,8 +169,8 @@ def mixed_modes(caller: str, requests: Iterable[tuple[str, int | None, int | Non
                 cat: Catalog | None = None) -> list[Finding]:
     """CT006 for one library: symbols that have both variants, asked in both stream modes.
 
-    ``requests`` are (symbol, version, flags) of successful-or-not cuGetProcAddress-style
-    requests of ``caller``. Flags 0 and 1 count as legacy (what the driver gives for them).
+    `requests` are (symbol, version, flags) of successful-or-not cuGetProcAddress-style
+    requests of `caller`. Flags 0 and 1 count as legacy (what the driver gives for them).
     """
     if runtime:
         return []

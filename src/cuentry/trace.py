@@ -1,19 +1,19 @@
 """Run a program and see every entry-point request it makes; or run it as if on an older driver.
 
-:func:`run` starts a command with cuentry's interposer (:mod:`cuentry.interpose`)
-preloaded, waits for it, and returns a :class:`TraceReport`: every distinct
-request of the process and its children (``cuGetProcAddress``/``_v2``,
-``cudaGetDriverEntryPoint[ByVersion]`` attributed to their real caller, ``dlsym``
-of driver exports), with a count, and the findings of :mod:`cuentry.audit`.
+[run][cuentry.trace.run] starts a command with cuentry's interposer (`cuentry.interpose`)
+preloaded, waits for it, and returns a [TraceReport][cuentry.trace.TraceReport]: every distinct
+request of the process and its children (`cuGetProcAddress`/`_v2`,
+`cudaGetDriverEntryPoint[ByVersion]` attributed to their real caller, `dlsym`
+of driver exports), with a count, and the findings of `cuentry.audit`.
 
-:func:`emulate` runs a command so that the driver looks like an older one
-(``cuDriverGetVersion`` reports it, newer versions and symbols are refused the way
-that driver would refuse them, newer exports are not found); with ``trace=True``
+[emulate][cuentry.trace.emulate] runs a command so that the driver looks like an older one
+(`cuDriverGetVersion` reports it, newer versions and symbols are refused the way
+that driver would refuse them, newer exports are not found); with `trace=True`
 it records at the same time.
 
 The program's standard streams, behaviour and exit status are its own: the
 interposer writes only to files in a private temporary directory, which is read
-and removed when the command ends. Linux only (``LD_PRELOAD``); a statically
+and removed when the command ends. Linux only (`LD_PRELOAD`); a statically
 linked or set-user-ID program is not interposed.
 """
 
@@ -107,9 +107,9 @@ class Process:
 class TraceReport:
     """What a command asked the driver for, and what is wrong with it.
 
-    ``incomplete`` lists what the trace misses (`NOT_LOADED`: the
-    interposer loaded in no process, so nothing was seen; ``"record space exhausted"``: a
-    process's record file could not grow); ``notes`` are one-line remarks (no driver seen, an
+    `incomplete` lists what the trace misses (`NOT_LOADED`: the
+    interposer loaded in no process, so nothing was seen; `"record space exhausted"`: a
+    process's record file could not grow); `notes` are one-line remarks (no driver seen, an
     emulated version the real driver cannot be made to look like).
     """
 
@@ -159,8 +159,8 @@ class TraceReport:
 class EmulationResult:
     """What [emulate][cuentry.trace.emulate] returns.
 
-    ``report`` is the trace when one was asked for; ``seen`` is always the run's report (the
-    emulation records to know that it took effect), and ``notes`` its one-line remarks.
+    `report` is the trace when one was asked for; `seen` is always the run's report (the
+    emulation records to know that it took effect), and `notes` its one-line remarks.
     """
 
     version: int
@@ -193,7 +193,7 @@ def _ok(r: interpose.RawRequest) -> bool:
 
 
 def _process_fallbacks(proc: interpose.ProcessRecord) -> dict[int, int]:
-    """seq of each failed request of ``proc`` whose caller then took a fallback -> its version."""
+    """seq of each failed request of `proc` whose caller then took a fallback -> its version."""
     per_caller: dict[str, list[interpose.RawRequest]] = defaultdict(list)
     for r in sorted(proc.requests, key=lambda q: q.seq):
         if r.api in VERSIONED_APIS:
@@ -251,7 +251,7 @@ def collect(records: Sequence[interpose.ProcessRecord], *, command: Sequence[str
             emulated: int | None = None, cat: Catalog | None = None) -> TraceReport:
     """Build the report from the interposer's records (see `cuentry.interpose.read`).
 
-    No record at all means the interposer loaded in no process: the report's ``incomplete``
+    No record at all means the interposer loaded in no process: the report's `incomplete`
     says so (`NOT_LOADED`).
     """
     cat = catalog() if cat is None else cat
@@ -298,7 +298,7 @@ def _incomplete(records: Sequence[interpose.ProcessRecord]) -> tuple[str, ...]:
 def _findings(requests: Sequence[Request], driver_version: int | None, cat: Catalog) -> list[audit.Finding]:
     """One finding per distinct (code, symbol, version, flags, caller): counts and results do not repeat them.
 
-    A failed request whose fallback was taken (``Request.fallback``) is not above-driver (CT004):
+    A failed request whose fallback was taken (`Request.fallback`) is not above-driver (CT004):
     the code did what cuentry recommends.
     """
     seen: set[tuple[Any, ...]] = set()
@@ -365,9 +365,9 @@ def _program_path(cmd0: str, env: Mapping[str, str], cwd: str | None) -> str | N
 
 
 def untraceable(cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None) -> str | None:
-    """Why the interposer cannot load in ``cmd``'s program, or None when it can (as far as can be told).
+    """Why the interposer cannot load in `cmd`'s program, or None when it can (as far as can be told).
 
-    The dynamic loader ignores ``LD_PRELOAD`` for a statically linked program (an ELF file
+    The dynamic loader ignores `LD_PRELOAD` for a statically linked program (an ELF file
     without an interpreter) and in secure-execution mode: a set-user-ID or set-group-ID
     program of another user or group, or one with file capabilities. A script is judged by
     its own file only; when its interpreter cannot be interposed either, the run shows it
@@ -441,8 +441,8 @@ def _record_dir() -> str:
     """A fresh private directory for the record files, in memory where possible.
 
     Record files are written through a shared mapping; on a disk file system that costs a
-    few milliseconds per process, on tmpfs nothing measurable. ``$XDG_RUNTIME_DIR`` (private
-    to the user) or ``/dev/shm`` when usable, else the usual temporary directory; ``mkdtemp``
+    few milliseconds per process, on tmpfs nothing measurable. `$XDG_RUNTIME_DIR` (private
+    to the user) or `/dev/shm` when usable, else the usual temporary directory; `mkdtemp`
     makes the directory 0700 either way.
     """
     for base in (os.environ.get("XDG_RUNTIME_DIR"), "/dev/shm"):
@@ -488,22 +488,22 @@ def run(cmd: Sequence[str], *, emulate: int | None = None, env: Mapping[str, str
         cwd: str | None = None, timeout: float | None = None, stdin: IO[Any] | int | None = None,
         stdout: IO[Any] | int | None = None, stderr: IO[Any] | int | None = None,
         cc: str | None = None) -> TraceReport:
-    """Run ``cmd`` under the interposer and return what it asked the driver for.
+    """Run `cmd` under the interposer and return what it asked the driver for.
 
     Args:
         cmd: the command, a list of str arguments.
         emulate: also behave as that driver version (see [emulate][cuentry.trace.emulate]).
         env: the command's environment (default: this process's).
         cwd: its working directory.
-        timeout: seconds; then the command is killed and ``subprocess.TimeoutExpired`` raised.
-        stdin: the command's standard input (inherited unless given); likewise ``stdout``, ``stderr``.
+        timeout: seconds; then the command is killed and `subprocess.TimeoutExpired` raised.
+        stdin: the command's standard input (inherited unless given); likewise `stdout`, `stderr`.
         stdout: its standard output.
         stderr: its standard error.
         cc: the C compiler that builds the interposer.
 
     Returns:
-        The [TraceReport][cuentry.trace.TraceReport]; ``report.incomplete`` names what it misses
-        (``report.traced`` is False when the interposer loaded in no process).
+        The [TraceReport][cuentry.trace.TraceReport]; `report.incomplete` names what it misses
+        (`report.traced` is False when the interposer loaded in no process).
 
     Raises:
         UsageError: a bad command, one that cannot be found or run, or a program the interposer
@@ -521,21 +521,21 @@ def emulate(cmd: Sequence[str], version: int, *, trace: bool = False, env: Mappi
             cwd: str | None = None, timeout: float | None = None, stdin: IO[Any] | int | None = None,
             stdout: IO[Any] | int | None = None, stderr: IO[Any] | int | None = None,
             cc: str | None = None) -> EmulationResult:
-    """Run ``cmd`` as if the driver were ``version`` (e.g. 12040), on the real (or fake) driver.
+    """Run `cmd` as if the driver were `version` (e.g. 12040), on the real (or fake) driver.
 
-    ``cuDriverGetVersion`` reports ``version`` (or the real one, if that is older);
-    ``cuGetProcAddress(_v2)`` above ``version`` answers CUDA_ERROR_INVALID_VALUE; a
-    symbol whose first ABI is newer than ``version`` is not found; ``dlsym`` of an
-    export newer than ``version`` gives NULL (so ``cuGetProcAddress_v2`` is absent
-    below 12.0, and ``cuGetProcAddress`` below 11.3). Everything else runs on the
+    `cuDriverGetVersion` reports `version` (or the real one, if that is older);
+    `cuGetProcAddress(_v2)` above `version` answers CUDA_ERROR_INVALID_VALUE; a
+    symbol whose first ABI is newer than `version` is not found; `dlsym` of an
+    export newer than `version` gives NULL (so `cuGetProcAddress_v2` is absent
+    below 12.0, and `cuGetProcAddress` below 11.3). Everything else runs on the
     real driver. The run is always recorded (to know that the emulation took effect:
-    ``result.incomplete``, ``result.notes``); ``trace=True`` also returns the report.
+    `result.incomplete`, `result.notes`); `trace=True` also returns the report.
 
     Args:
         cmd: the command, as for [run][cuentry.trace.run].
         version: the driver version to emulate (2000 or above).
-        trace: return the report of the run as ``result.report``.
-        env: as for [run][cuentry.trace.run]; likewise ``cwd``, ``timeout``, the streams and ``cc``.
+        trace: return the report of the run as `result.report`.
+        env: as for [run][cuentry.trace.run]; likewise `cwd`, `timeout`, the streams and `cc`.
         cwd: the working directory.
         timeout: seconds before the command is killed.
         stdin: standard input.

@@ -165,7 +165,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
 def safe(text: str | None) -> str:
     """Text that came from the program, printable: control characters, ESC, newlines and other
-    non-printable characters as escapes (bytes that were not UTF-8 already read as ``\\xNN``)."""
+    non-printable characters as escapes (bytes that were not UTF-8 already read as `\\xNN`)."""
     if text is None:
         return ""
     if text.isprintable():

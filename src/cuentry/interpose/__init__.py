@@ -1,18 +1,18 @@
-"""The interposer shared by ``cuentry trace`` and ``cuentry emulate``.
+"""The interposer shared by `cuentry trace` and `cuentry emulate`.
 
-:func:`source` fills the C template ``interposer.c`` with two tables generated from
+`source` fills the C template `interposer.c` with two tables generated from
 the catalog: every Linux driver export with the version of the ABI it is (so
-``dlsym`` of an export newer than an emulated driver can answer NULL), and every
+`dlsym` of an export newer than an emulated driver can answer NULL), and every
 entry point with its first ABI version and first per-thread ABI version (so a
-symbol newer than the emulated driver is "not found"). :func:`build` compiles it
+symbol newer than the emulated driver is "not found"). `build` compiles it
 with the system C compiler into the per-user build cache
-(:mod:`cuentry.buildcache`). :func:`read` parses the record files the interposer
-leaves in ``$CUENTRY_TRACE_DIR``, one per process.
+(`cuentry.buildcache`). `read` parses the record files the interposer
+leaves in `$CUENTRY_TRACE_DIR`, one per process.
 
-The library is used with ``LD_PRELOAD`` (Linux). Environment it reads:
-``CUENTRY_TRACE_DIR`` (an absolute directory: record requests there),
-``CUENTRY_EMULATE_DRIVER`` (a version number: behave as that driver) and
-``CUENTRY_DRIVER`` (an absolute path: ``dlopen("libcuda.so.1")`` and ``dlopen("libcuda.so")``
+The library is used with `LD_PRELOAD` (Linux). Environment it reads:
+`CUENTRY_TRACE_DIR` (an absolute directory: record requests there),
+`CUENTRY_EMULATE_DRIVER` (a version number: behave as that driver) and
+`CUENTRY_DRIVER` (an absolute path: `dlopen("libcuda.so.1")` and `dlopen("libcuda.so")`
 open that library instead, as cuentry's own loader does).
 """
 
@@ -111,10 +111,10 @@ def _compiler(cc: str | None) -> list[str]:
 
 
 def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
-    """Compile the interposer into the per-user build cache (:mod:`cuentry.buildcache`); return its path.
+    """Compile the interposer into the per-user build cache (`cuentry.buildcache`); return its path.
 
-    Built once per content and compiler; ``dest`` names another cache root. Raises
-    :class:`BuildError` (no compiler, a compile error, an unsafe cache).
+    Built once per content and compiler; `dest` names another cache root. Raises
+    [BuildError][cuentry.errors.BuildError] (no compiler, a compile error, an unsafe cache).
     """
     if not sys.platform.startswith("linux"):
         raise BuildError(f"cannot build the cuentry interposer: it works on Linux only (this is {sys.platform})",
@@ -223,7 +223,7 @@ def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
 
 
 def _slot(data: bytes, off: int, seq: int, callers: list[str]) -> RawRequest | None:
-    """The request in the slot at ``off``; None when the slot is not (yet) complete."""
+    """The request in the slot at `off`; None when the slot is not (yet) complete."""
     if data[off] == 0:
         return None
     (state, _h, api, version, flags, result, query, caller, status_given, emulated, marks, count,
@@ -241,7 +241,7 @@ def _slot(data: bytes, off: int, seq: int, callers: list[str]) -> RawRequest | N
 
 
 def read(directory: str | os.PathLike[str]) -> list[ProcessRecord]:
-    """Every process's records left in ``directory`` (files that are not records are skipped).
+    """Every process's records left in `directory` (files that are not records are skipped).
 
     Only regular files are read: a link is not followed, and a FIFO or device is opened
     without blocking and skipped.
