@@ -396,7 +396,7 @@ def test_a_full_record_file_system_is_no_signal(req: str, lib: str, tiny_tmpfs: 
     d = json.loads(p.stderr)
     _schema_valid(d)
     assert d["incomplete"] == ["record space exhausted"]
-    assert [pr["incomplete"] for pr in d["processes"]] == [True]
+    assert [pr["incomplete"] for pr in d["processes"]] == [["record space exhausted"]]
     h = _cli_sub("trace", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
     assert h.returncode == 7 and "trace incomplete: record space exhausted" in h.stderr
     c = _cli_sub("trace", "--check", "--", req, lib, "gpa2:cuMemAlloc:3020:1", "exit:0", env=env)

@@ -86,7 +86,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return {"symbol": None if self.symbol_null else self.symbol, "version": self.version, "flags": self.flags,
                 "caller": self.caller, "code": self.code, "rule": self.rule, "severity": self.severity, "message": self.message,
-                "runtime": self.runtime}
+                "from_runtime": self.runtime}
 
 
 def is_runtime(caller: str, requests: Iterable[tuple[str, int | None]] = ()) -> bool:

@@ -83,7 +83,7 @@ class Request:
                 "version": self.version, "flags": self.flags, "result": self.result,
                 "result_name": self.result_name, "query": self.query, "query_name": self.query_name,
                 "export": self.export, "pfn_null": self.pfn_null, "caller": self.caller, "count": self.count,
-                "runtime": self.runtime, "emulated": self.emulated, "query_given": self.query_given,
+                "from_runtime": self.runtime, "emulated_answer": self.emulated, "query_given": self.query_given,
                 "fallback": self.fallback}
 
 
@@ -99,8 +99,8 @@ class Process:
     incomplete: bool = False   # its records are incomplete (record space exhausted)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"pid": self.pid, "ppid": self.ppid, "exe": self.exe, "requests": self.requests,
-                "dropped": self.dropped, "incomplete": self.incomplete}
+        return {"pid": self.pid, "ppid": self.ppid, "exe": self.exe, "request_count": self.requests,
+                "dropped": self.dropped, "incomplete": [interpose.SPACE_EXHAUSTED] if self.incomplete else []}
 
 
 @dataclass(frozen=True)
