@@ -30,9 +30,11 @@ PENDING = {
     "cuentry/calls/_fastgen.py", "cuentry/calls/compiled.py", "cuentry/calls/contract.py", "cuentry/calls/ffi.py",
     "cuentry/calls/pure.py", "cuentry/calls/shapes.py", "cuentry/calls/values.py", "cuentry/catalog.py",
     "cuentry/diagnostics.py", "cuentry/driver.py", "cuentry/errors.py", "cuentry/generate/c.py",
-    "cuentry/generate/model.py", "cuentry/generate/python.py",     "cuentry/lint/__init__.py", "cuentry/lint/cfamily/__init__.py", "cuentry/lint/cfamily/focus.py",
+    "cuentry/generate/model.py", "cuentry/generate/python.py",
+    "cuentry/lint/__init__.py", "cuentry/lint/cfamily/__init__.py", "cuentry/lint/cfamily/focus.py",
     "cuentry/lint/cfamily/requests.py", "cuentry/lint/engine.py", "cuentry/lint/facts.py", "cuentry/lint/rules.py",
-    "cuentry/loader.py", "cuentry/manifest.py", "cuentry/names.py", "cuentry/table.py",     "cuentry/__init__.py", "cuentry/_forksafe.py", "cuentry/lint/python.py",
+    "cuentry/loader.py", "cuentry/manifest.py", "cuentry/names.py", "cuentry/table.py",
+    "cuentry/__init__.py", "cuentry/_forksafe.py", "cuentry/lint/python.py",
     "cuentry/lint/preprocess.py", "cuentry/lint/cfamily/scan.py", "cuentry/lint/cfamily/tree.py",
     "cuentry/lint/cfamily/values.py", "cuentry/cli/generate.py", "cuentry/cli/listing.py",
 }
