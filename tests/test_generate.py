@@ -542,6 +542,12 @@ t.cuDriverGetVersion(out("int"))
 capture = leg.cuStreamBeginCapture
 if not isinstance(capture, Unavailable):
     capture.checked(None, 0)
+v11 = leg.cuCtxCreate_as_v11040()             # a fallback of another type: narrowed by its accessor
+if v11 is not None:
+    v11.checked(out("CUcontext"), None, 0, 0, 0)
+v12 = leg.cuCtxCreate_as_v12050()
+if v12 is not None:
+    v12(out("CUcontext"), None, 0, 0)
 """
 
 BAD = """\
@@ -552,22 +558,55 @@ leg.cuMemAlloc(None, 1, 2)
 leg.cuMemcpyHtoD(0, b"abc", "3")
 leg.cuNotThere(1)
 x: str = leg.cuInit(0)
+leg.cuCtxCreate_as_v3020()(None, 0, 0)
 """
+
+
+REQUIRED_CHAIN = """\
+[table]
+name = "req"
+stream = "legacy"
+required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
+            { symbol = "cuMemAlloc", version = 3020, name = "alloc", fallback = "cuMemAlloc@3020" }]
+"""
+
+
+@pytest.mark.parametrize("version", [13000, 12000])
+def test_python_module_with_a_required_chain_imports_and_resolves(tmp_path: Path, fake: dict[str, str],
+                                                                  fake_version: Any, version: int) -> None:
+    path = tmp_path / "req_table.py"
+    path.write_text(generate_python(manifest.loads(REQUIRED_CHAIN)))
+    mod = _import(path)                                   # raised TypeError at import before
+    fake_version(version)
+    drv = Driver.load(fake["full"])
+    try:
+        t = mod.table(source=drv)
+        t.resolve()
+        assert t.cuCtxCreate.abi.version == (12050 if version >= 12050 else 11040)
+        assert (t.cuCtxCreate_as_v11040() is None) == (version >= 12050)
+        assert t.cuCtxCreate_as_v3020() is None
+        want = manifest.loads(REQUIRED_CHAIN).table(source=drv).report()["entries"]
+        assert [(r["name"], r["status"], r["abi"]) for r in t.report()["entries"]] == \
+            [(r["name"], r["status"], r["abi"]) for r in want]
+    finally:
+        drv.close()
 
 
 @backend_independent
 def test_mypy_sees_entry_signatures(pymods: Path, tmp_path: Path) -> None:
     pytest.importorskip("mypy")
-    shutil.copy(pymods / "leg_table.py", tmp_path / "leg_table.py")
+    for n in NAMES:
+        shutil.copy(pymods / f"{n}_table.py", tmp_path / f"{n}_table.py")
+    (tmp_path / "req_table.py").write_text(generate_python(manifest.loads(REQUIRED_CHAIN)))
     (tmp_path / "good.py").write_text(GOOD)
     (tmp_path / "bad.py").write_text(BAD)
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull,
-                           "leg_table.py", "good.py", "bad.py"], cwd=tmp_path, capture_output=True, text=True,
-                          check=False, timeout=300)
+                           *(f"{n}_table.py" for n in (*NAMES, "req")), "good.py", "bad.py"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False, timeout=300)
     lines = [ln for ln in proc.stdout.splitlines() if ": error:" in ln]
     assert lines, proc.stdout + proc.stderr
     assert all(ln.startswith("bad.py:") for ln in lines), proc.stdout
-    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7}, proc.stdout
+    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7, 8}, proc.stdout
     assert 'Too few arguments for "__call__" of "_cuMemAlloc_v3020"' in proc.stdout
 
 
@@ -619,7 +658,7 @@ def test_cli_generate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert rep["ok"] is True
     assert rep["table"] == "leg" and rep["min_driver"] == 7000 and rep["stream"] == "legacy"
     ctx = next(e for e in rep["entries"] if e["name"] == "cuCtxCreate")
-    assert [p["member"] for p in ctx["pins"]] == ["cuCtxCreate", "cuCtxCreate_11040", "cuCtxCreate_3020"]
+    assert [p["member"] for p in ctx["pins"]] == ["pfn_cuCtxCreate", "pfn_cuCtxCreate_11040", "pfn_cuCtxCreate_3020"]
     # A failure with --json is the CLI's error document.
     assert main(["generate", "c", str(DATA / "leg.toml"), "--json"]) == 2
     err = json.loads(capsys.readouterr().out)
