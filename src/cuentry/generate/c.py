@@ -102,10 +102,12 @@ def member(name: str) -> str:
 
 # Object-like macros compilers predefine without a leading underscore (GNU modes; -std=gnu*), and
 # macros of the standard headers the loader includes: an entry named so would not compile.
-_PREDEFINED_MACROS = frozenset("""
-linux unix i386 i486 i586 i686 sun sparc mips vax pdp11 ns32000 m68k hp9000 hppa alpha arm powerpc
-interrupt major minor makedev bool true false assert errno stdin stdout stderr NULL EOF offsetof
-""".split())
+_PREDEFINED_MACROS = frozenset((
+    "linux", "unix", "i386", "sun", "sparc", "mips", "vax",                      # gcc/clang -std=gnu*, old ABIs
+    "major", "minor", "makedev",                                                 # <sys/sysmacros.h> via glibc
+    "assert", "errno", "stdin", "stdout", "stderr", "NULL", "EOF", "offsetof",   # the headers the loader includes
+    "bool", "true", "false",                                                     # <stdbool.h>
+))
 
 
 def _name_problem(e_attr: str, symbol: str, symbols: frozenset[str]) -> tuple[str, str] | None:
