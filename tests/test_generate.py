@@ -783,3 +783,15 @@ def test_a_program_using_generated_tables_traces_clean(run_tables: Path, fake: d
     # Every request is clean. The one finding is about the program, not the header: this test program
     # holds a legacy and a per-thread table at once on purpose, which CT006 reports for one library.
     assert [f.code for f in rep.findings] == ["CT006"], [f.message for f in rep.findings]
+
+
+def test_templates_and_cmake_package_are_package_data() -> None:
+    """The C templates and the CMake package ship inside the package (CI runs this suite from the wheel)."""
+    from importlib import resources
+
+    from cuentry.cli import cmake_dir
+    from cuentry.generate.c import template
+
+    assert resources.files("cuentry.generate").joinpath("templates", "loader.h.in").is_file()
+    assert "#ifndef CUENTRY_PFX_CUENTRY_H" in template()
+    assert (Path(cmake_dir()) / "cuentryConfig.cmake").is_file()

@@ -344,3 +344,28 @@ def test_own_symbol_is_fine_as_a_name_and_keywords_are_refused() -> None:
                              f'required = [{{ symbol = "cuMemAlloc", version = 3020, name = "{word}" }}]\n')
         with pytest.raises(ManifestError, match="keyword"):
             generate_c(bad)
+
+
+def _doc_blocks(lang: str) -> list[str]:
+    import re
+    import textwrap
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "generate.md").read_text()
+    return [textwrap.dedent(m.group(1)) for m in re.finditer(rf"^ *```{lang}\n(.*?)^ *```\n", text, re.M | re.S)]
+
+
+def test_docs_examples_build_and_run(tmp_path: Path, fake: dict[str, str]) -> None:
+    """docs/generate.md: its manifest, its C use and its C++ use, compiled strictly and run on the fake driver."""
+    toml = next(b for b in _doc_blocks("toml") if 'name = "mylib"' in b)
+    c_use = next(b for b in _doc_blocks("c") if "int mylib_init(void)" in b)
+    cxx_use = next(b for b in _doc_blocks("cpp") if "MYLIB_CHECK" in b)
+    (tmp_path / "mylib.toml").write_text(toml)
+    assert main(["-q", "generate", "c", str(tmp_path / "mylib.toml"), "-o", str(tmp_path / "mylib.h")]) == 0
+    (tmp_path / "use.c").write_text(c_use + "\nint main(void) { return mylib_init() != 0; }\n")
+    (tmp_path / "use.cpp").write_text("#define TORCH_CHECK(c, m) do { if (!(c)) throw (m); } while (0)\n"
+                                      "#define MYLIB_IMPLEMENTATION\n" + cxx_use + "\nint main() { mylib_init(); }\n")
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000", "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    for cc, src, std in (("cc", "use.c", "-std=c99"), ("c++", "use.cpp", "-std=c++17")):
+        exe = tmp_path / src.replace(".", "_")
+        _run([_tool(cc), std, *STRICT, f"-I{tmp_path}", "-o", str(exe), str(tmp_path / src), "-ldl", "-pthread"])
+        _run([str(exe)], env=env)
