@@ -380,6 +380,9 @@ def test_expected_resolutions(run_tables: Path, fake: dict[str, str]) -> None:
     v1 = _run(run_tables, "report", fake["v1"], 11040)
     assert "cuGetProcAddress (v1 form, query result emulated)" in v1
     assert pins(v1, "leg")["cuDeviceGetUuid@11040"]["resolved"] == 1
+    # Before 11.3 (exported names): a pin above the driver is classified without asking, with no made-up CUresult.
+    old = pins(_run(run_tables, "report", fake["nogpa"], 11020), "acme")["cuCtxCreate@12050"]
+    assert (old["class"], old["result"], old["asked"]) == ("version_above_driver", -1, 0)
 
 
 def test_stub_and_no_driver(run_tables: Path, fake: dict[str, str], tmp_path: Path) -> None:
@@ -451,7 +454,8 @@ def _sanitized(headers: Path, kind: str) -> Path:
 def test_loader_is_clean_under_sanitizers(headers: Path, fake: dict[str, str], tmp_path: Path) -> None:
     """AddressSanitizer + UBSan on every path (report text included), ThreadSanitizer on 32 threads."""
     asan = _sanitized(headers, "address,undefined")
-    for variant, version in (("full", 13000), ("full", 12000), ("v1", 11040), ("nogpa", 11020), ("stub", 13000)):
+    for variant, version in (("full", 13000), ("full", 12040), ("full", 12000), ("v1", 11080), ("v1", 11040),
+                             ("nogpa", 11020), ("nogpa", 11000), ("stub", 13000)):
         _run(asan, "report", fake[variant], version)
     _run(asan, "report", str(tmp_path / "none" / "libcuda.so.1"), 13000)
     for mode in ("with", "calls", "threads"):

@@ -93,6 +93,44 @@ def test_strict_compile(hdrs: Path, tmp_path: Path, cc: str, lang: str, std: str
     _run([compiler, f"-std={std}", *STRICT, *inc, f"-I{hdrs}", "-fsyntax-only", str(src)])
 
 
+def _wheel_cuda_includes() -> list[Path]:
+    """include/ directories with cuda.h from NVIDIA's CUDA runtime wheels installed here (nvidia-cuda-runtime-cu12, ...)."""
+    import sys
+
+    found = {p.parent for s in sys.path if s for p in Path(s).glob("nvidia/cu*/include/cuda.h")}
+    return sorted(found)
+
+
+@pytest.mark.parametrize("lang,std", [("c", "c11"), ("c++", "c++17")])
+def test_strict_compile_after_the_runtime_wheels_cuda_h(hdrs: Path, tmp_path: Path, lang: str, std: str) -> None:
+    """cuda.h/cudaTypedefs.h of another toolkit (the pip wheels ship them: 12.x here), every member assigned to
+    and from NVIDIA's own PFN type where that toolkit has it."""
+    dirs = _wheel_cuda_includes()
+    if not dirs:
+        pytest.skip("no CUDA runtime wheel with include/cuda.h installed (pip install nvidia-cuda-runtime-cu12)")
+    import re
+
+    from cuentry.generate.model import plan
+    from cuentry.names import format_version
+
+    compiler = _tool("cc" if lang == "c" else "c++")
+    for inc in dirs:
+        m = re.search(r"#define CUDA_VERSION (\d+)", (inc / "cuda.h").read_text(errors="replace"))
+        release = format_version(int(m.group(1))) if m else ""
+        compat = [f"    {{ {abi.pfn} p = {n}_t.pfn_{member}; {n}_t.pfn_{member} = p; }}"
+                  for n in NAMES for s in plan(manifest.load(DATA / f"{n}.toml")).slots
+                  for member, abi in s.members() if abi.header == "cudaTypedefs.h" and release in abi.toolkits]
+        assert compat, release
+        body = [f"    struct {n}_table {n}_t = {{0}};" if lang == "c" else f"    struct {n}_table {n}_t = {{}};"
+                for n in NAMES]
+        src = tmp_path / ("w.c" if lang == "c" else "w.cpp")
+        src.write_text("#include <cuda.h>\n#include <cudaTypedefs.h>\n" + "".join(
+            f'#define {n.upper()}_IMPLEMENTATION\n#include "{n}.h"\n' for n in NAMES) +
+            "int main(void) {\n" + "\n".join([*body, *compat]) + "\n    return 0;\n}\n")
+        _run([compiler, f"-std={std}", *STRICT, "-Wno-missing-field-initializers", "-isystem", str(inc), f"-I{hdrs}",
+              "-fsyntax-only", str(src)])
+
+
 @pytest.mark.parametrize("lang", ["c", "c++"])
 def test_windows_branch_compiles_and_links_with_mingw(hdrs: Path, tmp_path: Path, lang: str) -> None:
     """LoadLibraryExW(LOAD_LIBRARY_SEARCH_SYSTEM32), FormatMessageA, NOMINMAX/WIN32_LEAN_AND_MEAN, InitOnce."""
@@ -259,13 +297,16 @@ _STATIC_B = ('#define ACME_STATIC\n#include "acme.h"\nint a_rc(void);\n'
              'int main(void) { struct acme_table t; return acme_load(&t) != a_rc(); }\n')
 
 
-def test_header_only_static_mode(hdrs: Path, tmp_path: Path, fake: dict[str, str]) -> None:
+@pytest.mark.parametrize("lang", ["c", "c++"])
+def test_header_only_static_mode(hdrs: Path, tmp_path: Path, fake: dict[str, str], lang: str) -> None:
     """ACME_STATIC in two files of one program: private copies, no duplicate symbols, nothing exported."""
-    cc = _tool("cc")
-    (tmp_path / "a.c").write_text(_STATIC_A)
-    (tmp_path / "b.c").write_text(_STATIC_B)
+    cc = _tool("cc" if lang == "c" else "c++")
+    ext = "c" if lang == "c" else "cpp"
+    (tmp_path / f"a.{ext}").write_text(_STATIC_A.replace("int a_rc", 'extern "C" int a_rc') if lang == "c++" else _STATIC_A)
+    (tmp_path / f"b.{ext}").write_text(_STATIC_B.replace("int a_rc", 'extern "C" int a_rc') if lang == "c++" else _STATIC_B)
     exe = tmp_path / "st"
-    _run([cc, "-std=c99", *STRICT, f"-I{hdrs}", "-o", str(exe), str(tmp_path / "a.c"), str(tmp_path / "b.c"), "-ldl",
+    std = "-std=c99" if lang == "c" else "-std=c++11"
+    _run([cc, std, *STRICT, f"-I{hdrs}", "-o", str(exe), str(tmp_path / f"a.{ext}"), str(tmp_path / f"b.{ext}"), "-ldl",
           "-pthread"])
     nm = shutil.which("nm")
     if nm:
