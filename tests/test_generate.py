@@ -799,3 +799,16 @@ def test_templates_and_cmake_package_are_package_data() -> None:
     assert resources.files("cuentry.generate").joinpath("templates", "loader.h.in").is_file()
     assert "#ifndef CUENTRY_PFX_CUENTRY_H" in template()
     assert (Path(cmake_dir()) / "cuentryConfig.cmake").is_file()
+
+
+@needs_cc
+def test_manifest_file_name_is_never_expanded(tmp_path: Path) -> None:
+    """A file name holding a placeholder or the prefix stays text in the header's first comment."""
+    path = tmp_path / "cuentry_pfx@TYPES@@PINS@.toml"
+    path.write_text('[table]\nname = "fn"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
+    text = generate_c(manifest.load(path))
+    assert "from cuentry_pfx@TYPES@@PINS@.toml (cuentry" in text
+    assert text.count("static const struct fn_impl_pin fn_impl_pins[]") == 1
+    (tmp_path / "fn.h").write_text(text)
+    (tmp_path / "fn.c").write_text('#define FN_IMPLEMENTATION\n#include "fn.h"\nint main(void) { struct fn_table t; return fn_load(&t); }\n')
+    _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(tmp_path / "fn.c")])

@@ -49,6 +49,7 @@ _TAG = re.compile(r"\b(struct|union|enum)\s+(\w+)")
 _ENUM_WORD = re.compile(r"\benum\s+\w+|\bCU\w+")
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 _C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PLACEHOLDER = re.compile(r"@[A-Z_]+@")
 
 # Where each typedef header's types come from, and that header's include guard.
 _ORIGIN_GUARD = {
@@ -365,10 +366,10 @@ def render(p: Plan, cat: Catalog) -> str:
         "@QUERY_T@": types.respell("enum CUdriverProcAddressQueryResult_enum"),
         "@ENTRIES@": _entries(p),
     }
-    text = template()
-    for k, v in subs.items():
-        text = text.replace(k, v)
-    return text.replace("CUENTRY_PFX", up).replace("cuentry_pfx", low)
+    # The prefix first, then every placeholder in one pass: text from the manifest (a file name, say) is
+    # never scanned again for placeholders or the prefix.
+    text = template().replace("CUENTRY_PFX", up).replace("cuentry_pfx", low)
+    return _PLACEHOLDER.sub(lambda m: subs[m.group(0)], text)
 
 
 # Words a struct member cannot be named in C or C++, and macros of the headers the loader includes.
