@@ -810,5 +810,6 @@ def test_manifest_file_name_is_never_expanded(tmp_path: Path) -> None:
     assert "from cuentry_pfx@TYPES@@PINS@.toml (cuentry" in text
     assert text.count("static const struct fn_impl_pin fn_impl_pins[]") == 1
     (tmp_path / "fn.h").write_text(text)
-    (tmp_path / "fn.c").write_text('#define FN_IMPLEMENTATION\n#include "fn.h"\nint main(void) { struct fn_table t; return fn_load(&t); }\n')
+    (tmp_path / "fn.c").write_text('#define FN_IMPLEMENTATION\n#include "fn.h"\n'
+                                   "int main(void) { struct fn_table t; return fn_load(&t); }\n")
     _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(tmp_path / "fn.c")])
