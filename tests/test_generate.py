@@ -29,6 +29,7 @@ from cuentry.errors import TableDeclarationError
 from cuentry.generate import generate_c, generate_python
 from cuentry.generate.model import plan
 from cuentry.generate.python import _param_name, class_name
+from cuentry.table import Table
 
 from .conftest import CUDA_INCLUDE
 
@@ -323,7 +324,7 @@ def _c_entries(t: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
 
 def _py_entries(name: str, drv: Driver) -> dict[str, tuple[str, list[str]]]:
     m = _manifest(name)
-    rep = m.table(source=drv).report()
+    rep = Table.from_manifest(m, source=drv).report()
     out = {}
     for r in rep["entries"]:
         status = r["status"] if r["status"] in ("resolved", "fallback") else "none"
@@ -526,7 +527,7 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
             assert type(t).__mro__[1].__name__ == class_name(n)
             assert mod.MIN_DRIVER == _manifest(n).min_driver()
             got = {r["name"]: (r["status"], r["abi"]) for r in t.report()["entries"]}
-            want = {r["name"]: (r["status"], r["abi"]) for r in _manifest(n).table(source=drv).report()["entries"]}
+            want = {r["name"]: (r["status"], r["abi"]) for r in Table.from_manifest(_manifest(n), source=drv).report()["entries"]}
             assert got == want
     finally:
         drv.close()
@@ -590,7 +591,7 @@ def test_python_module_with_a_required_chain_imports_and_resolves(tmp_path: Path
         assert t.cuCtxCreate.abi.version == (12050 if version >= 12050 else 11040)
         assert (t.cuCtxCreate_as_v11040() is None) == (version >= 12050)
         assert t.cuCtxCreate_as_v3020() is None
-        want = manifest.loads(REQUIRED_CHAIN).table(source=drv).report()["entries"]
+        want = Table.from_manifest(manifest.loads(REQUIRED_CHAIN), source=drv).report()["entries"]
         assert [(r["name"], r["status"], r["abi"]) for r in t.report()["entries"]] == \
             [(r["name"], r["status"], r["abi"]) for r in want]
     finally:
