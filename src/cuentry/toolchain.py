@@ -4,9 +4,9 @@ and compiling a source text into the per-user build cache.
 One place for the three decisions that were made four times before (the fake driver, the
 interposer, the compiled extension's generator and the header generator each had their own):
 
-* [find_compiler][cuentry.toolchain.find_compiler]: an explicit ``cc``, else ``$CC`` (split like a
-  shell word list, so ``CC="ccache gcc"`` works), else the first of ``cc``, ``gcc``, ``clang`` on
-  ``PATH``; a name that is not found is an error that names it, never a silent fallback to another;
+* [find_compiler][cuentry.toolchain.find_compiler]: an explicit `cc`, else `$CC` (split like a
+  shell word list, so `CC="ccache gcc"` works), else the first of `cc`, `gcc`, `clang` on
+  `PATH`; a name that is not found is an error that names it, never a silent fallback to another;
 * [c_string][cuentry.toolchain.c_string]: a C string literal that means exactly the given text in
   C99 and C++11 (backslash, quote, control and non-ASCII bytes as octal escapes, no trigraphs);
 * [compile_cached][cuentry.toolchain.compile_cached]: compile into [buildcache][cuentry.buildcache]
@@ -29,11 +29,11 @@ CXX_COMPILERS = ("c++", "g++", "clang++")
 
 
 def find_compiler(cc: str | None = None, *, cxx: bool = False, what: str = "compile C") -> list[str]:
-    """The compiler command as a word list: ``cc``, else ``$CC`` (``$CXX``), else the first on PATH.
+    """The compiler command as a word list: `cc`, else `$CC` (`$CXX`), else the first on PATH.
 
     Args:
-        cc: an explicit compiler command (may hold flags: ``"ccache gcc"``).
-        cxx: look for a C++ compiler (``$CXX``, ``c++``, ``g++``, ``clang++``).
+        cc: an explicit compiler command (may hold flags: `"ccache gcc"`).
+        cxx: look for a C++ compiler (`$CXX`, `c++`, `g++`, `clang++`).
         what: what the compiler is for, for the error message.
 
     Returns:
@@ -65,14 +65,14 @@ def find_compiler(cc: str | None = None, *, cxx: bool = False, what: str = "comp
 
 
 def c_string(text: str) -> str:
-    """``text`` as a C string literal with exactly its UTF-8 bytes (C99 and C++11).
+    """`text` as a C string literal with exactly its UTF-8 bytes (C99 and C++11).
 
-    Printable ASCII stays as it is, except ``\\`` and ``"`` (escaped) and ``?`` after ``?``
+    Printable ASCII stays as it is, except `\\` and `"` (escaped) and `?` after `?`
     (escaped: no trigraph); every other byte is a three-digit octal escape, which cannot
     run into a following digit the way a hex escape does.
 
     Raises:
-        TypeError: ``text`` is not a str (an int subclass or bytes is refused, never converted).
+        TypeError: `text` is not a str (an int subclass or bytes is refused, never converted).
     """
     if type(text) is not str:
         raise TypeError(f"c_string needs a str, got {type(text).__name__}")
@@ -112,18 +112,18 @@ def run_compiler(cmd: Sequence[str], *, what: str, hint: str = "") -> None:
 def compile_cached(name: str, source_text: str, *, filename: str, source_name: str, flags: Sequence[str] = (),
                    libs: Sequence[str] = (), cc: str | None = None, root: str | os.PathLike[str] | None = None,
                    what: str = "", hint: str = "") -> Path:
-    """Compile ``source_text`` into the per-user build cache once per content, compiler and flags.
+    """Compile `source_text` into the per-user build cache once per content, compiler and flags.
 
     Args:
-        name: the cache entry's name (``"interposer"``).
+        name: the cache entry's name (`"interposer"`).
         source_text: the complete C source.
-        filename: the built file's name inside the entry (``"libx.so"``, may have one directory).
-        source_name: the name the source is saved under beside it (``"x.c"``).
-        flags: compiler flags before the output (``-shared -fPIC ...``).
-        libs: what follows the source on the command line (``-ldl``).
+        filename: the built file's name inside the entry (`"libx.so"`, may have one directory).
+        source_name: the name the source is saved under beside it (`"x.c"`).
+        flags: compiler flags before the output (`-shared -fPIC ...`).
+        libs: what follows the source on the command line (`-ldl`).
         cc: an explicit compiler (see [find_compiler][cuentry.toolchain.find_compiler]).
         root: another cache root (checked like the default one).
-        what: what is built, for messages (``"build the interposer"``).
+        what: what is built, for messages (`"build the interposer"`).
         hint: the fix to name when the compiler fails.
 
     Returns:

@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
 
 
 def cmake_dir() -> str:
-    """The directory holding cuentryConfig.cmake (package data), for ``find_package(cuentry CONFIG)``."""
+    """The directory holding cuentryConfig.cmake (package data), for `find_package(cuentry CONFIG)`."""
     from importlib import resources
 
     return str(resources.files("cuentry").joinpath("cmake"))
