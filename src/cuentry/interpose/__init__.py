@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-import shutil
 import stat
 import struct
-import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -32,6 +29,7 @@ from pathlib import Path
 
 from ..catalog import Catalog, catalog
 from ..errors import BuildError
+from ..toolchain import c_string, compile_cached
 
 TRACE_DIR_ENV = "CUENTRY_TRACE_DIR"
 EMULATE_ENV = "CUENTRY_EMULATE_DRIVER"
@@ -62,8 +60,6 @@ APIS = {1: "cuGetProcAddress_v2", 2: "cuGetProcAddress", 3: "cudaGetDriverEntryP
         4: "cudaGetDriverEntryPoint", 5: "dlsym"}
 
 
-def _c_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def tables(cat: Catalog | None = None) -> str:
@@ -79,8 +75,8 @@ def tables(cat: Catalog | None = None) -> str:
         symbols[a.symbol] = (first, first_pt)
         if a.exported and "linux" in a.platforms and a.symbol not in _NOT_ON_LINUX:
             exports[a.exported] = min(exports.get(a.exported, a.version), a.version)
-    ex_rows = [f"    {{{_c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
-    sym_rows = [f"    {{{_c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
+    ex_rows = [f"    {{{c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
+    sym_rows = [f"    {{{c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
     return "\n".join([
         "static const struct export_entry EXPORTS[] = {", *ex_rows, "};",
         "#define N_EXPORTS (sizeof EXPORTS / sizeof EXPORTS[0])",
@@ -100,16 +96,6 @@ _FLAGS = ("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibili
 _LIBS = ("-ldl",)
 
 
-def _compiler(cc: str | None) -> list[str]:
-    text = cc or os.environ.get("CC") or ""
-    words = shlex.split(text) if text else []
-    found = shutil.which(words[0]) if words else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
-    if not found:
-        what = f"the compiler {words[0]!r} was not found" if words else "no C compiler found (looked for cc, gcc, clang)"
-        raise BuildError(f"cannot build the cuentry interposer: {what}")
-    return [found, *words[1:]]
-
-
 def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
     """Compile the interposer into the per-user build cache (`cuentry.buildcache`); return its path.
 
@@ -119,23 +105,10 @@ def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) 
     if not sys.platform.startswith("linux"):
         raise BuildError(f"cannot build the cuentry interposer: it works on Linux only (this is {sys.platform})",
                          hint="run cuentry trace/emulate on Linux")
-    from ..buildcache import cached_build
-
-    compiler = _compiler(cc)
-
-    def compile_it(src: Path, out: Path) -> None:
-        cmd = [*compiler, "-shared", "-fPIC", *_FLAGS, "-o", str(out), str(src), *_LIBS]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except OSError as exc:
-            raise BuildError(f"cannot build the cuentry interposer: cannot run {compiler[0]}: {exc.strerror}") from None
-        if proc.returncode != 0:
-            raise BuildError(f"cannot build the cuentry interposer: {(proc.stderr or proc.stdout).strip()[:2000]}",
-                             hint=f"the compiler {compiler[0]} rejected the generated C: set CC to another one, "
-                                  "and please report it")
-
-    return cached_build("interposer", source(), compile_it, filename="libcuentry-interpose.so",
-                        source_name="interposer.c", extra_key=" ".join([*compiler, *_FLAGS, *_LIBS]), root=dest)
+    return compile_cached("interposer", source(), filename="libcuentry-interpose.so", source_name="interposer.c",
+                          flags=["-shared", "-fPIC", *_FLAGS], libs=_LIBS, cc=cc, root=dest,
+                          what="build the cuentry interposer",
+                          hint="the compiler rejected the generated C: set CC to another one, and please report it")
 
 
 @dataclass(frozen=True)
