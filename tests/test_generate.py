@@ -814,3 +814,14 @@ def test_manifest_file_name_is_never_expanded(tmp_path: Path) -> None:
     (tmp_path / "fn.c").write_text('#define FN_IMPLEMENTATION\n#include "fn.h"\n'
                                    "int main(void) { struct fn_table t; return fn_load(&t); }\n")
     _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(tmp_path / "fn.c")])
+
+
+def test_the_usage_comment_calls_the_tables_own_entries(tmp_path: Path) -> None:
+    for optional, want in (('optional = ["cuMulticastCreate@12010"]\n', True), ("", False)):
+        m = tmp_path / "u.toml"
+        m.write_text('[table]\nname = "u"\nstream = "legacy"\nrequired = ["cuInit@2000"]\n' + optional)
+        out = tmp_path / "u.h"
+        assert main(["generate", "c", str(m), "-o", str(out), "-q"]) == 0
+        usage = out.read_text().split("*/", 1)[0]
+        assert "t->pfn_cuInit(...)" in usage and "cuMemAlloc" not in usage
+        assert ("t->pfn_cuMulticastCreate" in usage) == want

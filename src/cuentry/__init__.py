@@ -34,6 +34,7 @@ _EXPORTS = {
     "kernel_params": "cuentry.calls",
     "Out": "cuentry.calls",
     "Table": "cuentry.table",
+    "primary_context": "cuentry.context",
     "Entry": "cuentry.entry",
     "required": "cuentry.entry",
     "optional": "cuentry.entry",
@@ -82,6 +83,7 @@ __all__ = [
     "optional",
     "out",
     "parse_version",
+    "primary_context",
     "required",
     "resolve",
 ]

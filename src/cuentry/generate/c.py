@@ -346,6 +346,7 @@ def render(p: Plan, cat: Catalog) -> str:
     members = _member_lines(p, low)
     subs: dict[str, Any] = {
         "@HEADER_DOC@": _doc(p),
+        "@USAGE@": _usage(p),
         "@SOURCE@": _comment_text(os.path.basename(p.source)),
         "@VERSION@": __version__,
         "@CATALOG@": _comment_text(cat.primary_toolkit or "?"),
@@ -388,6 +389,19 @@ _NOT_MEMBER_NAMES = frozenset(_RESERVED_WORDS.split())
 def _comment_text(text: str) -> str:
     """Text that cannot end a C comment or hide a line break."""
     return "".join(c if c.isprintable() else "?" for c in text).replace("*/", "*?").replace("/*", "/?")
+
+
+def _usage(p: Plan) -> str:
+    """The usage comment's calls, with this table's own first required and first optional entry."""
+    lines = []
+    req = next((s for s in p.slots if s.required), None)
+    opt = next((s for s in p.slots if not s.required), None)
+    if req is not None:
+        lines.append(f" *     t->pfn_{req.attr}(...);   required entries are never NULL after {p.name.upper()}_OK")
+    if opt is not None:
+        lines.append(f" *     if (t->pfn_{opt.attr}) t->pfn_{opt.attr}(...);")
+        lines.append(" *         optional entries are NULL when unavailable: test before every call, never call NULL")
+    return "\n".join(_comment_text(line) for line in lines)
 
 
 def _doc(p: Plan) -> str:
