@@ -102,6 +102,6 @@ def test_runtime_requests_may_use_default_flags() -> None:
 
 def test_the_too_old_hint_names_the_driver_the_pin_needs() -> None:
     got, hint = diagnostics.classify(symbol="cuCtxCreate", version=12050, stream="legacy",
-                                     result=CUDA_ERROR_INVALID_VALUE, query=None, address=0, driver_version=2000)
+                                     result=CUDA_ERROR_INVALID_VALUE, query=None, address=0, driver_version=1000)
     assert got.value == "driver_too_old" and "needs driver >= 12.5 (12050)" in hint
     assert "needs driver >= 3.2 (3020)" in diagnostics.driver_too_old_hint("cuCtxCreate", 3020, 2000, 3020)
