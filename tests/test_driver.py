@@ -334,19 +334,19 @@ def test_out_rejects_nonsense() -> None:
 
 
 def test_backend_is_reported_and_used(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cuentry.calls import compiled
+    from cuentry.calls import choice, compiled
 
     fn = driver.call("cuCtxGetCurrent", 4000)
     name = compiled.backend()["name"]
     assert fn.backend == name and name in ("compiled", "pure")
-    monkeypatch.setenv("CUENTRY_BACKEND", "pure")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("pure"))
     assert compiled.backend()["name"] == "pure"
     pure = driver.call("cuCtxGetCurrent", 4000)
     assert pure.backend == "pure" and pure.address == fn.address
     c1, c2 = out("CUcontext"), out("CUcontext")
     assert fn(c1) == pure(c2) == 0 and c1[0] == c2[0]
-    monkeypatch.setenv("CUENTRY_BACKEND", "auto")
-    monkeypatch.setenv("CUENTRY_BACKEND", "compiled")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("auto"))
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("compiled"))
     if compiled.backend()["name"] == "missing":  # no extension installed: asking for it is an error
         with pytest.raises(ImportError, match="compiled extension cuentry.calls._fastcall is not installed"):
             compiled.extension()

@@ -24,7 +24,7 @@ from .calls import bind
 from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
-from .errors import CatalogError, CudaError, DriverClosedError, ResolutionError, UsageError
+from .errors import CatalogError, CudaError, DriverClosedError, DriverNotFoundError, ResolutionError, UsageError
 from .loader import Attempt, load_driver, load_runtime
 from .names import (
     CUDA_ERROR_INVALID_VALUE,
@@ -47,9 +47,13 @@ from .names import (
 
 TYPE_CHECKING = False  # typing, dataclasses and warnings are not imported at run time: a cold start stays cheap
 if TYPE_CHECKING:
+    import os
     from typing import Any
 
     from .calls import TypedFunction
+
+
+NO_DRIVER_RUNTIME_ERROR = RUNTIME_ERROR_NAMES[35]  # cudaErrorInsufficientDriver: libcudart found no usable driver
 
 
 class Resolved:
@@ -219,9 +223,24 @@ class Driver(_Source):
             self.gpa_form = "none"
 
     @classmethod
-    def load(cls, path: str | None = None, *, cat: Catalog | None = None, init: bool = True,
+    def load(cls, path: str | os.PathLike[str] | None = None, *, cat: Catalog | None = None, init: bool = True,
              allow_stub: bool = False) -> Driver:
-        """Find and load the driver (see :mod:`cuentry.loader` for the search order)."""
+        """Find and load the driver (see [cuentry.loader][] for the search order).
+
+        Args:
+            path: the driver library (a str or ``pathlib.Path``); None searches.
+            cat: the catalog to check pins against (the shipped one by default).
+            init: call ``cuInit(0)`` once loaded (only a Driver calls it; loading alone never does).
+            allow_stub: accept the toolkit's stub libcuda (for diagnostics).
+
+        Returns:
+            The loaded driver.
+
+        Raises:
+            DriverNotFoundError: no driver where it was looked for.
+            StubLibraryError: the library is the toolkit's stub and ``allow_stub`` is false.
+            UsageError: ``path`` is neither a str nor an ``os.PathLike``.
+        """
         return cls(load_driver(path, allow_stub=allow_stub), cat, init=init)
 
     @property
@@ -319,7 +338,7 @@ class Runtime(_Source):
         self.by_version: bool = self.boot.has("cudaGetDriverEntryPointByVersion")
 
     @classmethod
-    def load(cls, path: str | None = None, *, cat: Catalog | None = None) -> Runtime:
+    def load(cls, path: str | os.PathLike[str] | None = None, *, cat: Catalog | None = None) -> Runtime:
         return cls(load_runtime(path), cat)
 
     def _result_name(self, rc: int) -> str:
@@ -356,7 +375,19 @@ class Runtime(_Source):
             raise self._refusal(sym, ver, mode, Classification.RUNTIME_TOO_OLD,
                                 f"libcudart {rv} has no cudaGetDriverEntryPointByVersion (added in 12.5): use the "
                                 "driver path, or allow_deprecated=True for cudaGetDriverEntryPoint")
+        if rc and self._result_name(rc) == NO_DRIVER_RUNTIME_ERROR:
+            raise self._no_driver(rc)
         return self._finish(sym, ver, mode, abi, access, rc, st if st >= 0 else None, False, addr, runtime=True)
+
+    def _no_driver(self, rc: int) -> DriverNotFoundError:
+        """libcudart found no usable driver: the same error (and CLI exit 3) as when cuentry finds none itself."""
+        err = DriverNotFoundError(
+            ["the CUDA driver (libcuda.so.1) as loaded by libcudart"],
+            [f"{self.path} answered {self._result_name(rc)} ({rc}): no NVIDIA driver is installed, or it is older "
+             "than this libcudart"])
+        err.hint = ("install the NVIDIA driver (or one at least as new as the runtime), then check `cuentry doctor`; "
+                    "without a GPU, use the fake driver (cuentry.testing.fakedriver)")
+        return err
 
     def info(self) -> dict[str, Any]:
         return {

@@ -9,17 +9,22 @@ named by ``cuGetErrorName`` instead. After the library is closed, calls raise
 :class:`DriverClosedError`; a close waits for calls in flight.
 
 Backends: the compiled extension (``_fastcall``, built at install) or the pure
-one (ctypes); same contract, same errors. Modules: :mod:`.ffi` (the only code
-touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
-:mod:`.compiled`, :mod:`.shapes`, :mod:`._fastgen` (build time only).
+one (ctypes); same contract, same errors; which one is decided once per process
+by [cuentry.calls.choice][] (``$CUENTRY_BACKEND``, read at import). Modules:
+``ffi`` (the only code touching ctypes and the dynamic loader, its platform
+loader chosen once), ``choice``, ``contract``, ``values``, ``pure``, ``compiled``,
+``shapes``, ``_fastgen`` (build time only). Every module the first call needs is
+imported with this package, never during a first call (a fork then cannot catch
+an import half done).
 """
 
 from __future__ import annotations
 
 from .. import _forksafe
 from ..errors import ArgumentError, CudaError
-from . import contract, ffi
-from .compiled import backend, extension, holds_gil
+from . import compiled, contract, ffi, pure
+from .choice import backend, extension
+from .compiled import holds_gil
 from .values import Address, KernelParams, Out
 
 TYPE_CHECKING = False
@@ -129,17 +134,11 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         return CudaError(rc, error_name(rc) if error_name else f"CUresult({rc})", call=label)
 
     ext = extension()
-    made = None
-    if ext is not None:
-        from . import compiled
-
-        made = compiled.make(ext, c, address, g, err)
+    made = compiled.make(ext, c, address, g, err) if ext is not None else None
     if made is not None:
         fn, checked = made
         name = "compiled"
     else:
-        from . import pure
-
         fn, checked = pure.make(c, address, g, err, structs.get)
         name = "pure"
     fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,

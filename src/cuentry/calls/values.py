@@ -45,7 +45,7 @@ class PyOutBase:
 
 
 def _base() -> Any:
-    from .compiled import extension_if_wanted
+    from .choice import extension_if_wanted
 
     ext = extension_if_wanted()
     return ext.OutBase if ext is not None else PyOutBase
@@ -106,7 +106,7 @@ class Out(_OutBase):  # type: ignore[misc]
 
 
 if _OutBase is not PyOutBase:
-    from .compiled import extension_if_wanted as _ext
+    from .choice import extension_if_wanted as _ext
 
     _ext().register_out(Out)
 
