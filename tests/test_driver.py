@@ -456,3 +456,27 @@ def test_runtime_without_a_driver_is_no_driver(fake: dict[str, str], fake_versio
                 stdout=o, stderr=e)
     assert code == 3 and "see its name above" not in o.getvalue() + e.getvalue()
     assert "cudaErrorInsufficientDriver" in o.getvalue() + e.getvalue()
+
+
+def test_resolve_checked_takes_only_what_precheck_returned(driver: Driver) -> None:
+    """Asking for one symbol and binding another's signature is refused, not done."""
+    sym, ver, mode, abi = driver.precheck("cuMemAlloc", 3020, "legacy", False)
+    assert driver.resolve_checked(sym, ver, mode, abi).function.abi is abi
+    other = driver.cat.bind("cuCtxGetCurrent", 4000)
+    for args in [("cuCtxGetCurrent", ver, mode, abi), (sym, ver, mode, other), (sym, True, mode, abi),
+                 (sym, 2000, mode, abi), (sym, ver, "sideways", abi)]:
+        with pytest.raises(UsageError, match="precheck"):
+            driver.resolve_checked(*args)  # type: ignore[arg-type]
+
+
+def test_tables_on_one_driver_share_what_its_answers_mean(driver: Driver) -> None:
+    """A second table costs its queries: the same answer gives the same function; diagnostics still full."""
+    from cuentry import Table, required
+
+    es = [required("cuMemAlloc", 3020), required("cuCtxGetCurrent", 4000)]
+    t1 = Table("a", es, stream="legacy", source=driver).resolve()
+    t2 = Table("b", es, stream="legacy", source=driver).resolve()
+    assert t1.cuMemAlloc is t2.cuMemAlloc and t1.cuCtxGetCurrent is t2.cuCtxGetCurrent
+    r1, r2 = t1.report()["entries"], t2.report()["entries"]
+    assert r1 == r2 and r1[0]["exported"] == "cuMemAlloc_v2" and r1[0]["attempts"][0]["classification"] == "ok"
+    assert driver.resolve("cuMemAlloc", 3020, "legacy").diagnostic == t2._states["cuMemAlloc"].diagnostic

@@ -191,16 +191,38 @@ class Unavailable:
         return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
 
 
-@dataclass
 class _State:
-    status: str                     # resolved | fallback | unavailable | failed
-    value: Any
-    diagnostic: Diagnostic | None
-    via: str | None = None          # description of the fallback taken
-    attempts: tuple[Diagnostic, ...] = ()
+    """How one entry ended: status (resolved | fallback | unavailable | failed), its value, the diagnostic
+    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic."""
+
+    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make")
+
+    def __init__(self, status: str, value: Any, diagnostic: Diagnostic | None, via: str | None = None,
+                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None) -> None:
+        self.status = status
+        self.value = value
+        self._diagnostic = diagnostic
+        self.via = via
+        self._attempts = attempts
+        self._make = make
+
+    @property
+    def diagnostic(self) -> Diagnostic | None:
+        if self._make is not None:
+            d = self._make()
+            self._diagnostic, self._attempts, self._make = d, (d,), None
+        return self._diagnostic
+
+    @property
+    def attempts(self) -> tuple[Diagnostic, ...]:
+        if self._make is not None:
+            self.diagnostic  # noqa: B018  (builds it)
+        return self._attempts
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
+_BOUND_PINS: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, int, str, str | None], Abi]] = weakref.WeakKeyDictionary()
 RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available", "reason", "report", "reset", "resolve",
                        "min_driver", "resolved", "driver"})
 
@@ -225,11 +247,14 @@ class Table:
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = tuple(entries)
-        slots = tuple(dict.fromkeys(
-            e.attr for e in listed
-            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in RESERVED and not e.attr.startswith("_")))
-        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
-                                           "__qualname__": cls.__qualname__})
+        names = [e.name or e.symbol for e in listed if isinstance(e, Entry)]
+        slots = tuple(dict.fromkeys(a for a in names if a.isidentifier() and a not in RESERVED and not a.startswith("_")))
+        sub = _LAYOUTS.get((cls, slots))
+        if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
+            sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                               "__qualname__": cls.__qualname__})
+            if len(_LAYOUTS) < 1024:
+                _LAYOUTS[(cls, slots)] = sub
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
         return self
@@ -270,28 +295,34 @@ class Table:
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
-        self._abis: dict[Entry, Abi] = {}
+        self._abis: dict[int, Abi] = {}  # by id(entry): an Entry's dataclass hash walks its fallbacks
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
+        known = _BOUND_PINS.get(cat)
+        if known is None:
+            known = _BOUND_PINS.setdefault(cat, {})
         for e in entries:
             if not isinstance(e, Entry):
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
             for x in self._chain(e):
-                self._abis[x] = self._validate(x)
-            if e.attr in seen:
-                raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
+                self._abis[id(x)] = self._validate(x, known)
+            attr = e.name or e.symbol
+            if attr in seen:
+                raise TableDeclarationError(f"table {name!r}: {attr} is declared twice",
                                             hint="give one of them name='...' to hold both")
-            if e.attr in RESERVED or e.attr.startswith("_"):
-                raise TableDeclarationError(f"table {name!r}: {e.attr!r} clashes with a Table attribute",
+            if attr in RESERVED or attr.startswith("_"):
+                raise TableDeclarationError(f"table {name!r}: {attr!r} clashes with a Table attribute",
                                             hint="give it another name='...'")
-            seen[e.attr] = e
+            seen[attr] = e
         self.entries: tuple[Entry, ...] = tuple(seen.values())
         self._fill_lazy()
 
     @staticmethod
     def _chain(e: Entry) -> list[Entry]:
+        if not isinstance(e.fallback, Entry):
+            return [e]
         out = [e]
         while isinstance(out[-1].fallback, Entry):
             if len(out) > 16:
@@ -301,12 +332,21 @@ class Table:
             out.append(nxt)
         return out
 
-    def _validate(self, e: Entry) -> Abi:
-        """The ABI the entry's pin binds in this table's mode (the catalog decides), or a declaration error."""
+    def _validate(self, e: Entry, known: dict[tuple[str, int, str, str | None], Abi]) -> Abi:
+        """The ABI the entry's pin binds in this table's mode (the catalog decides), or a declaration error.
+
+        The catalog's answer for one pin never changes: it is remembered per catalog, so a second table
+        declaring the same pins does not ask again.
+        """
+        key = (e.symbol, e.version, self.stream, e.variant)
+        got = known.get(key)
+        if got is not None:
+            return got
         try:
-            return self._cat.bind(e.symbol, e.version, self.stream, e.variant)
+            got = known[key] = self._cat.bind(e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
+        return got
 
     @classmethod
     def from_manifest(cls, path: str | os.PathLike[str], **kwargs: Any) -> Table:
@@ -344,9 +384,14 @@ class Table:
             src = self._get_source()
             states: dict[str, _State] = {}
             failures: list[Diagnostic] = []
-            for e in self.entries:
-                st = self._resolve_entry(src, e)
-                states[e.attr] = st
+            stream, abis = self.stream, self._abis
+            answers = src.resolve_many([(e.symbol, e.version, stream, abis[id(e)]) for e in self.entries])
+            for e, answer in zip(self.entries, answers, strict=True):
+                if type(answer) is tuple:
+                    st = _State("resolved", answer[0], None, None, (), answer[1])
+                else:
+                    st = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
+                states[e.name or e.symbol] = st
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
@@ -360,17 +405,21 @@ class Table:
         return self
 
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
-        abi = self._abis[e]
+        abi = self._abis[id(e)]
         too_old = src.too_old(e.symbol, e.version, self.stream, abi)
         if too_old is not None:
             raise too_old
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
-    def _resolve_entry(self, src: Driver | Runtime, e: Entry) -> _State:
+    def _resolve_entry(self, src: Driver | Runtime, e: Entry, failed: ResolutionError | None = None) -> _State:
+        """The entry's state; ``failed``: how its own pin already failed (then only its fallbacks are asked)."""
         attempts: list[Diagnostic] = []
         cur: Entry | Callable[..., Any] | None = e
         first = True
+        if failed is not None:
+            attempts.append(failed.diagnostic)
+            cur, first = e.fallback, False
         while isinstance(cur, Entry):
             try:
                 fn, diag = self._ask(src, cur)
@@ -392,7 +441,8 @@ class Table:
 
     def _fill_lazy(self) -> None:
         for e in self.entries:
-            object.__setattr__(self, e.attr, _Lazy(self, e.attr))
+            attr = e.name or e.symbol
+            object.__setattr__(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
     @property

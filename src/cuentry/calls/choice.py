@@ -78,6 +78,14 @@ def select(raw: str | None) -> str | None:
     return prev
 
 
+def token() -> object:
+    """An object that stays the same until the choice is made again ([select][cuentry.calls.choice.select]).
+
+    What a cache of bound functions is valid for: a function bound under one choice keeps its backend.
+    """
+    return _CHOICE
+
+
 def backend_mode() -> str:
     """The mode chosen: auto, pure or compiled; a UsageError when ``$CUENTRY_BACKEND`` named none of them."""
     if _CHOICE.error is not None:

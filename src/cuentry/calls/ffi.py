@@ -494,7 +494,11 @@ class Bootstrap:
             got = self._has[name] = self._lib.address(name) != 0
         return got
 
-    def _call(self, name: str, *args: Any) -> Any:
+    def function(self, name: str) -> Any:
+        """The ctypes function of bootstrap function ``name`` (LookupError when the library lacks it).
+
+        Calling it directly is for callers that hold the library's guard themselves.
+        """
         f = self._fns.get(name)
         if f is None:
             addr = self._lib.address(name)
@@ -502,6 +506,10 @@ class Bootstrap:
                 raise LookupError(name)
             res, argt = BOOTSTRAP[name]
             f = self._fns[name] = function_at(addr, res, argt)
+        return f
+
+    def _call(self, name: str, *args: Any) -> Any:
+        f = self._fns.get(name) or self.function(name)
         guard = self._lib.guard
         guard.enter(name)
         try:
