@@ -302,12 +302,17 @@ class Table:
         known = _BOUND_PINS.get(cat)
         if known is None:
             known = _BOUND_PINS.setdefault(cat, {})
+        abis, stream_ = self._abis, self.stream
         for e in entries:
-            if not isinstance(e, Entry):
+            if type(e) is not Entry and not isinstance(e, Entry):
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
-            for x in self._chain(e):
-                self._abis[id(x)] = self._validate(x, known)
+            got = known.get((e.symbol, e.version, stream_, e.variant)) if e.fallback is None else None
+            if got is not None:  # a pin the catalog already judged in this mode (the common case, inlined)
+                abis[id(e)] = got
+            else:
+                for x in self._chain(e):
+                    abis[id(x)] = self._validate(x, known)
             attr = e.name or e.symbol
             if attr in seen:
                 raise TableDeclarationError(f"table {name!r}: {attr} is declared twice",
@@ -388,10 +393,9 @@ class Table:
             answers = src.resolve_many([(e.symbol, e.version, stream, abis[id(e)]) for e in self.entries])
             for e, answer in zip(self.entries, answers, strict=True):
                 if type(answer) is tuple:
-                    st = _State("resolved", answer[0], None, None, (), answer[1])
-                else:
-                    st = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
-                states[e.name or e.symbol] = st
+                    states[e.name or e.symbol] = _State("resolved", answer[0], None, None, (), answer[1])
+                    continue
+                st = states[e.name or e.symbol] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
@@ -440,9 +444,10 @@ class Table:
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
 
     def _fill_lazy(self) -> None:
+        put = object.__setattr__
         for e in self.entries:
             attr = e.name or e.symbol
-            object.__setattr__(self, attr, _Lazy(self, attr))
+            put(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
     @property
