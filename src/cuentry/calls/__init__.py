@@ -81,13 +81,47 @@ def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
     """
     known = _TYPEDEFS.setdefault(id(cat), {})
     for s in c.specs:
-        t, k = s.type, s.canonical
-        while t.endswith("*") and k.endswith("*"):
-            t, k = t[:-1].strip(), k[:-1].strip()
-        t = t.removeprefix("const ").strip()
-        k = k.removeprefix("const ").removesuffix(" const").strip()
-        if t.isidentifier() and t not in known:
-            known[t] = k
+        _learn(known, s.type, s.canonical)
+
+
+def _learn(known: dict[str, str], t: str, k: str) -> None:
+    """One parameter's spelled type and canonical type: the typedef name it uses, if any, and what it is."""
+    while t.endswith("*") and k.endswith("*"):
+        t, k = t[:-1].strip(), k[:-1].strip()
+    t = t.removeprefix("const ").strip()
+    k = k.removeprefix("const ").removesuffix(" const").strip()
+    if t.isidentifier() and t not in known:
+        known[t] = k
+
+
+_SCANNED: set[int] = set()
+
+
+def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
+    """What typedef ``name`` is, from the signatures in the catalog's rows (scanned up to the first that spells
+    it, learning every other name on the way; a name no signature spells makes it scan them all, once).
+
+    A type asked of out() before any function that uses it was bound (``out("CUcontext")`` before the
+    table that takes it resolved) is found here without the full type data: no JSON file read, no json
+    module imported, on the first call's path.
+    """
+    known = _TYPEDEFS.setdefault(id(cat), {})
+    if id(cat) in _SCANNED:
+        return known.get(name)
+    rows = getattr(cat, "_raw", None)  # the catalog's own index of its rows (one list per symbol)
+    compact = getattr(cat, "_compact", False)
+    if not isinstance(rows, dict):
+        return None
+    for group in list(rows.values()):
+        for row in group:
+            for p in (row[4] if compact else [(q["name"], q["type"], q["canonical"]) if isinstance(q, dict) else q
+                                               for q in row.get("params", ())]):
+                if len(p) > 2:
+                    _learn(known, str(p[1]), " ".join(str(p[2]).split()))
+            if name in known:
+                return known[name]
+    _SCANNED.add(id(cat))
+    return None
 
 
 def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
@@ -95,6 +129,8 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
         return name
     got = _TYPEDEFS.get(id(cat), {}).get(name)
+    if got is None:
+        got = _learn_from_signatures(cat, name)
     if got is not None:
         return got
     typedefs = cat.types["typedefs"]
