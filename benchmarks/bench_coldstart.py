@@ -1,4 +1,5 @@
-"""Cold start: a fresh process that imports, loads the driver, resolves cuCtxGetCurrent and calls it.
+"""Cold start: a fresh process that imports, loads the driver, resolves cuCtxGetCurrent and calls it
+(through ``Driver.call``, and as a library would: a one-entry ``Table`` and ``out()`` before it resolved).
 
 Compared, in one run, as fresh subprocesses interleaved round by round (so drift
 hits all alike), against a hand-written ctypes program doing the same
@@ -52,6 +53,14 @@ import cuentry
 d = cuentry.Driver.load(sys.argv[1])
 f = d.call("cuCtxGetCurrent", 4000)
 assert f(cuentry.out("CUcontext")) in (0, 201)
+"""
+
+TABLE = r"""
+import sys
+import cuentry
+t = cuentry.Table("app", [cuentry.required("cuCtxGetCurrent", 4000)], stream="legacy",
+                  source=cuentry.Driver.load(sys.argv[1]))
+assert t.cuCtxGetCurrent(cuentry.out("CUcontext")) in (0, 201)
 """
 
 BINDINGS = r"""
@@ -114,7 +123,7 @@ def main() -> int:
                              "use a venv with a regular `pip install .`")
     else:
         compileall.compile_dir(SRC, quiet=1)  # an installed package has its bytecode compiled at install time
-    cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY}
+    cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY, "cuentry table": TABLE}
     probe = subprocess.run([sys.executable, "-c", "import cuda.bindings.driver"], env=_ENV[0] if _ENV else env(),
                            capture_output=True)
     if probe.returncode == 0:
@@ -136,6 +145,8 @@ def main() -> int:
            "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
            "cuentry_cpu_over_ctypes_ms": round((cpu["cuentry"] - cbase) * 1e3, 2), "goal_ms": 15,
            "goal_met": extra <= 15}
+    res["cuentry_table_over_ctypes_ms"] = round((med["cuentry table"] - base) * 1e3, 2)
+    res["cuentry_table_cpu_over_ctypes_ms"] = round((cpu["cuentry table"] - cbase) * 1e3, 2)
     if "cuda.bindings" in med:
         res["cuda_bindings_over_ctypes_ms"] = round((med["cuda.bindings"] - base) * 1e3, 2)
     if a.json:

@@ -150,3 +150,26 @@ def test_a_first_load_imports_nothing(backend: str, fake: dict[str, str], fake_v
                        timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.split() == []
+
+
+LEAN_TABLE = r"""
+import sys
+import cuentry
+t = cuentry.Table("app", [cuentry.required("cuCtxGetCurrent", 4000)], stream="legacy",
+                  source=cuentry.Driver.load(sys.argv[1]))
+assert t.cuCtxGetCurrent(cuentry.out("CUcontext")) == 0
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_first_table_stays_lean(backend: str, fake: dict[str, str], fake_version: Any) -> None:
+    """A library's cold path (import, a table, out() before it resolved, a call) imports none of the costly
+    standard-library modules (issue 23: json, re, enum, dataclasses, typing... were half its cold start)."""
+    env = {**os.environ, "CUENTRY_BACKEND": backend}
+    r = subprocess.run([sys.executable, "-c", LEAN_TABLE, fake["full"]], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    heavy = {"json", "re", "enum", "dataclasses", "typing", "inspect", "weakref", "logging", "threading", "difflib",
+             "subprocess", "pathlib", "collections", "functools"}
+    assert not set(r.stdout.split()) & heavy, sorted(set(r.stdout.split()) & heavy)

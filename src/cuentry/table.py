@@ -30,10 +30,7 @@ Python callable, or an :class:`Unavailable` carrying the reason.
 from __future__ import annotations
 
 import os
-import weakref
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
 
 from . import _forksafe
 from .catalog import Abi, Catalog, catalog
@@ -49,6 +46,11 @@ from .errors import (
     UsageError,
 )
 from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, is_identifier, parse_stream
+
+TYPE_CHECKING = False  # typing and collections.abc only for annotations: a first table's import stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Literal
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -75,16 +77,56 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
     raise UsageError(f"${env}={raw!r} is neither on nor off", hint="use 1/true/yes/on or 0/false/no/off")
 
 
-@dataclass(frozen=True)
+_ENTRY_FIELDS = ("symbol", "version", "required", "fallback", "name", "variant")
+
+
 class Entry:
-    """One declared entry point: (symbol, fixed ABI version), required or optional."""
+    """One declared entry point: (symbol, fixed ABI version), required or optional. Frozen.
+
+    What ``@dataclass(frozen=True)`` would give (the fields as keywords or positions, equality and
+    hashing by value, a repr, no assignment), written out: :mod:`dataclasses` imports inspect, re and
+    enum, which cost a first table's process about 15 ms on a CI-class machine.
+    """
 
     symbol: str
     version: int
-    required: bool = True
-    fallback: Entry | Callable[..., Any] | None = None
-    name: str | None = None
-    variant: str | None = None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
+    required: bool
+    fallback: Entry | Callable[..., Any] | None
+    name: str | None
+    variant: str | None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
+
+    __match_args__ = ("symbol", "version", "required", "fallback", "name", "variant")
+
+    def __init__(self, symbol: str, version: int, required: bool = True,
+                 fallback: Entry | Callable[..., Any] | None = None, name: str | None = None,
+                 variant: str | None = None) -> None:
+        put = object.__setattr__
+        put(self, "symbol", symbol)
+        put(self, "version", version)
+        put(self, "required", required)
+        put(self, "fallback", fallback)
+        put(self, "name", name)
+        put(self, "variant", variant)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.symbol, self.version, self.required, self.fallback, self.name, self.variant)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: an Entry is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: an Entry is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Entry({', '.join(f'{k}={v!r}' for k, v in zip(_ENTRY_FIELDS, self._fields(), strict=True))})"
 
     @property
     def attr(self) -> str:
@@ -220,9 +262,10 @@ class _State:
         return self._attempts
 
 
-_TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_TABLES: WeakSet[Table] = WeakSet()
 _LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
-_BOUND_PINS: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, int, str, str | None], Abi]] = weakref.WeakKeyDictionary()
+# What each catalog's Catalog.bind answered for a pin in a mode (by id: the catalog is kept in the value)
+_BOUND_PINS: dict[int, tuple[Catalog, dict[tuple[str, int, str, str | None], Abi]]] = {}
 RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available", "reason", "report", "reset", "resolve",
                        "min_driver", "resolved", "driver"})
 
@@ -299,9 +342,12 @@ class Table:
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
-        known = _BOUND_PINS.get(cat)
-        if known is None:
-            known = _BOUND_PINS.setdefault(cat, {})
+        held = _BOUND_PINS.get(id(cat))
+        if held is None or held[0] is not cat:
+            if len(_BOUND_PINS) >= 64:  # many catalogs (tests): forget, rather than keep them all alive
+                _BOUND_PINS.clear()
+            held = _BOUND_PINS[id(cat)] = (cat, {})
+        known = held[1]
         abis, stream_ = self._abis, self.stream
         for e in entries:
             if type(e) is not Entry and not isinstance(e, Entry):
