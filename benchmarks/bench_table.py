@@ -57,8 +57,10 @@ print(time.perf_counter() - t)
 """
 
 
-def _cold(path: str, runs: int = 5) -> float:
-    """The first 100-entry table of a fresh process (one-time set-up included), median seconds."""
+def _cold(path: str, runs: int = 7) -> tuple[float, float]:
+    """The first 100-entry table of a fresh process (one-time set-up included): (median, min) seconds.
+
+    The minimum is the figure a busy machine disturbs least."""
     import statistics
     import subprocess
     import sys
@@ -67,7 +69,7 @@ def _cold(path: str, runs: int = 5) -> float:
 
     vals = [float(subprocess.run([sys.executable, "-c", COLD, path], capture_output=True, text=True, env=env(),
                                  check=True).stdout.strip()) for _ in range(runs)]
-    return statistics.median(vals)
+    return statistics.median(vals), min(vals)
 
 
 def main() -> int:
@@ -114,9 +116,12 @@ def main() -> int:
     tab_ns = per_call(table_resolve, inner=1, repeats=30)
     res["raw_queries_100_ms"] = round(raw_ns / 1e6, 3)
     res["resolve_100_ms"] = round(tab_ns / 1e6, 3)
-    res["resolve_100_first_in_process_ms"] = round(_cold(path) * 1e3, 3)
+    cold_median, cold_min = _cold(path)
+    res["resolve_100_first_in_process_ms"] = round(cold_median * 1e3, 3)
+    res["resolve_100_first_in_process_min_ms"] = round(cold_min * 1e3, 3)
     res["resolve_100_vs_raw_queries"] = round(tab_ns / raw_ns, 2)
-    res["first_in_process_over_3x_raw_ms"] = round(res["resolve_100_first_in_process_ms"] - 3 * raw_ns / 1e6, 3)
+    res["first_in_process_over_3x_raw_ms"] = round(cold_median * 1e3 - 3 * raw_ns / 1e6, 3)
+    res["first_in_process_min_over_3x_raw_ms"] = round(cold_min * 1e3 - 3 * raw_ns / 1e6, 3)
 
     # 2. cached access vs plain attribute
     t = Table("bench", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=drv).resolve()
