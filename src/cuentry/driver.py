@@ -394,11 +394,7 @@ class Driver(_Source):
         """
         if self.gpa_form != "v2" or _logging_wanted() or self.library.closed:
             return super().resolve_many(pins)
-        import ctypes  # already loaded by the call layer: a dictionary look-up
-
-        gpa = self.boot.function("cuGetProcAddress_v2")
-        pfn, status = ctypes.c_void_p(0), ctypes.c_int(-1)
-        pfn_ref, status_ref = ctypes.byref(pfn), ctypes.byref(status)
+        ask = self.boot.proc_address_asker()  # its output cells made once, for this loop
         dv, firsts, bound, access = self.driver_version, self._first, self._bound_now(), "driver:v2"
         out: list[Answer] = []
         guard = self.library.guard
@@ -410,9 +406,7 @@ class Driver(_Source):
                 if first is None or (dv is not None and dv < first) or sym != abi.symbol or type(ver) is not int:
                     out.extend(super().resolve_many([(sym, ver, mode, abi)]))
                     continue
-                pfn.value, status.value = 0, -1
-                rc = gpa(sym.encode(), pfn_ref, ver, FLAGS[mode], status_ref)  # restype c_int: an int
-                addr, q = pfn.value or 0, status.value
+                rc, q, addr = ask(sym.encode(), ver, FLAGS[mode])
                 query = q if q >= 0 else None
                 # The same answer as one this driver gave before for this ABI (which classified as a success,
                 # or nothing would be bound): the same function and the same diagnostic, built when asked for.

@@ -508,6 +508,21 @@ class Bootstrap:
             f = self._fns[name] = function_at(addr, res, argt)
         return f
 
+    def proc_address_asker(self) -> Callable[[bytes, int, int], tuple[int, int, int]]:
+        """``ask(symbol, version, flags) -> (CUresult, query result, address)`` through cuGetProcAddress_v2, for
+        one thread's loop of queries: its output cells are made once and reset before each call, and the
+        caller holds the library's guard around the loop (``guard.enter()`` / ``guard.leave()``)."""
+        f = self.function("cuGetProcAddress_v2")
+        pfn, status = ctypes.c_void_p(0), ctypes.c_int(-1)
+        pfn_ref, status_ref = ctypes.byref(pfn), ctypes.byref(status)
+
+        def ask(symbol: bytes, version: int, flags: int) -> tuple[int, int, int]:
+            pfn.value, status.value = 0, -1
+            rc = f(symbol, pfn_ref, version, flags, status_ref)  # restype c_int: an int
+            return rc, status.value, pfn.value or 0
+
+        return ask
+
     def _call(self, name: str, *args: Any) -> Any:
         f = self._fns.get(name) or self.function(name)
         guard = self._lib.guard
