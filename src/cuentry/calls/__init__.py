@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
         def __call__(self, *args: Any, **kw: Any) -> int: ...
 
-__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
-           "kernel_params", "out"]
+__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "enum_type",
+           "holds_gil", "kernel_params", "out", "struct_type"]
 
 _LOCK = _forksafe.Lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}

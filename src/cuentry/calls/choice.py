@@ -23,6 +23,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+__all__ = ["BACKEND_ENV", "MODES", "backend", "backend_mode", "extension", "extension_if_wanted", "extension_module",
+           "select", "token"]
+
 BACKEND_ENV = "CUENTRY_BACKEND"
 MODES = ("auto", "pure", "compiled")
 
