@@ -225,13 +225,8 @@ class _Source:
         cls, hint = got
         pfn = abi.pfn
         bound = self._bound_now().get((id(abi), addr)) if cls is Classification.OK else None
-        exported = abi.exported if bound is None else bound[0]
-        if bound is None and cls is Classification.OK and abi.exported and not self.library.closed:
-            # The driver's answer is authoritative: name the export it equals, if one does.
-            direct = self.library.address(abi.exported)
-            if direct and direct != addr:
-                exported = next((a.exported for a in self.cat.abis(sym)
-                                 if a.exported and self.library.address(a.exported) == addr), None)
+        exported = bound[0] if bound is not None else self._exported(sym, abi, addr) if cls is Classification.OK \
+            else abi.exported
         d = Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
                        driver_version=self.driver_version, library=self.path, result=rc,
                        result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
@@ -243,6 +238,17 @@ class _Source:
             fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
             bound = self._bound.setdefault((id(abi), addr), (exported, fn))  # fn.abi keeps the id taken
         return Resolved(bound[1], d)
+
+    def _exported(self, sym: str, abi: Abi, addr: int) -> str | None:
+        """The exported name of a resolved address: the driver's answer is authoritative, so the export it
+        equals, if one does (the catalog's name for the ABI where the library says nothing else)."""
+        if not abi.exported or self.library.closed:
+            return abi.exported
+        direct = self.library.address(abi.exported)
+        if direct and direct != addr:
+            return next((a.exported for a in self.cat.abis(sym) if a.exported and self.library.address(a.exported) == addr),
+                        None)
+        return abi.exported
 
     def _result_name(self, rc: int) -> str:
         return self.error_name(rc)
@@ -412,17 +418,22 @@ class Driver(_Source):
                 # or nothing would be bound): the same function and the same diagnostic, built when asked for.
                 got = bound.get((id(abi), addr)) if rc == CUDA_SUCCESS and q == QUERY_SUCCESS else None
                 if got is None:
-                    try:
-                        r = self._finish(sym, ver, mode, abi, access, rc, query, False, addr)
-                    except ResolutionError as exc:
-                        out.append(exc)
-                        continue
-                    out.append((r.function, lambda d=r.diagnostic: d))  # type: ignore[misc]
-                    continue
-                out.append((got[1], self._later(sym, ver, mode, abi, rc, query, addr, got[0])))
+                    out.append(self._first_answer(sym, ver, mode, abi, access, rc, query, addr))
+                else:
+                    out.append((got[1], self._later(sym, ver, mode, abi, rc, query, addr, got[0])))
         finally:
             guard.leave()
         return out
+
+    def _first_answer(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                      addr: int) -> Answer:
+        """An answer not seen before (or a failure): classified, named and bound the one-pin way."""
+        try:
+            r = self._finish(sym, ver, mode, abi, access, rc, query, False, addr)
+        except ResolutionError as exc:
+            return exc
+        d = r.diagnostic
+        return r.function, lambda: d
 
     def _later(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
                exported: str | None) -> Callable[[], Diagnostic]:
