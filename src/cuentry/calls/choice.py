@@ -1,8 +1,8 @@
 """Which call backend this process uses: decided once, here, for every module of the call layer.
 
-``$CUENTRY_BACKEND`` is read once, when this module is imported: unset, empty or
-``auto`` uses the compiled extension when it is installed; ``pure`` never loads
-it; ``compiled`` requires it (binding then raises ImportError where it is
+`$CUENTRY_BACKEND` is read once, when this module is imported: unset, empty or
+`auto` uses the compiled extension when it is installed; `pure` never loads
+it; `compiled` requires it (binding then raises ImportError where it is
 missing, for test runs that must cover it); anything else is a UsageError at the
 first bind. The choice serves both [Out][cuentry.calls.values.Out]'s base class
 and every [bind][cuentry.calls.bind], so the two always agree. The extension is
@@ -10,7 +10,7 @@ imported here too, at import, never at a first call under a lock (a fork during
 that import would leave the child a module lock that no thread owns).
 
 This module imports nothing else of the call layer: the layer's modules import
-it, and each other only downhill (no cycle inside ``calls/``).
+it, and each other only downhill (no cycle inside `calls/`).
 """
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ _CHOICE = _Choice(os.environ.get(BACKEND_ENV))
 
 
 def select(raw: str | None) -> str | None:
-    """Decide again as if ``$CUENTRY_BACKEND`` were ``raw`` (None: unset); returns the previous raw value.
+    """Decide again as if `$CUENTRY_BACKEND` were `raw` (None: unset); returns the previous raw value.
 
     For test suites that cover both backends in one process; a program sets the
     environment variable before it starts instead. Functions bound earlier keep
-    their backend; ``Out``'s base class stays what it was at import.
+    their backend; `Out`'s base class stays what it was at import.
     """
     global _CHOICE
     prev = _CHOICE.raw
@@ -90,7 +90,7 @@ def token() -> object:
 
 
 def backend_mode() -> str:
-    """The mode chosen: auto, pure or compiled; a UsageError when ``$CUENTRY_BACKEND`` named none of them."""
+    """The mode chosen: auto, pure or compiled; a UsageError when `$CUENTRY_BACKEND` named none of them."""
     if _CHOICE.error is not None:
         raise _CHOICE.error
     return _CHOICE.mode
