@@ -1,6 +1,6 @@
 """cuentry: safe, ABI-pinned access to CUDA Driver API entry points.
 
-The names below are imported lazily, so ``import cuentry`` stays cheap and a
+The names below are imported lazily, so `import cuentry` stays cheap and a
 catalog look-up never loads ctypes or the driver.
 """
 

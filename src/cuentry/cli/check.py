@@ -8,7 +8,7 @@ from typing import Any
 from ..catalog import format_version
 from ..errors import DriverError
 from . import EXIT_FAIL, EXIT_NODRIVER, EXIT_OK, SubParsers
-from .output import Out, plain, terminal_width
+from .output import Out, diagnostic_json, plain, terminal_width
 
 __all__ = ["MANIFEST_HELP", "register", "run"]
 
@@ -73,6 +73,8 @@ def run(args: argparse.Namespace, out: Out) -> int:
         return EXIT_NODRIVER
     table = Table.from_manifest(m, source=drv)              # the manifest's bound entries: nothing binds again
     rep = table.report()
+    for r in rep["entries"]:  # the CLI's one diagnostic shape: suggestions as objects, driver {path, version}
+        r["attempts"] = [diagnostic_json(a) for a in r["attempts"]]
     ok = all(r["status"] != "failed" for r in rep["entries"])
     searched = [{"path": a["candidate"], "reason": a["outcome"], "how": a["how"]} for a in describe(drv.attempts)]
     rep.update({"manifest": args.manifest, "ok": ok, "driver": {**drv.info(), "version": drv.driver_version},
