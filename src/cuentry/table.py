@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal
 
 from . import _forksafe
 from .catalog import Catalog, catalog
@@ -58,7 +56,11 @@ from .errors import (
 )
 from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
 
+TYPE_CHECKING = False  # typing is not imported at run time: a library's first table stays cheap
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Literal
+
     from .manifest import Manifest
 
 __all__ = [
@@ -200,7 +202,7 @@ def _listed(name: object, entries: object) -> tuple[Any, ...]:
     if not isinstance(name, str) or not name.strip():
         raise TableDeclarationError(f"a table's name is a non-empty string, got {name!r}",
                                     hint="Table('mylib', [required(...), ...], stream='legacy')")
-    if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+    if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
         raise TableDeclarationError(f"table {name!r}: entries must be a list of required(...)/optional(...), "
                                     f"got {type(entries).__name__}", hint="Table('mylib', [required('cuMemAlloc', 3020)], ...)")
     return tuple(entries)
