@@ -1,9 +1,9 @@
 """Two-layer diagnostics for one entry-point query.
 
-The first layer is the API call's own result (``CUresult`` for the driver path,
-``cudaError_t`` for the runtime path): did the query run at all. The second is
-the query result (``CUdriverProcAddressQueryResult``): what the symbol look-up
-found. :class:`Diagnostic` carries both, with everything needed to tell a
+The first layer is the API call's own result (`CUresult` for the driver path,
+`cudaError_t` for the runtime path): did the query run at all. The second is
+the query result (`CUdriverProcAddressQueryResult`): what the symbol look-up
+found. [Diagnostic][cuentry.diagnostics.Diagnostic] carries both, with everything needed to tell a
 configuration error from a driver that is too old, and a classification with a
 concrete hint.
 """
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 else:
 
     class _Members(type):
-        """A string enumeration without :mod:`enum` (which brings functools and collections: ~5 ms of a cold
-        start). Members are instances of the class (so ``str`` subclasses, equal to their values), looked up
-        by value with ``Cls(value)``, iterable in definition order, with ``.name`` and ``.value``."""
+        """A string enumeration without `enum` (which brings functools and collections: ~5 ms of a cold
+        start). Members are instances of the class (so `str` subclasses, equal to their values), looked up
+        by value with `Cls(value)`, iterable in definition order, with `.name` and `.value`."""
 
         def __new__(mcls, name, bases, ns):
             values = {k: v for k, v in ns.items() if k.isupper() and isinstance(v, str)}
@@ -263,7 +263,7 @@ class Diagnostic:
 
 
 def driver_too_old_hint(symbol: str, first: int, driver_version: int | None, pin: int | None = None) -> str:
-    """The hint for a driver older than a symbol's first ABI; with ``pin``, the driver that pin needs."""
+    """The hint for a driver older than a symbol's first ABI; with `pin`, the driver that pin needs."""
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
     if pin is not None and pin > first:
         return (f"{symbol}@{pin} needs driver >= {format_version(pin)} ({pin}) (its first ABI is {first}); "

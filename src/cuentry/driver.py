@@ -1,19 +1,19 @@
 """Resolving entry points: the driver path and the runtime path.
 
-:class:`Driver` loads libcuda, calls ``cuDriverGetVersion`` and ``cuInit`` and
-asks ``cuGetProcAddress`` in the form the driver has: v2 (with the query result)
+[Driver][cuentry.driver.Driver] loads libcuda, calls `cuDriverGetVersion` and `cuInit` and
+asks `cuGetProcAddress` in the form the driver has: v2 (with the query result)
 on 12.0+ drivers, v1 on 11.3-11.8 drivers (the query result then emulated, and
 marked so), and for older drivers the exported name that the catalog records
 for the ABI (never a name made by appending suffixes).
 
-:class:`Runtime` asks ``cudaGetDriverEntryPointByVersion`` through libcudart and
-keeps both the ``cudaError_t`` and the query result. The deprecated
-``cudaGetDriverEntryPoint`` (which asks at the runtime's own version) is only
-used with ``allow_deprecated=True`` and then warns.
+[Runtime][cuentry.driver.Runtime] asks `cudaGetDriverEntryPointByVersion` through libcudart and
+keeps both the `cudaError_t` and the query result. The deprecated
+`cudaGetDriverEntryPoint` (which asks at the runtime's own version) is only
+used with `allow_deprecated=True` and then warns.
 
 Both refuse, before asking anything, what the seed's rules forbid: a version
 that is not one of the symbol's ABI versions, a suffixed name, a stream mode
-left to the default without ``allow_default=True``; and they never pass a NULL
+left to the default without `allow_default=True`; and they never pass a NULL
 symbol or output pointer (a real driver crashes on those).
 """
 
@@ -160,7 +160,7 @@ class _Source:
         return cu_result_name(code, self.cat)
 
     def check(self, rc: int, call: str = "") -> None:
-        """Raise CudaError (named by cuGetErrorName) unless ``rc`` is CUDA_SUCCESS."""
+        """Raise CudaError (named by cuGetErrorName) unless `rc` is CUDA_SUCCESS."""
         if rc:
             desc = self.boot.error_string(rc) if not self.library.closed else None
             raise CudaError(rc, self.error_name(rc), desc or "", call=call)
@@ -180,7 +180,7 @@ class _Source:
         """Apply the seed's rules before asking; return (symbol, version, mode, ABI that will bind).
 
         The input checks are the names module's; which ABI the pin binds is the
-        catalog's decision (:meth:`Catalog.bind`); a refusal becomes a diagnostic.
+        catalog's decision ([Catalog.bind][cuentry.catalog.Catalog.bind]); a refusal becomes a diagnostic.
         """
         try:
             sym = check_symbol(symbol)
@@ -254,7 +254,7 @@ class _Source:
         return self.error_name(rc)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
-        """Resolve what :meth:`precheck` accepted (Driver and Runtime each have theirs)."""
+        """Resolve what `precheck` accepted (Driver and Runtime each have theirs)."""
         raise NotImplementedError
 
     def _bound_now(self) -> dict[tuple[int, int], tuple[str | None, TypedFunction]]:
@@ -265,7 +265,7 @@ class _Source:
         return self._bound
 
     def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
-        """Resolve pins that :meth:`precheck` accepted, in order: for each, ``(function, diagnostic())`` or the
+        """Resolve pins that `precheck` accepted, in order: for each, `(function, diagnostic())` or the
         ResolutionError it would raise (a driver too old for it included). Tables resolve through this.
 
         The diagnostic of a success is built when asked for (the thunk), not per entry at resolution.
@@ -287,7 +287,7 @@ class _Source:
 
 
 class Driver(_Source):
-    """A loaded CUDA driver. Use :meth:`load`; close it (or use ``with``) to unload."""
+    """A loaded CUDA driver. Use [load][cuentry.driver.Driver.load]; close it (or use `with`) to unload."""
 
     def __init__(self, found: Any, cat: Catalog | None = None, *, init: bool = True) -> None:
         super().__init__(found, cat)
@@ -308,9 +308,9 @@ class Driver(_Source):
         """Find and load the driver (see [cuentry.loader][] for the search order).
 
         Args:
-            path: the driver library (a str or ``pathlib.Path``); None searches.
+            path: the driver library (a str or `pathlib.Path`); None searches.
             cat: the catalog to check pins against (the shipped one by default).
-            init: call ``cuInit(0)`` once loaded (only a Driver calls it; loading alone never does).
+            init: call `cuInit(0)` once loaded (only a Driver calls it; loading alone never does).
             allow_stub: accept the toolkit's stub libcuda (for diagnostics).
 
         Returns:
@@ -318,8 +318,8 @@ class Driver(_Source):
 
         Raises:
             DriverNotFoundError: no driver where it was looked for.
-            StubLibraryError: the library is the toolkit's stub and ``allow_stub`` is false.
-            UsageError: ``path`` is neither a str nor an ``os.PathLike``.
+            StubLibraryError: the library is the toolkit's stub and `allow_stub` is false.
+            UsageError: `path` is neither a str nor an `os.PathLike`.
         """
         return cls(load_driver(path, allow_stub=allow_stub), cat, init=init)
 
@@ -342,7 +342,7 @@ class Driver(_Source):
         return self._query(sym, ver, flags)
 
     def _query(self, sym: str, ver: int, flags: int) -> tuple[int, int | None, int, bool]:
-        """:meth:`query` for arguments already checked (a pin that :meth:`precheck` accepted)."""
+        """[query][cuentry.driver.Driver.query] for arguments already checked (a pin that `precheck` accepted)."""
         if self.gpa_form == "v2":
             rc, st, addr = self.boot.get_proc_address("cuGetProcAddress_v2", sym.encode(), ver, flags, True)
             return rc, (st if st is not None and st >= 0 else None), addr, False
@@ -377,13 +377,13 @@ class Driver(_Source):
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False) -> Resolved:
         """Resolve one (symbol, ABI version) in one stream mode into a typed callable.
 
-        Raises :class:`ResolutionError` with the full diagnostic when anything is off.
+        Raises [ResolutionError][cuentry.errors.ResolutionError] with the full diagnostic when anything is off.
         """
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
         return self.resolve_checked(sym, ver, mode, abi)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
-        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
+        """Resolve what `precheck` already accepted (tables check at declaration)."""
         if self.library.closed:
             raise DriverClosedError(f"resolve {sym}")
         _check_pin(sym, ver, mode, abi)
@@ -393,7 +393,7 @@ class Driver(_Source):
     def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
         """[_Source.resolve_many][cuentry.driver._Source.resolve_many] at the cost of its queries.
 
-        With ``cuGetProcAddress_v2`` and no cuentry log wanted, one loop asks the driver for every pin
+        With `cuGetProcAddress_v2` and no cuentry log wanted, one loop asks the driver for every pin
         with one pair of output cells, inside one bracket of the library's guard; an answer already seen
         on this driver (its classification, its exported name, its typed callable) is taken as it was.
         Anything else (the v1 form, a failure, a first answer) goes the one-pin way.
@@ -441,7 +441,8 @@ class Driver(_Source):
 
     def _success(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
                  exported: str | None) -> Diagnostic:
-        """The diagnostic of a success :meth:`resolve_many` took from an earlier answer (built when asked for)."""
+        """The diagnostic of a success [resolve_many][cuentry.driver.Driver.resolve_many] took from an earlier
+        answer (built when asked for)."""
         return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access="driver:v2",
                           driver_version=self.driver_version, library=self.path, result=rc,
                           result_name=self._result_name(rc), query=query, query_emulated=False, address=addr,
@@ -466,7 +467,7 @@ class Driver(_Source):
 
 
 class Runtime(_Source):
-    """libcudart's entry point access (``cudaGetDriverEntryPointByVersion``)."""
+    """libcudart's entry point access (`cudaGetDriverEntryPointByVersion`)."""
 
     kind = "runtime"
 
@@ -492,12 +493,12 @@ class Runtime(_Source):
 
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False,
                 allow_deprecated: bool = False) -> Resolved:
-        """Resolve through the runtime; same rules and diagnostics as :meth:`Driver.resolve`."""
+        """Resolve through the runtime; same rules and diagnostics as [Driver.resolve][cuentry.driver.Driver.resolve]."""
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
         return self.resolve_checked(sym, ver, mode, abi, allow_deprecated=allow_deprecated)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi, *, allow_deprecated: bool = False) -> Resolved:
-        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
+        """Resolve what `precheck` already accepted (tables check at declaration)."""
         self._require_open(f"resolve {sym}")
         _check_pin(sym, ver, mode, abi)
         flags = FLAGS[mode]

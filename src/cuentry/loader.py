@@ -1,17 +1,17 @@
 """Finding the driver (libcuda / nvcuda.dll) and the runtime (libcudart).
 
-Search order for the driver: an explicit path, ``$CUENTRY_DRIVER``, the system
-loader's own search for ``libcuda.so.1`` (``nvcuda.dll`` on Windows), WSL's
+Search order for the driver: an explicit path, `$CUENTRY_DRIVER`, the system
+loader's own search for `libcuda.so.1` (`nvcuda.dll` on Windows), WSL's
 driver store, then well-known install directories. Each attempt is recorded, so
 a failure says exactly what was searched. The toolkit's link-time stub
-``libcuda.so`` is recognised and reported, never used as a driver. The driver is
+`libcuda.so` is recognised and reported, never used as a driver. The driver is
 never in a pip wheel, so cuentry's own search is the only one for it.
 
 Search order for the runtime (libcudart) and other NVIDIA libraries (NVRTC for
-the GPU tests): an explicit path, ``$CUENTRY_RUNTIME``, then NVIDIA's
-``cuda-pathfinder`` (the search cuda-python, cuda.core and CuPy use, so cuentry
+the GPU tests): an explicit path, `$CUENTRY_RUNTIME`, then NVIDIA's
+`cuda-pathfinder` (the search cuda-python, cuda.core and CuPy use, so cuentry
 finds the same libcudart they load), then cuentry's own list (system loader,
-NVIDIA wheels, ``$CUDA_PATH``, ``$CUDA_HOME``, ``/usr/local/cuda``).
+NVIDIA wheels, `$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def as_given(path: str) -> str:
     """An explicitly given library as the user meant it: a bare name that is a file here is that file.
 
     dlopen treats a name without a slash as a soname to search for, so
-    ``--driver libcuda.so.1`` in the library's own directory would load some other
+    `--driver libcuda.so.1` in the library's own directory would load some other
     copy, or none. Only explicit arguments get this; $CUENTRY_DRIVER is taken as is
     (a bare name there means a soname).
     """
@@ -137,7 +137,7 @@ def _open(cand: str, how: str, attempts: list[Attempt]) -> SharedLibrary | None:
 
 
 def path_arg(path: object, what: str = "driver") -> str | None:
-    """An explicit library path as given to a load: str, an ``os.PathLike`` of str (``pathlib.Path``), or None.
+    """An explicit library path as given to a load: str, an `os.PathLike` of str (`pathlib.Path`), or None.
 
     Raises UsageError for anything else (bytes, numbers, ...), before any loader sees it.
     """
@@ -154,8 +154,8 @@ def path_arg(path: object, what: str = "driver") -> str | None:
 def _answers_as_stub(lib: SharedLibrary) -> bool:
     """The toolkit's stub answers every call with CUDA_ERROR_STUB_LIBRARY: ask the one call without side effects.
 
-    ``cuDriverGetVersion`` needs no ``cuInit`` and changes nothing; only
-    [Driver][cuentry.driver.Driver] calls ``cuInit`` (and only when asked to), so
+    `cuDriverGetVersion` needs no `cuInit` and changes nothing; only
+    [Driver][cuentry.driver.Driver] calls `cuInit` (and only when asked to), so
     loading never initialises the driver.
     """
     rc, _ = Bootstrap(lib).get_version("cuDriverGetVersion")
@@ -165,7 +165,7 @@ def _answers_as_stub(lib: SharedLibrary) -> bool:
 def load_driver(explicit: str | os.PathLike[str] | None = None, *, allow_stub: bool = False) -> Found:
     """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError.
 
-    Nothing is initialised: the stub probe is ``cuDriverGetVersion``, never ``cuInit``.
+    Nothing is initialised: the stub probe is `cuDriverGetVersion`, never `cuInit`.
     """
     attempts: list[Attempt] = []
     tried_paths: set[str] = set()
@@ -204,9 +204,9 @@ PATHFINDER_MISSING = "cuda-pathfinder is not installed (pip install cuda-pathfin
 def locate_nvidia_library(libname: str) -> tuple[str | None, Attempt]:
     """Find an NVIDIA library ("cudart", "nvrtc", ...) the way NVIDIA's Python packages do.
 
-    Asks ``cuda.pathfinder.load_nvidia_dynamic_lib`` (its public API): already
+    Asks `cuda.pathfinder.load_nvidia_dynamic_lib` (its public API): already
     loaded in the process, NVIDIA's pip wheels, conda, the system loader, then
-    ``$CUDA_PATH`` before ``$CUDA_HOME``. That call loads the library into the
+    `$CUDA_PATH` before `$CUDA_HOME`. That call loads the library into the
     process for good (pathfinder caches the handle; cuentry never closes it).
     Returns (absolute path, the attempt) or (None, the attempt saying why not),
     never raises: a missing cuda-pathfinder is one line in the attempt.
@@ -272,7 +272,10 @@ def _named_failure(a: Attempt, expected: str) -> LibraryPathError:
 
 
 def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
-    """cuentry's own libcudart search, in order (cuda-pathfinder is asked first by :func:`load_runtime`)."""
+    """cuentry's own libcudart search, in order.
+
+    cuda-pathfinder is asked first by [load_runtime][cuentry.loader.load_runtime].
+    """
     out: list[tuple[str, str]] = []
     if explicit:
         return [(as_given(explicit), "argument")]

@@ -1,10 +1,10 @@
 """Names, patterns, flags and codes: the one place that spells them.
 
-Everything in cuentry that recognises a typedef name (``PFN_cuMemAlloc_v3020``),
-a suffixed export (``cuMemAlloc_v2``, ``cuMemcpy_ptds``), a stream mode and its
+Everything in cuentry that recognises a typedef name (`PFN_cuMemAlloc_v3020`),
+a suffixed export (`cuMemAlloc_v2`, `cuMemcpy_ptds`), a stream mode and its
 flag value, a CUDA release number, or a CUresult / query-result code asks this
 module. Nothing here imports the rest of cuentry (except the error classes), and
-nothing is compiled at import: ``import cuentry`` stays cheap, and :mod:`re`
+nothing is compiled at import: `import cuentry` stays cheap, and `re`
 caches the patterns on first use.
 """
 
@@ -105,7 +105,7 @@ RELEASE_PATTERN = r"(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)?"
 
 
 def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
-    """``PFN_cuMemcpy_v7000_ptds`` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
+    """`PFN_cuMemcpy_v7000_ptds` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
     import re
 
     m = re.fullmatch(PFN_PATTERN, name)  # no strip(): " PFN_x\n" is not a typedef name
@@ -115,13 +115,13 @@ def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
 
 
 def pfn_name(symbol: str, version: int, variant: str = "") -> str:
-    """The typedef name of one ABI: ``PFN_cuMemAlloc_v3020``."""
+    """The typedef name of one ABI: `PFN_cuMemAlloc_v3020`."""
     return f"PFN_{symbol}_v{version}" + (f"_{variant}" if variant else "")
 
 
 def split_suffix(name: str) -> tuple[str, int | None, str] | None:
-    """``cuMemAlloc_v2`` -> ('cuMemAlloc', 2, ''); ``cuMemcpy_ptds`` -> ('cuMemcpy', None, 'ptds');
-    None when ``name`` carries no export suffix."""
+    """`cuMemAlloc_v2` -> ('cuMemAlloc', 2, ''); `cuMemcpy_ptds` -> ('cuMemcpy', None, 'ptds');
+    None when `name` carries no export suffix."""
     import re
 
     m = re.fullmatch(SUFFIXED_PATTERN, name)
@@ -131,7 +131,7 @@ def split_suffix(name: str) -> tuple[str, int | None, str] | None:
 
 
 def has_suffix(name: str) -> bool:
-    """Whether ``name`` ends in an export suffix (_vN, _ptds, _ptsz)."""
+    """Whether `name` ends in an export suffix (_vN, _ptds, _ptsz)."""
     import re
 
     return re.search(SUFFIX_PATTERN, name) is not None

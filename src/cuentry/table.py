@@ -22,17 +22,17 @@
 A table has exactly one stream mode. Resolution is lazy, happens once under a
 lock, and leaves each resolved function as a plain instance attribute, so a
 cached access costs what any attribute access costs. A required entry that
-fails makes resolution raise :class:`TableResolutionError` listing every
+fails makes resolution raise [TableResolutionError][cuentry.errors.TableResolutionError] listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
 query result and pointer), else take their own fallback: another entry, a
-Python callable, or an :class:`Unavailable` carrying the reason. A required entry
+Python callable, or an [Unavailable][cuentry.table.Unavailable] carrying the reason. A required entry
 may fall back to other entries too (never to a callable): it fails only when every
 pin of its chain does, and [Table.min_driver][cuentry.table.Table.min_driver] is
 the driver floor that follows ([driver_floor][cuentry.entry.driver_floor]).
 
 Entries are [Entry][cuentry.entry.Entry] records: a table binds each pin once, in
-its mode, and keeps the bound entries (``table.entries``); entries a manifest has
+its mode, and keeps the bound entries (`table.entries`); entries a manifest has
 bound in the table's mode are used as they are.
 """
 
@@ -80,10 +80,10 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Stream:
-    """The stream mode from ``$CUENTRY_PER_THREAD_DEFAULT_STREAM``, parsed strictly.
+    """The stream mode from `$CUENTRY_PER_THREAD_DEFAULT_STREAM`, parsed strictly.
 
     "1", "true", "yes", "on" mean per-thread; "0", "false", "no", "off" mean legacy
-    (case-insensitive); unset or empty gives ``default``; anything else is an error.
+    (case-insensitive); unset or empty gives `default`; anything else is an error.
     """
     raw = os.environ.get(env)
     if raw is None or raw.strip() == "":
@@ -102,7 +102,7 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
 class _Lazy:
     """What an entry's slot holds before resolution: using it resolves the table.
 
-    Tables define no ``__getattr__`` (it would slow every attribute read); instead
+    Tables define no `__getattr__` (it would slow every attribute read); instead
     each slot starts as one of these, and resolution overwrites it with the real
     function, so later reads cost one slot access.
     """
@@ -246,7 +246,7 @@ def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
-    Each table is an instance of its own subclass whose ``__slots__`` are the entry
+    Each table is an instance of its own subclass whose `__slots__` are the entry
     names, so a resolved entry is read as a slot: as fast as any attribute access,
     however many entries the table has.
     """
@@ -315,7 +315,7 @@ class Table:
         Args:
             manifest: the manifest file's path, or a [Manifest][cuentry.manifest.Manifest] already read
                 (its entries are bound already: nothing is bound again).
-            **kwargs: ``source``, ``on_fork``, ``cat`` go to the table.
+            **kwargs: `source`, `on_fork`, `cat` go to the table.
 
         Raises:
             ManifestError: a malformed manifest, with its line and column.
@@ -381,7 +381,7 @@ class Table:
         return r.function, r.diagnostic
 
     def _resolve_entry(self, src: Driver | Runtime, e: Entry, failed: ResolutionError | None = None) -> _State:
-        """The entry's state; ``failed``: how its own pin already failed (then only its fallbacks are asked)."""
+        """The entry's state; `failed`: how its own pin already failed (then only its fallbacks are asked)."""
         attempts: list[Diagnostic] = []
         cur: Entry | Callable[..., Any] | None = e
         first = True

@@ -1,17 +1,17 @@
-"""Build-time generator of the compiled call extension, ``cuentry.calls._fastcall``.
+"""Build-time generator of the compiled call extension, `cuentry.calls._fastcall`.
 
-It defines two types. ``OutBase``: the base of :class:`cuentry.Out`, holding a
+It defines two types. `OutBase`: the base of [cuentry.Out][cuentry.calls.Out], holding a
 buffer export of the ctypes array it owns (so its pointer always comes from a
-live, writable buffer of the stated size). ``Caller``: a vectorcall object bound
+live, writable buffer of the stated size). `Caller`: a vectorcall object bound
 to a function pointer, a signature shape (one C call case per shape of the
 catalog), a letter per parameter saying what C may convert itself (see
-``contract._fast_letter``), and the library's guard state. Whatever C does not
+`contract._fast_letter`), and the library's guard state. Whatever C does not
 convert goes to the Python contract, which converts or raises and calls back
 through the caller itself. No other library's private layout is read.
 
-The C lives in ``_fastcall.c.in`` beside this module; this module only fills in
+The C lives in `_fastcall.c.in` beside this module; this module only fills in
 the call cases. Built with the system C compiler and the interpreter's headers, by the wheel's
-build hook or :func:`build` (``python -m cuentry.calls._fastgen`` for a checkout).
+build hook or `build` (`python -m cuentry.calls._fastgen` for a checkout).
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ TEMPLATE = "_fastcall.c.in"  # beside this module; shipped in the wheel and the 
 
 
 def template() -> str:
-    """The extension's C template (``_fastcall.c.in``): C with ``@SHAPES@`` and ``@CASES@`` to fill."""
+    """The extension's C template (`_fastcall.c.in`): C with `@SHAPES@` and `@CASES@` to fill."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), TEMPLATE), encoding="utf-8") as fh:
         return fh.read()
 
 
 def source(shapes: Sequence[tuple[str, ...]]) -> str:
-    """The extension's C source for ``shapes`` (shape i is case i; SHAPES lists their codes)."""
+    """The extension's C source for `shapes` (shape i is case i; SHAPES lists their codes)."""
     cases = []
     names = []
     for i, shape in enumerate(shapes):
@@ -49,7 +49,7 @@ def source(shapes: Sequence[tuple[str, ...]]) -> str:
 
 
 def build(out_dir: str, cc: str | None = None) -> str:
-    """Compile ``cuentry.calls._fastcall`` into ``out_dir``; return the file's path."""
+    """Compile `cuentry.calls._fastcall` into `out_dir`; return the file's path."""
     shapes = [s for s in catalog_shapes() if len(s) <= 32]
     src = os.path.join(out_dir, "_fastcall.c")
     with open(src, "w") as fh:

@@ -1,13 +1,13 @@
-"""The compiled backend: callers of the ``cuentry.calls._fastcall`` extension.
+"""The compiled backend: callers of the `cuentry.calls._fastcall` extension.
 
-Which backend a process uses is decided once, in [cuentry.calls.choice][] (``$CUENTRY_BACKEND``,
+Which backend a process uses is decided once, in [cuentry.calls.choice][] (`$CUENTRY_BACKEND`,
 read at import); the names of that choice are re-exported here for callers of
 this module.
 
 A compiled caller converts in C what the contract accepts in its common forms
 (exact ints in range, None, cuentry's Out objects of the right element type,
 bytes for const inputs) and hands anything else, keyword arguments included, to
-:meth:`Contract.convert`, then makes the call itself with the converted values:
+`Contract.convert`, then makes the call itself with the converted values:
 one conversion contract, two speeds.
 """
 

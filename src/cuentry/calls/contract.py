@@ -1,8 +1,8 @@
 """The conversion contract: what each C parameter kind accepts, enforced in Python.
 
-One :class:`ParamSpec` per parameter, derived from the catalog's canonical C type
+One `ParamSpec` per parameter, derived from the catalog's canonical C type
 (and, for device pointers and a few length-carrying buffers, the header's names).
-:meth:`Contract.convert` turns call arguments into C-ready values (ints for every
+`Contract.convert` turns call arguments into C-ready values (ints for every
 pointer and handle, floats, ctypes structs for structs by value) or raises the
 error that names the function, the parameter, the value and what is accepted.
 The pure backend always runs it; the compiled extension converts the common
@@ -100,7 +100,7 @@ def _code_class(code: str) -> tuple[str, int]:
 
 
 def element_matches(want: str, fmt: str, itemsize: int) -> bool:
-    """Whether a buffer format (struct syntax) holds elements of code ``want`` exactly."""
+    """Whether a buffer format (struct syntax) holds elements of code `want` exactly."""
     if fmt[:1] in "@=<":
         fmt = fmt[1:]
     if len(fmt) != 1 or fmt not in _FMT_CLASS:
@@ -287,7 +287,7 @@ class Contract:
                              f"{_show(value)}; accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
 
     def refusal(self, s: ParamSpec, what: str, accepted: str) -> ArgumentError:
-        """An error whose 'got' part is already worded (``what``: e.g. "a Tensor whose __index__ raised ...")."""
+        """An error whose 'got' part is already worded (`what`: e.g. "a Tensor whose __index__ raised ...")."""
         return ArgumentError(f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): got {what}; "
                              f"accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
 
@@ -333,10 +333,10 @@ class Contract:
 
     def convert(self, args: tuple[Any, ...], kw: Mapping[str, Any], keep: list[Any],
                 sync: Callable[[int], int] | None = None) -> list[Any]:
-        """C-ready values for ``args``/``kw``; keep-alive objects go to ``keep`` (hold it during the call).
+        """C-ready values for `args`/`kw`; keep-alive objects go to `keep` (hold it during the call).
 
-        ``sync(stream)`` synchronises a stream (cuStreamSynchronize of the same driver) for a
-        ``__cuda_array_interface__`` that names a stream the call does not run on; without it such an
+        `sync(stream)` synchronises a stream (cuStreamSynchronize of the same driver) for a
+        `__cuda_array_interface__` that names a stream the call does not run on; without it such an
         object is refused.
         """
         values = self.arguments(args, kw)
@@ -478,7 +478,7 @@ def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
 
 
 def _fast_buffer(ok_bytes: bool) -> Callable[[Any], Any]:
-    """``void *`` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
+    """`void *` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
     return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
                       if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
 
@@ -497,7 +497,7 @@ def _extent(v: Any, address: int, keep: list[Any]) -> int | None:
     """Bytes a pointer argument provides, or None when unknown (None, address()).
 
     Never asked of the object again: an Out's facts are fixed, and a buffer's size is the one of the
-    export the conversion took (kept in ``keep``), whatever the object would answer now.
+    export the conversion took (kept in `keep`), whatever the object would answer now.
     """
     if type(v) in _OUT_TYPES:
         _, count, itemsize, _ = out_facts(v)
@@ -686,7 +686,7 @@ def _facts(c: Contract, s: ParamSpec, v: Any, accepted: str) -> tuple[int, int, 
 
 
 def out_matches(want: str, code: str) -> bool:
-    """Whether an Out with element code ``code`` may be passed where elements ``want`` are expected."""
+    """Whether an Out with element code `code` may be passed where elements `want` are expected."""
     if want == "c":
         return code in "cbB"
     return code != "T" and code != "c" and code_class(code) == code_class(want)
@@ -746,8 +746,8 @@ def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
 
 
 def _writable_out(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    """An output buffer (``void *`` with a byte count) or a typed output array: the same rules, the
-    element type and the count checked by ``_out``/``_writable`` from the parameter's spec."""
+    """An output buffer (`void *` with a byte count) or a typed output array: the same rules, the
+    element type and the count checked by `_out`/`_writable` from the parameter's spec."""
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:

@@ -1,12 +1,12 @@
 """The platform layer: the only code in cuentry that touches ctypes, dlopen, dlsym and dladdr.
 
 The OS's dynamic loader is chosen once, at import, behind the small
-``PlatformLoader`` protocol (``LOADER``: dlopen/dlsym/dladdr/dlclose, or
+`PlatformLoader` protocol (`LOADER`: dlopen/dlsym/dladdr/dlclose, or
 LoadLibraryW/GetProcAddress/GetModuleFileNameW/FreeLibrary on Windows); nothing
 else in cuentry branches on the platform to load a library.
 
 Everything above deals in plain Python values and catalog records. Here they
-become C: shared libraries opened and closed (with a :class:`Guard` that keeps a
+become C: shared libraries opened and closed (with a `Guard` that keeps a
 library mapped while a call is in flight), the bootstrap functions cuentry calls
 itself, ctypes function pointers for the pure backend, and ctypes structures for
 the catalog's aggregates (built from the catalog's field lists on first use; no C
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
             """The address of an exported symbol, 0 when there is none."""
 
         def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
-            """The file the library was loaded from (``probes``: addresses inside it), None when unknown."""
+            """The file the library was loaded from (`probes`: addresses inside it), None when unknown."""
 
         def close(self, handle: int) -> None:
             """Unmap the library (the handle is not used again)."""
@@ -146,12 +146,12 @@ class Guard:
     """What a library shares with every callable bound from it: closed, and how many calls are in flight.
 
     A call registers itself (with the GIL held) *before* it looks at the closed
-    flag, and unregisters after the C function returned; :meth:`close` sets the
+    flag, and unregisters after the C function returned; `close` sets the
     flag first and then waits for the in-flight count to drop to zero. Under the
     GIL these steps are ordered, so a library is never unmapped under a running
     call. Pure-backend calls count themselves in a list of thread ids (append and
-    remove are atomic); the compiled extension counts in ``state[1]``, which it
-    reaches through the buffer protocol of the ctypes array (``state[0]`` is its
+    remove are atomic); the compiled extension counts in `state[1]`, which it
+    reaches through the buffer protocol of the ctypes array (`state[0]` is its
     closed flag). A child forked inside a call (from a callback the driver runs)
     keeps the forking thread's calls in flight: they return in the child too.
     """
@@ -185,7 +185,7 @@ class Guard:
         return len(self.calls) + int(self.state[1])
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
-        """Refuse new calls; wait (GIL released) up to ``timeout`` s for calls in flight to return.
+        """Refuse new calls; wait (GIL released) up to `timeout` s for calls in flight to return.
 
         Raises DriverBusyError if some are still running: the caller must then not unmap.
         """
@@ -246,7 +246,7 @@ class SharedLibrary:
         """Refuse new calls, wait for calls in flight, then unmap.
 
         Raises DriverBusyError (and leaves the library mapped, closed to new calls)
-        when calls are still running after ``timeout`` seconds; calling close()
+        when calls are still running after `timeout` seconds; calling close()
         again later finishes the job.
         """
         with self._lock:
@@ -275,7 +275,7 @@ ALIASES = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "lo
 
 
 def sizeof(ctype: str) -> int:
-    """The size in bytes of a scalar C type name of :data:`SCALARS`."""
+    """The size in bytes of a scalar C type name of `SCALARS`."""
     return int(ctypes.sizeof(SCALARS[ctype]))
 
 
@@ -292,7 +292,7 @@ class StructTypes:
         self._lock = _forksafe.RLock()
 
     def get(self, tag: str) -> Any:
-        """The ctypes class of ``struct``/``union`` ``tag``; TypeError when it has no known layout."""
+        """The ctypes class of `struct`/`union` `tag`; TypeError when it has no known layout."""
         got = self._made.get(tag)
         if got is not None:
             return got
@@ -422,7 +422,7 @@ _FNTYPES: dict[tuple[Any, ...], Any] = {}
 
 
 def function_at(address: int, restype: Any, argtypes: Sequence[Any]) -> Any:
-    """A ctypes function pointer at ``address`` (its type cached per signature)."""
+    """A ctypes function pointer at `address` (its type cached per signature)."""
     key = (restype, *argtypes)
     ft = _FNTYPES.get(key)
     if ft is None:
@@ -459,7 +459,7 @@ _FUNC_BASE: Any = ctypes.CFUNCTYPE(ctypes.c_int).__bases__[0]  # the base class 
 
 
 def c_string(address: int) -> str | None:
-    """The NUL-terminated string at ``address`` (a driver-owned constant), or None for NULL."""
+    """The NUL-terminated string at `address` (a driver-owned constant), or None for NULL."""
     if not address:
         return None
     got = ctypes.string_at(address)
@@ -503,7 +503,7 @@ class Bootstrap:
         return got
 
     def function(self, name: str) -> Any:
-        """The ctypes function of bootstrap function ``name`` (LookupError when the library lacks it).
+        """The ctypes function of bootstrap function `name` (LookupError when the library lacks it).
 
         Calling it directly is for callers that hold the library's guard themselves.
         """
@@ -517,9 +517,9 @@ class Bootstrap:
         return f
 
     def proc_address_asker(self) -> Callable[[bytes, int, int], tuple[int, int, int]]:
-        """``ask(symbol, version, flags) -> (CUresult, query result, address)`` through cuGetProcAddress_v2, for
+        """`ask(symbol, version, flags) -> (CUresult, query result, address)` through cuGetProcAddress_v2, for
         one thread's loop of queries: its output cells are made once and reset before each call, and the
-        caller holds the library's guard around the loop (``guard.enter()`` / ``guard.leave()``)."""
+        caller holds the library's guard around the loop (`guard.enter()` / `guard.leave()`)."""
         f = self.function("cuGetProcAddress_v2")
         pfn, status = ctypes.c_void_p(0), ctypes.c_int(-1)
         pfn_ref, status_ref = ctypes.byref(pfn), ctypes.byref(status)
@@ -578,7 +578,7 @@ class Bootstrap:
         return None
 
     def error_name(self, code: int) -> str | None:
-        """cuGetErrorName's answer for ``code`` (cached: the names never change)."""
+        """cuGetErrorName's answer for `code` (cached: the names never change)."""
         if code not in self._names:
             self._names[code] = self._string_out("cuGetErrorName", code)
         return self._names[code]

@@ -1,9 +1,9 @@
 """The pure backend: the contract converts, ctypes calls (libffi), the guard brackets the call.
 
 Where every parameter has a shortcut (exact ints in range, None, cuentry Out
-objects of the right type: :func:`contract.fast_converter`), a small function
+objects of the right type: `contract.fast_converter`), a small function
 generated per arity tries the shortcuts first, without a loop or a list; any
-other argument goes through :meth:`Contract.convert`, which converts or raises.
+other argument goes through `Contract.convert`, which converts or raises.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _factory(n: int) -> Callable[..., Callable[..., int]]:
 
 def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], CudaError],
          structs: Callable[[str], Any]) -> tuple[Callable[..., int], Callable[..., None]]:
-    """(call, checked) for one ABI at ``address``.
+    """(call, checked) for one ABI at `address`.
 
     A struct passed by value needs its ctypes layout, which comes from the catalog's
     full type data (a 160 kB JSON file): such a function gets its ctypes prototype at

@@ -1,8 +1,8 @@
 """Signature shapes: the distinct tuples of C types the catalog's functions are called with.
 
-A shape is named by one letter per parameter (:data:`CODES`); the compiled
+A shape is named by one letter per parameter (`CODES`); the compiled
 extension has one C call case per shape. Shapes come from the same
-classification the pure backend uses (:mod:`.contract`), so both backends pass
+classification the pure backend uses (`.contract`), so both backends pass
 the same C types. Shapes with a struct passed by value have no name and stay on
 the pure backend.
 """

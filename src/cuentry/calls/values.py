@@ -1,11 +1,11 @@
-"""Values cuentry builds for typed calls: :class:`Out` buffers, :class:`Address`, :class:`KernelParams`.
+"""Values cuentry builds for typed calls: `Out` buffers, `Address`, `KernelParams`.
 
-An :class:`Out` owns its memory (a ctypes array) and knows its C element type,
+An `Out` owns its memory (a ctypes array) and knows its C element type,
 count and item size. Both backends recognise it by type and take its address
 through public APIs only: the compiled extension through the buffer protocol
-(its ``OutBase`` holds the buffer export for the object's whole life), the pure
-backend through ``ctypes.addressof``. The base class is the extension's
-``OutBase`` where the compiled backend is in use, else :class:`PyOutBase`; both
+(its `OutBase` holds the buffer export for the object's whole life), the pure
+backend through `ctypes.addressof`. The base class is the extension's
+`OutBase` where the compiled backend is in use, else `PyOutBase`; both
 expose the same read-only fields.
 """
 
@@ -26,11 +26,11 @@ class _Sealed(Exception):
 
 
 def exact_int(v: Any) -> int:
-    """``v`` as an exact ``int`` (``type(n) is int``) before anything compares it; _Sealed with the reason otherwise.
+    """`v` as an exact `int` (`type(n) is int`) before anything compares it; _Sealed with the reason otherwise.
 
-    An ``int`` subclass gives its stored value (its own ``__index__``, ``__int__`` and comparisons are never
-    consulted: they can lie); any other object is asked ``__index__`` once, and only an exact int (or an int
-    subclass, taken by its stored value) is accepted from it. ``bool`` is refused, as is an ``__index__``
+    An `int` subclass gives its stored value (its own `__index__`, `__int__` and comparisons are never
+    consulted: they can lie); any other object is asked `__index__` once, and only an exact int (or an int
+    subclass, taken by its stored value) is accepted from it. `bool` is refused, as is an `__index__`
     that raises or returns anything else.
     """
     if type(v) is int:
@@ -62,7 +62,7 @@ class PyOutBase:
     """The pure backend's Out base: a ctypes array, its element code, count and item size (read-only).
 
     The facts live in one slot whose descriptor is removed from the class once this
-    module holds it: ``object.__setattr__`` cannot reach them, and subclassing is refused.
+    module holds it: `object.__setattr__` cannot reach them, and subclassing is refused.
     """
 
     __slots__ = ("_facts",)
@@ -125,11 +125,11 @@ _OutBase: Any = _base()
 
 
 class Out(_OutBase):  # type: ignore[misc]
-    """Storage for a C output (or input) array of ``count`` elements of one C type; made by :func:`out`.
+    """Storage for a C output (or input) array of `count` elements of one C type; made by `out`.
 
-    ``o[i]`` reads element i (an int, a float, a 1-byte bytes for char, or a view of
-    a struct), ``o[i] = v`` writes it (integers range-checked: never truncated),
-    ``o.value`` is ``o[0]``; ``len(o)`` is the count. Final: it cannot be subclassed,
+    `o[i]` reads element i (an int, a float, a 1-byte bytes for char, or a view of
+    a struct), `o[i] = v` writes it (integers range-checked: never truncated),
+    `o.value` is `o[0]`; `len(o)` is the count. Final: it cannot be subclassed,
     and its size facts (address, count, item size, element type, struct tag) are
     fixed when it is made.
     """
@@ -236,7 +236,7 @@ if _OutBase is not PyOutBase:
 
 
 class KernelParams(Out):
-    """``void *kernelParams[]`` for cuLaunchKernel: one pointer per kernel parameter, each to storage it keeps alive."""
+    """`void *kernelParams[]` for cuLaunchKernel: one pointer per kernel parameter, each to storage it keeps alive."""
 
     __slots__ = ("_keep",)
 
@@ -287,7 +287,7 @@ def _refuse_non_int(v: Any) -> int:
 
 
 class Address:
-    """An explicit raw address for a pointer parameter: the escape hatch (``cuentry.address(n)``).
+    """An explicit raw address for a pointer parameter: the escape hatch (`cuentry.address(n)`).
 
     cuentry cannot check what is at an address: the caller vouches for its type,
     size, mutability and lifetime. Never accepted implicitly: a plain int is not a pointer.

@@ -1,28 +1,28 @@
-"""``cuentry generate c``: one self-contained C/C++ loader header for a manifest's table.
+"""`cuentry generate c`: one self-contained C/C++ loader header for a manifest's table.
 
 The header is single-file style: declarations always, the loader's definitions
-where the including file defines ``<NAME>_IMPLEMENTATION``. It is C99 and
+where the including file defines `<NAME>_IMPLEMENTATION`. It is C99 and
 C++11, and it needs no CUDA header: every function-pointer type is written from
-the catalog with fully resolved parameter types (``struct CUctx_st *`` for
-``CUcontext``, ``unsigned long long`` for ``CUdeviceptr``), so it is the very
-type ``cudaTypedefs.h`` declares, and it does not clash with a toolkit header
+the catalog with fully resolved parameter types (`struct CUctx_st *` for
+`CUcontext`, `unsigned long long` for `CUdeviceptr`), so it is the very
+type `cudaTypedefs.h` declares, and it does not clash with a toolkit header
 included before it:
 
-* struct and union tags are only forward-declared (``struct CUctx_st;``), which
+* struct and union tags are only forward-declared (`struct CUctx_st;`), which
   is compatible with any later definition;
 * enums (which C and C++ cannot forward-declare compatibly) are defined from the
-  catalog only where no CUDA header has defined them: guarded by ``CUDA_VERSION``
+  catalog only where no CUDA header has defined them: guarded by `CUDA_VERSION`
   (or the interop header's include guard) against the first toolkit that has
-  them, and by a ``CUENTRY_HAVE_*`` macro shared by all generated headers;
+  them, and by a `CUENTRY_HAVE_*` macro shared by all generated headers;
 * the function-pointer typedefs carry the table's prefix
-  (``acme_PFN_cuMemAlloc_v3020``) so they never collide with NVIDIA's.
+  (`acme_PFN_cuMemAlloc_v3020`) so they never collide with NVIDIA's.
 
-The loader follows the same rules as :mod:`cuentry.driver` and
-:mod:`cuentry.table`: ``cuGetProcAddress_v2`` where the driver has it, the v1 form
+The loader follows the same rules as [cuentry.driver][cuentry.driver] and
+[cuentry.table][cuentry.table]: `cuGetProcAddress_v2` where the driver has it, the v1 form
 on 11.3-11.8 drivers, the catalog's exported names before that (never a name
 made by appending suffixes), the table's explicit stream flag, CUresult, query
 result and pointer all checked, fallbacks in order, and a report with the same
-classifications and hints as :func:`cuentry.diagnostics.classify`.
+classifications and hints as `cuentry.diagnostics.classify`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ BOOTSTRAP = (("cuDriverGetVersion", 2020), ("cuGetErrorName", 6000),
 
 
 def generate_c(manifest: Manifest) -> str:
-    """The header text for ``manifest``'s table.
+    """The header text for `manifest`'s table.
 
     Raises:
         ManifestError: an entry's name cannot be a C member or would be mistaken for a driver
@@ -97,7 +97,7 @@ def template(name: str = TEMPLATE) -> str:
 
 
 def member(name: str) -> str:
-    """The C struct member for a plan member name (``cuMemAlloc`` -> ``pfn_cuMemAlloc``)."""
+    """The C struct member for a plan member name (`cuMemAlloc` -> `pfn_cuMemAlloc`)."""
     return MEMBER_PREFIX + name
 
 
@@ -173,7 +173,7 @@ def _declare(ctype: str, name: str) -> str:
 
 
 def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str, respell: Callable[[str], str] = str) -> str:
-    """``typedef <returns> (<cudaapi> *name)(<params>);`` with resolved types."""
+    """`typedef <returns> (<cudaapi> *name)(<params>);` with resolved types."""
     ret = respell(_spell(cat, abi.signature.returns))
     params = ", ".join(_declare(respell(_spell(cat, p.canonical)), p.name) for p in abi.signature.params) or "void"
     return f"typedef {ret} ({cudaapi} *{name})({params});"
@@ -234,12 +234,12 @@ class _Types:
                 self.enums.setdefault(w, w)
 
     def _late(self, word: str) -> int | None:
-        """The CUDA_VERSION of the first toolkit that has ``word``, when that is after the catalog's first."""
+        """The CUDA_VERSION of the first toolkit that has `word`, when that is after the catalog's first."""
         first = self._first.get(word, 0)
         return parse_version(self.cat.history[first]) if 0 < first < len(self.cat.history) else None
 
     def respell(self, text: str) -> str:
-        """``text`` with each enum that an included CUDA header may predate named by its spelling macro.
+        """`text` with each enum that an included CUDA header may predate named by its spelling macro.
 
         Whether an older header already has such an enum is unknown (it may exist before any
         entry point takes it), so the header never defines it next to a CUDA header: it spells

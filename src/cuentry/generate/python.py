@@ -1,17 +1,17 @@
-"""``cuentry generate python``: a module with a typed :class:`cuentry.Table` subclass for a manifest.
+"""`cuentry generate python`: a module with a typed [cuentry.Table][cuentry.table.Table] subclass for a manifest.
 
 The generated module declares the manifest's table at import (declaring is
 cheap and never loads the driver: tables resolve on first use) and types each
-entry with a :class:`typing.Protocol` whose ``__call__`` has the catalog's
-parameter names and types, so editors complete ``acme.cuCtxCreate(`` with
-``pctx, ctxCreateParams, flags, dev`` and mypy checks arity and argument kinds.
+entry with a `typing.Protocol` whose `__call__` has the catalog's
+parameter names and types, so editors complete `acme.cuCtxCreate(` with
+`pctx, ctxCreateParams, flags, dev` and mypy checks arity and argument kinds.
 
 Entries are typed positional-only (the typed callables also take the header's
 names as keywords, docs/calls.md). Optional entries are typed
-``<Protocol> | Unavailable``; an entry whose fallback chain binds ABIs of
+`<Protocol> | Unavailable`; an entry whose fallback chain binds ABIs of
 different function types is typed as the union of them, and the class has one
-accessor per ABI of the chain (``cuCtxCreate_as_v11040()``), typed by that ABI
-alone or ``None``, which mypy narrows with ``is not None``.
+accessor per ABI of the chain (`cuCtxCreate_as_v11040()`), typed by that ABI
+alone or `None`, which mypy narrows with `is not None`.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "H
 
 
 def generate_python(manifest: Manifest) -> str:
-    """The module text for ``manifest``'s table."""
+    """The module text for `manifest`'s table."""
     return render(plan(manifest))
 
 
 def class_name(name: str) -> str:
-    """``acme`` -> ``AcmeTable``, ``my_lib`` -> ``MyLibTable``."""
+    """`acme` -> `AcmeTable`, `my_lib` -> `MyLibTable`."""
     parts = [w for w in "".join(c if c.isalnum() else "_" for c in name).split("_") if w]
     base = "".join(w[:1].upper() + w[1:] for w in parts) or "Generated"
     return ("T" + base if base[0].isdigit() else base) + "Table"
@@ -100,7 +100,7 @@ def _entry_expr(e: Entry) -> str:
 
 
 def accessor_name(s: Slot, abi: Abi) -> str:
-    """The name of the narrowing accessor for one ABI of an entry's chain: ``cuCtxCreate_as_v11040``."""
+    """The name of the narrowing accessor for one ABI of an entry's chain: `cuCtxCreate_as_v11040`."""
     if abi.symbol == s.pins[0].symbol:
         return f"{s.attr}_as_v{abi.version}"
     return f"{s.attr}_as_{abi.symbol}_v{abi.version}"
@@ -134,7 +134,7 @@ def _annotation(s: Slot) -> str:
 
 
 def render(p: Plan, manifest: Manifest | None = None) -> str:
-    """The module text for a plan (``manifest`` is accepted for older callers; the plan holds its entries)."""
+    """The module text for a plan (`manifest` is accepted for older callers; the plan holds its entries)."""
     for s in p.slots:
         if keyword.iskeyword(s.attr) or keyword.issoftkeyword(s.attr):
             raise TableDeclarationError(f"table {p.name!r}: entry name {s.attr!r} is a Python keyword",
