@@ -30,6 +30,7 @@ class Function:
     assigned: dict[str, list[Any]] = field(default_factory=dict)   # variable -> assigned expressions / markers
     idents: dict[bytes, list[Any]] = field(default_factory=dict)     # identifier -> its nodes, in source order
     ns: str = ""                                                      # innermost enclosing namespace
+    tested: dict[bytes, int] = field(default_factory=dict)  # identifier -> start of its last tested use, or -1
 
     def param_index(self, name: str) -> int | None:
         for i, (p, _) in enumerate(self.params):
