@@ -70,6 +70,7 @@ class Report:
     pins: dict[str, int]            # symbol -> highest literal pin seen
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
 
     @property
     def min_driver(self) -> int:
@@ -84,7 +85,7 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "unparsable": self.unparsable}
+                "notes": [{**n.to_dict(), "severity": "note"} for n in self.notes], "unparsable": self.unparsable}
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
@@ -274,12 +275,13 @@ MAX_PASSES = 4
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
-               progress: Callable[[int, int], None] | None = None) -> Report:
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
     A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
     an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one.
+    pass finds a new one. With ``jobs`` above 1 the first pass runs in that many processes (the
+    report is the same).
     """
     parse_codes(select)
     parse_codes(ignore)
@@ -291,10 +293,14 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     results: dict[str, tuple[list[Finding], Unit]] = {}
     texts: dict[str, str] = {}
     skipped: list[str] = []
+    from .parallel import first_pass
+
+    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes) if jobs > 1 else {}
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
+            results[path] = first.get(path) or lint_text(text, path, select=select, ignore=ignore,
+                                                         include_dirs=include_dirs, cat=cat)
             texts[path] = text
             shared.learn(results[path][1])
         elif text is not None and path.endswith(PY_SUFFIXES):
@@ -312,6 +318,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             rep.findings.extend(got)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
+            rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep

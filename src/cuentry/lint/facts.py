@@ -87,6 +87,7 @@ class Unit:
     lines: int = 0
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
+    notes: list[str] = field(default_factory=list)           # what could not be seen ("not fully expanded")
     apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
     called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
