@@ -73,6 +73,27 @@ class Export:
 
 
 @dataclass
+class PyProto:
+    """A Python prototype and what it is applied to: an export taken from a CDLL of libcuda by name
+    (``lib.cuMemAlloc.argtypes = [...]``), or the pointer of an entry-point request (``CFUNCTYPE(...)(p)``).
+
+    ``args``/``restype`` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
+    is not known); ``args`` is None when no argtypes were given."""
+
+    maker: str                              # "ctypes argtypes", "CFUNCTYPE", ...
+    line: int
+    col: int
+    export: str = ""                        # the exported name, for a CDLL attribute
+    handle: str = ""                        # the CDLL's name in the code
+    symbol: str = ""                        # the request's symbol, for a request's pointer
+    version: int | None = None
+    flags: int | None = None
+    api: str = ""
+    args: tuple[str | None, ...] | None = None
+    restype: str | None = None
+
+
+@dataclass
 class Unit:
     """The facts of one file."""
 
@@ -83,6 +104,7 @@ class Unit:
     flag_uses: list[tuple[str, int, int]] = field(default_factory=list)
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
     handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
+    py_protos: list[PyProto] = field(default_factory=list)   # Python prototypes, judged against their ABI
     suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
     lines: int = 0
     parse_errors: int = 0
