@@ -39,6 +39,19 @@ class Function:
         return None
 
 
+def _defines_or_masks(n: Any) -> bool:
+    """A flag name being defined (an enumerator: a copy of cuda.h) or or-ed into a mask, not a request's mode."""
+    p = n.parent
+    if p is None:
+        return False
+    if p.type == "enumerator":
+        return True
+    if p.type == "binary_expression":
+        op = p.child_by_field_name("operator")
+        return op is not None and op.type == "|"
+    return False
+
+
 _LEAVES = frozenset({"string_literal", "number_literal", "char_literal", "comment", "primitive_type",
                      "raw_string_literal", "preproc_arg", "type_identifier", "sized_type_specifier"})
 _FLAG_BYTES = frozenset(f.encode() for f in FLAG_MODES)
@@ -226,7 +239,7 @@ class Scan:
     def on_identifier(self, n: Any, scope: Function) -> None:
         raw = n.text
         scope.idents.setdefault(raw, []).append(n)
-        if raw in _FLAG_BYTES:
+        if raw in _FLAG_BYTES and not _defines_or_masks(n):
             self.flag_uses.append((raw.decode(), n.start_point[0], n.start_point[1]))
 
     # --- look-ups ---
