@@ -33,6 +33,7 @@ _TRIGGERS = re.compile(
     r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
     r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])|\bCDLL\b|\bargtypes\b|\bcuentry\b")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -230,6 +231,7 @@ class _Relevance:
     def __init__(self, include_dirs: Sequence[str]) -> None:
         self.include_dirs = include_dirs
         self.headers: dict[str, bool] = {}
+        self.missing: dict[str, bool] = {}
 
     def __call__(self, text: str, path: str) -> bool:
         if _TRIGGERS.search(text):
@@ -238,11 +240,27 @@ class _Relevance:
             return False
         from .preprocess import find_header
 
+        missing = False
         for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
             hdr = find_header(m.group(1), path, self.include_dirs)
             if hdr is not None and self._header(hdr):
                 return True
-        return False
+            missing |= hdr is None or self._misses(hdr)
+        return missing and _LOADER_CALL.search(text) is not None   # parsed, to say what it could not see
+
+    def _misses(self, hdr: str) -> bool:
+        """Whether a header includes (quoted) one that cannot be found."""
+        if hdr not in self.missing:
+            self.missing[hdr] = False
+            from .preprocess import find_header
+
+            try:
+                text = read_source(hdr, 4 << 20)
+            except (OSError, ValueError):
+                return False
+            self.missing[hdr] = any(find_header(m.group(1), hdr, self.include_dirs) is None
+                                    for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
+        return self.missing[hdr]
 
     def _header(self, hdr: str) -> bool:
         if hdr not in self.headers:

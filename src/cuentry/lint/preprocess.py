@@ -429,13 +429,19 @@ class _Pass:
                        if _VERSIONISH.search(f.cond + cond) else "")
             f.start, f.dead = line, kind == "elif" and cond in ("0", "(0)")
         elif kind == "endif" and self.frames:
-            f = self.frames[-1]
+            f = self.frames.pop()
             self._close_branch(f, line)
-            changed = self.end_branch(f)
-            self.frames.pop()
+            changed = list(f.saved)
+            for k, prev in f.saved.items():     # the last branch's state stays; what it defined is one more
+                cur = self.macros.get(k)        # alternative, as for the earlier branches
+                if cur is not None and cur != prev:
+                    got = f.defined.setdefault(k, [])
+                    got.extend(d for d in cur if d not in got)
+                if self.frames:                 # the enclosing branch must be able to undo it too
+                    self.frames[-1].saved.setdefault(k, prev)
             for k, alts in f.defined.items():
                 self.set_macro(k, alts)
-            self.refresh(changed)
+            self.refresh([*changed, *f.defined])
 
     def _close_branch(self, f: _Frame, line: int) -> None:
         if f.label:
