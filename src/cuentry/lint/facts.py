@@ -27,7 +27,7 @@ FLAG_NUMBERS = {v: k for k, v in names.FLAGS.items()}
 GETTER_PFN = re.compile(r"\bPFN_(cuGetProcAddress|cudaGetDriverEntryPoint(?:ByVersion)?)(?:_v(\d+))?\b")
 PFN_RE = re.compile(names.PFN_IN_TEXT)
 SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
-DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*(?:::)?(cu[A-Z]\w*)\s*\)")
+DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
 
