@@ -13,7 +13,9 @@ For each engine this runs ``cuentry lint --json`` over every repository and repo
 * recall on serious faults, the same over the serious ones;
 * findings nobody judged yet (they count in neither number; judge them).
 
-A "missed" fault that an engine does report counts as found for that engine.
+A "missed" fault that an engine does report counts as found for that engine. Repositories carry a
+``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
+after); each set is scored on its own.
 
     python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--json]
 """
@@ -98,14 +100,16 @@ def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[lis
     return doc["findings"], ""
 
 
-def score(data: dict[str, Any], root: Path, engine: str | None) -> Score:
+def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> Score:
     import time
 
-    s = Score(engine or "default")
-    judged = {(j["repo"], j["path"], j["line"], j["rule"]): j for j in data.get("judged", [])}
+    s = Score(f"{engine or 'default'} ({subset})")
+    repos = [r for r in data["repo"] if r.get("set", "development") == subset]
+    names = {r["name"] for r in repos}
+    judged = {(j["repo"], j["path"], j["line"], j["rule"]): j for j in data.get("judged", []) if j["repo"] in names}
     reported: set[tuple[str, str, int, str]] = set()
     t0 = time.perf_counter()
-    for repo in data["repo"]:
+    for repo in repos:
         findings, err = lint_repo(repo, root, engine)
         if err:
             s.errors.append(err)
@@ -125,7 +129,7 @@ def score(data: dict[str, Any], root: Path, engine: str | None) -> Score:
             else:
                 s.true += 1
     s.seconds = time.perf_counter() - t0
-    linted = {r["name"] for r in data["repo"]} - {e.split(":")[0] for e in s.errors}
+    linted = names - {e.split(":")[0] for e in s.errors}
     for key, j in judged.items():
         if j["verdict"] == "false" or j["repo"] not in linted:
             continue
@@ -155,7 +159,8 @@ def main() -> int:
     if a.engine and not has_engine_option():
         print("this cuentry lint has no --engine option: measuring its one engine", file=sys.stderr)
         engines = [None]
-    scores = [score(data, Path(a.root), e) for e in engines]
+    subsets = sorted({r.get("set", "development") for r in data["repo"]})
+    scores = [score(data, Path(a.root), e, sub) for e in engines for sub in subsets]
     if a.json:
         print(json.dumps([sc.to_dict() for sc in scores], indent=2))
         return 0

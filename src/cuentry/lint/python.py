@@ -12,6 +12,7 @@ are followed through module and function assignments.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from .facts import (
 
 _SUFFIXED = SUFFIXED_EXPORT_RE
 _PROTO_MAKERS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE")
+_DRIVER_NAME = re.compile(r"cu[A-Z]")       # a driver function (cudaMalloc is the runtime's: another library)
 _LOADERS = ("CDLL", "WinDLL", "OleDLL", "PyDLL", "LoadLibrary")
 _MODE_FLAGS = {"legacy": 1, "per_thread": 2, "default": 0}
 _CUENTRY_METHODS = ("call", "resolve")
@@ -436,16 +438,16 @@ class _Front:
 
     def export_of(self, node: ast.AST) -> tuple[str, str] | None:
         """(export name, handle) when ``node`` takes a function from a libcuda handle by name."""
-        if isinstance(node, ast.Attribute) and node.attr.startswith("cu") and (
+        if isinstance(node, ast.Attribute) and _DRIVER_NAME.match(node.attr) and (
                 _name(node.value) in self.handles or _is_loader(node.value)):
             return node.attr, _name(node.value) if _name(node.value) in self.handles else "CDLL(...)"
         if isinstance(node, ast.Subscript) and _name(node.value) in self.handles:
             s = _str(node.slice)
-            return (s, _name(node.value)) if s and s.startswith("cu") else None
+            return (s, _name(node.value)) if s and _DRIVER_NAME.match(s) else None
         if isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2 and \
                 _name(node.args[0]) in self.handles:
             s = _str(node.args[1])
-            return (s, _name(node.args[0])) if s and s.startswith("cu") else None
+            return (s, _name(node.args[0])) if s and _DRIVER_NAME.match(s) else None
         return None
 
     def ctypes_prototypes(self) -> None:
