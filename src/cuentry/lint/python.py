@@ -372,11 +372,18 @@ class _Front:
                 if isinstance(node, ast.Attribute) and _SUFFIXED.match(node.attr) and node.attr not in QUERY_APIS \
                         and (node.attr, node.lineno) not in seen | self.ctypes_exports:
                     seen.add((node.attr, node.lineno))
-                    self.unit.suffixed_names.append((node.attr, node.lineno, node.col_offset + 1))
+                    self._named_export(node.attr, node)
             elif isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2:
                 s = _str(node.args[1])
-                if s and _SUFFIXED.match(s) and s not in QUERY_APIS:
-                    self.unit.suffixed_names.append((s, node.args[1].lineno, node.args[1].col_offset + 1))
+                if s and _SUFFIXED.match(s) and s not in QUERY_APIS and (s, node.lineno) not in self.ctypes_exports:
+                    self._named_export(s, node.args[1])
+
+    def _named_export(self, name: str, node: ast.expr) -> None:
+        """A suffixed driver name taken as an attribute (``cuda.cuMemAlloc_v2``): an export named by its
+        exported name, judged like a dlsym of it (a real export binds its own ABI; a made-up one never
+        resolves)."""
+        self.unit.py_protos.append(PyProto("attribute", node.lineno, node.col_offset + 1, export=name,
+                                           handle=_name(getattr(node, "value", None))))
 
     def prototypes(self) -> None:
         """CFUNCTYPE prototypes applied to a driver function's pointer (not to Python callbacks)."""
@@ -477,9 +484,6 @@ class _Front:
                 protos.setdefault(key, {})[node.targets[0].attr] = node.value
         for key, (export, handle, where) in sites.items():
             self.unit.py_protos.append(self._export_proto(export, handle, where, protos.get(key, {})))
-            if key in protos:
-                continue
-            self.ctypes_exports.discard((export, getattr(where, "lineno", 0)))   # no prototype: CE003 as before
 
     def _export_proto(self, export: str, handle: str, where: ast.AST, proto: dict[str, ast.expr]) -> PyProto:
         args = proto.get("argtypes")
