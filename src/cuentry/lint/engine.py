@@ -317,12 +317,13 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            results[path] = first.get(path) or lint_text(text, path, select=select, ignore=ignore,
-                                                         include_dirs=include_dirs, cat=cat)
+            got = first.get(path)
+            results[path] = got if isinstance(got, tuple) else lint_text(
+                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
             texts[path] = text
             shared.learn(results[path][1])
         elif text is not None and path.endswith(PY_SUFFIXES):
-            _check_python(text, path, rep)
+            _check_python(text, path, rep, getattr(first.get(path), "problem", None))
         elif text is not None:
             skipped.append(path)
         if progress:
@@ -342,11 +343,11 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     return rep
 
 
-def _check_python(text: str, path: str, rep: Report) -> None:
+def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:
     from .python import syntax_problem
 
     if len(text) < _PY_ALWAYS:
-        problem = syntax_problem(text, path)
+        problem = syntax_problem(text, path) if checked is None else checked   # checked: by a -j worker
         if problem:
             rep.problems.append(Problem(path, problem))
 
