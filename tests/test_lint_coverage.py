@@ -88,8 +88,8 @@ def test_notes_in_json_and_text(tmp_path: Path) -> None:
     code, out, _ = _cli("lint", "--json", str(p))
     doc = json.loads(out)
     assert code == 0 and doc["findings"] == []
-    assert doc["notes"] == [{"path": str(p), "message": doc["notes"][0]["message"], "line": 0, "severity": "note"}]
-    assert doc["notes"][0]["message"].startswith("not fully expanded: ")
+    assert doc["partial"] == [{"path": str(p), "message": doc["partial"][0]["message"], "line": 0, "severity": "note"}]
+    assert doc["partial"][0]["message"].startswith("not fully expanded: ")
     code, out, _ = _cli("lint", str(p))
     assert f"{p}: note: not fully expanded: " in out
     assert "no findings in 1 file" in out and "1 not fully expanded" in out

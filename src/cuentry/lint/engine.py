@@ -86,7 +86,7 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "notes": [{**n.to_dict(), "severity": "note"} for n in self.notes], "unparsable": self.unparsable}
+                "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes], "unparsable": self.unparsable}
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:

@@ -1,11 +1,11 @@
-"""``cuentry lint -j N``: the first pass over the files in worker processes.
+"""`cuentry lint -j N`: the first pass over the files in worker processes.
 
 Each worker reads a file, decides whether it can hold a request (the same pre-filter as
 the engine) and lints it; the engine then consumes the results in its own file order,
 so the report is the same as with one process. Files linted again with wrappers from
 other files (the later passes) stay in the calling process: they need every file's
 wrappers. A worker that fails on a file returns nothing for it, and the engine lints
-that file itself (so an error surfaces exactly as it would with ``-j 1``); workers that cannot
+that file itself (so an error surfaces exactly as it would with `-j 1`); workers that cannot
 be started (a spawn from an interactive session) leave every file to the engine.
 """
 
@@ -54,7 +54,7 @@ def _one(job: tuple[str, Sequence[str] | None, Sequence[str] | None, Sequence[st
 
 def first_pass(files: Sequence[str], jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
                include_dirs: Sequence[str], max_bytes: int) -> dict[str, Any]:
-    """Findings and facts of each file that the pre-filter lets through, linted in ``jobs`` processes."""
+    """Findings and facts of each file that the pre-filter lets through, linted in `jobs` processes."""
     jobs = max(1, min(jobs, MAX_JOBS, len(files)))
     if jobs < 2:
         return {}

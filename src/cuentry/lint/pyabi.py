@@ -1,8 +1,8 @@
-"""Python prototypes against the ABI they bind: ctypes ``argtypes``/``restype`` and ``CFUNCTYPE``.
+"""Python prototypes against the ABI they bind: ctypes `argtypes`/`restype` and `CFUNCTYPE`.
 
 The Python front end records each prototype it sees as a
 [PyProto][cuentry.lint.facts.PyProto]: what the pointer is (an export taken from a
-``CDLL`` of libcuda by name, or the result of an entry-point request) and the ctypes
+`CDLL` of libcuda by name, or the result of an entry-point request) and the ctypes
 classes of its parameters and result. This module asks
 [Catalog.judge][cuentry.catalog.Catalog.judge] which ABI that export or request binds
 (never deciding it itself), then compares the prototype with that ABI's C signature
@@ -132,7 +132,7 @@ def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
 
 
 def hits(u: Unit, cat: Catalog, code: str) -> Iterator[Hit]:
-    """The hits of rule ``code`` on the file's Python prototypes (the rules call this)."""
+    """The hits of rule `code` on the file's Python prototypes (the rules call this)."""
     for p in u.py_protos:
         for c, sev, msg in check(p, cat):
             if c == code:
