@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+from typing import Any
 
 from .. import __version__
 from ..catalog import format_version
@@ -107,6 +108,12 @@ def run(args: argparse.Namespace, out: Out) -> int:
         for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
             out.print(f"  {v:>6}  {sym}")
         return code
+    _print_text(rep, out)
+    return code
+
+
+def _print_text(rep: Any, out: Out) -> None:
+    """The findings, the notes of files linted only in part, and the summary line."""
     for f in rep.findings:
         out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.message}")
     for note in rep.notes:
@@ -117,4 +124,3 @@ def run(args: argparse.Namespace, out: Out) -> int:
     skipped = (f"; {len(rep.problems)} not linted" if rep.problems else "") + (
         f"; {partial} not fully expanded (see the notes)" if partial else "")
     out.print((f"{n} finding{'s' if n != 1 else ''} in {files}" if n else f"no findings in {files}") + skipped)
-    return code

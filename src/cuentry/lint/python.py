@@ -308,6 +308,11 @@ class _Front:
         q.flags_text = ast.unparse(f) if f is not None else ""
         q.flags_mode = flag_mode(_name(f) or q.flags_text) if f is not None else ""
         q.status = api.status or self._status(api, call)
+        self._targets(q, api, call, scope)
+        return q
+
+    def _targets(self, q: Query, api: _Api, call: ast.Call, scope: ast.AST) -> None:
+        """The variables the request's pointer lands in, and (cuda.bindings) its results never tested."""
         pfn = self.arg(api, call, "pfn")
         target = _inner(pfn) if pfn is not None else None
         if isinstance(target, ast.Name):
@@ -322,7 +327,6 @@ class _Front:
                         self.pointer_query[e.id] = q
             if "pfn" not in api.positions and not api.wrapped and api.status == "not_applicable":
                 q.unchecked = self._unchecked_tuple(parent, scope)
-        return q
 
     def _unchecked_tuple(self, assign: ast.Assign, scope: ast.AST) -> tuple[str, ...]:
         """cuda.bindings returns (err, pfn[, query result]): the err and query-result names never tested."""
@@ -521,11 +525,8 @@ class _Front:
             q.version_kind, pins = self.kind(ver, self.scope_of.get(call, self.tree))
             q.pins = tuple(p for p in pins if p > 0)
             q.version = q.pins[0] if len(q.pins) == 1 else None
-        stream = call.args[2] if len(call.args) > 2 else kw.get("stream")
         if method:
-            text = _str(stream) if stream is not None else ("legacy" if fname == "call" else None)
-            q.flags_text = f"stream={text!r}" if text else "no stream"
-            q.flags_mode = text if text in ("legacy", "per_thread") else ""
+            _cuentry_stream(q, call.args[2] if len(call.args) > 2 else kw.get("stream"), fname)
         return q
 
     def _proto_applied(self, call: ast.Call) -> tuple[str, str] | None:
@@ -551,6 +552,13 @@ class _Front:
         if isinstance(inner, ast.Call) and self.api_for(inner) is not None:
             return what, "applied to the pointer of an entry-point request"
         return None
+
+
+def _cuentry_stream(q: Query, stream: ast.expr | None, method: str) -> None:
+    """The stream mode of a cuentry call: ``call`` defaults to legacy; ``resolve`` has no default."""
+    text = _str(stream) if stream is not None else ("legacy" if method == "call" else None)
+    q.flags_text = f"stream={text!r}" if text else "no stream"
+    q.flags_mode = text if text in ("legacy", "per_thread") else ""
 
 
 def _is_loader(node: ast.expr) -> bool:
