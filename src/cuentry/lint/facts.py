@@ -91,6 +91,9 @@ class PyProto:
     api: str = ""
     args: tuple[str | None, ...] | None = None
     restype: str | None = None
+    c_args: tuple[str, ...] | None = None   # a cffi cdef: the C parameter types as declared
+    c_ret: str = ""
+    c_typedefs: tuple[tuple[str, str], ...] = ()   # typedefs the cdef itself declares (name, type)
 
 
 @dataclass

@@ -68,6 +68,35 @@ def ctypes_class(name: str) -> str | None:
     return _CTYPES_CLASS.get(name)
 
 
+def resolve_c(type_text: str, cat: Catalog, local: dict[str, str]) -> str | None:
+    """How a C type named in a cdef is passed, through its own typedefs and the catalog's."""
+    t = " ".join(w for w in type_text.replace("*", " * ").split() if w not in ("const", "volatile", "struct",
+                                                                                 "enum", "union"))
+    if "*" in t or "[" in t:
+        return "ptr"
+    known = cat.types.get("typedefs", {})
+    for _ in range(8):
+        if t in local:
+            t = local[t]
+        elif t in known:
+            return c_class(known[t]["canonical"])
+        else:
+            break
+        if "*" in t:
+            return "ptr"
+    return c_class(t)
+
+
+def _cdef_classes(p: PyProto, cat: Catalog) -> PyProto:
+    """A cdef's prototype with its C types turned into how each value is passed."""
+    if p.c_args is None:
+        return p
+    local = dict(p.c_typedefs)
+    args = tuple(resolve_c(a, cat, local) for a in p.c_args)
+    return PyProto(p.maker, p.line, p.col, export=p.export, handle=p.handle, args=args,
+                   restype=resolve_c(p.c_ret, cat, local) if p.c_ret else None)
+
+
 def _fits(want: str | None, got: str | None) -> bool:
     if want is None or got is None or want == "struct":
         return True                       # not known on one side: nothing to compare
@@ -103,6 +132,7 @@ def _abi_text(abi: Abi) -> str:
 
 def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
     """(rule code, severity, message) for one prototype; nothing when it matches what it binds."""
+    p = _cdef_classes(p, cat)
     if p.export:
         verdict = cat.judge(p.export, None, None, api="dlsym")
         what = f"{p.handle}.{p.export}" if p.handle else repr(p.export)

@@ -1,10 +1,10 @@
-"""Python front end: the ``ast`` module, facts out.
+"""Python front end: the `ast` module, facts out.
 
 Recognises the two ways Python code asks for entry points by hand:
-``cuda.bindings`` (``driver.cuGetProcAddress(b"cuX", version, flags)``) and
-ctypes (``libcuda.cuGetProcAddress_v2(b"cuX", byref(p), version, flags, byref(st))``),
+`cuda.bindings` (`driver.cuGetProcAddress(b"cuX", version, flags)`) and
+ctypes (`libcuda.cuGetProcAddress_v2(b"cuX", byref(p), version, flags, byref(st))`),
 functions that pass a parameter on to one of them as the symbol (wrappers, any
-number of layers), hand-written ``CFUNCTYPE`` prototypes applied to a driver
+number of layers), hand-written `CFUNCTYPE` prototypes applied to a driver
 function's pointer (not callbacks), and exported names with suffixes. Versions
 are followed through module and function assignments.
 """
@@ -206,7 +206,7 @@ class _Front:
     _driver_outs: set[tuple[int, str]] = set()
 
     def driver_outs(self) -> None:
-        """Names filled by a version query (``cuDriverGetVersion(byref(v))``) or unpacked from one."""
+        """Names filled by a version query (`cuDriverGetVersion(byref(v))`) or unpacked from one."""
         outs: set[tuple[int, str]] = set()
         for call in self.calls:
             if _name(call.func) not in VERSION_QUERIES:
@@ -344,7 +344,7 @@ class _Front:
         return tuple(out)
 
     def _tested_after(self, name: str, scope: ast.AST, after: ast.stmt) -> bool:
-        """Whether ``name`` is read after ``after`` in a test, comparison, return or call argument."""
+        """Whether `name` is read after `after` in a test, comparison, return or call argument."""
         end = (after.end_lineno or after.lineno, after.end_col_offset or 0)
         for n in self.loads.get((id(scope), name), ()):
             if (n.lineno, n.col_offset) <= end:
@@ -383,7 +383,7 @@ class _Front:
                     self._named_export(s, node.args[1])
 
     def _named_export(self, name: str, node: ast.expr) -> None:
-        """A suffixed driver name taken as an attribute (``cuda.cuMemAlloc_v2``): an export named by its
+        """A suffixed driver name taken as an attribute (`cuda.cuMemAlloc_v2`): an export named by its
         exported name, judged like a dlsym of it (a real export binds its own ABI; a made-up one never
         resolves)."""
         self.unit.py_protos.append(PyProto("attribute", node.lineno, node.col_offset + 1, export=name,
@@ -448,7 +448,7 @@ class _Front:
                         self.handles.add(_name(t))
 
     def export_of(self, node: ast.AST) -> tuple[str, str] | None:
-        """(export name, handle) when ``node`` takes a function from a libcuda handle by name."""
+        """(export name, handle) when `node` takes a function from a libcuda handle by name."""
         if isinstance(node, ast.Attribute) and _DRIVER_NAME.match(node.attr) and (
                 _name(node.value) in self.handles or _is_loader(node.value)):
             return node.attr, _name(node.value) if _name(node.value) in self.handles else "CDLL(...)"
@@ -496,6 +496,24 @@ class _Front:
         return PyProto("ctypes argtypes", getattr(where, "lineno", 0), getattr(where, "col_offset", 0) + 1,
                        export=export, handle=handle, args=classes,
                        restype=self.ctypes_class(res) if res is not None else None)
+
+    # --- cffi: ffi.cdef("CUresult cuX(...);") with lib = ffi.dlopen("libcuda.so.1") ---
+    def cffi_prototypes(self) -> None:
+        """Each driver function a cdef declares, when the file dlopens libcuda through cffi."""
+        opens = any(_name(c.func) == "dlopen" and isinstance(c.func, ast.Attribute) and c.args
+                    and _names_cuda(c.args[0]) for c in self.calls)
+        if not opens:
+            return
+        for call in self.calls:
+            if _name(call.func) != "cdef" or not call.args or _str(call.args[0]) is None:
+                continue
+            text = _C_COMMENT.sub(" ", _str(call.args[0]) or "")
+            typedefs = tuple((m.group(2), m.group(1).strip()) for m in _C_TYPEDEF.finditer(text))
+            for m in _C_DECL.finditer(text):
+                params = [p.strip() for p in m.group(3).split(",") if p.strip() and p.strip() != "void"]
+                self.unit.py_protos.append(PyProto(
+                    "cffi cdef", call.lineno, call.col_offset + 1, export=m.group(2), handle="ffi.dlopen",
+                    c_args=tuple(_c_param_type(p) for p in params), c_ret=m.group(1).strip(), c_typedefs=typedefs))
 
     # --- cuentry's own API: Driver.call / resolve, required() / optional() ---
     def cuentry_requests(self) -> None:
@@ -554,20 +572,34 @@ class _Front:
         return None
 
 
+_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_C_TYPEDEF = re.compile(r"\btypedef\s+([^;{}()]+?)\s*\b([A-Za-z_]\w*)\s*;")
+_C_DECL = re.compile(r"(?:^|[;}\n])\s*([A-Za-z_][\w\s\*]*?)\s*\b(cu[A-Z]\w*)\s*\(([^;{}()]*)\)\s*;")
+
+
+def _c_param_type(decl: str) -> str:
+    """The type of a C parameter declaration (`CUdeviceptr *dptr` -> `CUdeviceptr *`)."""
+    words = decl.replace("*", " * ").split()
+    if len(words) >= 2 and words[-1] != "*" and re.match(r"[A-Za-z_]\w*$", words[-1]) and \
+            words[-1] not in ("int", "long", "short", "char", "unsigned", "signed", "float", "double"):
+        words = words[:-1]          # drop the parameter's name
+    return " ".join(words)
+
+
 def _cuentry_stream(q: Query, stream: ast.expr | None, method: str) -> None:
-    """The stream mode of a cuentry call: ``call`` defaults to legacy; ``resolve`` has no default."""
+    """The stream mode of a cuentry call: `call` defaults to legacy; `resolve` has no default."""
     text = _str(stream) if stream is not None else ("legacy" if method == "call" else None)
     q.flags_text = f"stream={text!r}" if text else "no stream"
     q.flags_mode = text if text in ("legacy", "per_thread") else ""
 
 
 def _is_loader(node: ast.expr) -> bool:
-    """``CDLL("libcuda.so.1")`` and the like, written in place."""
+    """`CDLL("libcuda.so.1")` and the like, written in place."""
     return isinstance(node, ast.Call) and _name(node.func) in _LOADERS and bool(node.args) and _names_cuda(node.args[0])
 
 
 def _names_cuda(node: ast.expr) -> bool:
-    """Whether a library-loading argument names the CUDA driver (``"libcuda.so.1"``, ``find_library("cuda")``)."""
+    """Whether a library-loading argument names the CUDA driver (`"libcuda.so.1"`, `find_library("cuda")`)."""
     s = _str(node)
     if s is None and isinstance(node, ast.Call) and node.args:
         s = _str(node.args[0]) if _name(node.func) == "find_library" else None
@@ -610,6 +642,7 @@ def extract(text: str, path: str) -> Unit:
         if api is not None:
             unit.queries.append(fr.query(api, call))
     fr.cuentry_requests()
+    fr.cffi_prototypes()
     fr.find_handles()
     fr.ctypes_prototypes()
     fr.names()
