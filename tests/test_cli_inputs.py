@@ -23,7 +23,7 @@ class Tty(io.BytesIO):
 
 def test_manifest_from_stdin() -> None:
     m = load_manifest("-", stdin=io.BytesIO(("\ufeff" + MANIFEST).encode()))
-    assert m.table().min_driver() == 3020
+    assert m.min_driver() == 3020
 
 
 def test_a_bad_manifest_on_stdin_names_stdin_with_line_and_column() -> None:
@@ -70,7 +70,7 @@ def test_stdin_paths_gives_a_private_file_and_removes_it() -> None:
 
 def test_a_real_pipe(tmp_path: Path) -> None:
     code = ("import sys; from cuentry.cli.inputs import load_manifest; "
-            "print(load_manifest('-').table().min_driver())")
+            "print(load_manifest('-').min_driver())")
     r = subprocess.run([sys.executable, "-c", code], input=MANIFEST, capture_output=True, text=True, timeout=60,
                        check=False)
     assert r.returncode == 0 and r.stdout.strip() == "3020", r.stderr

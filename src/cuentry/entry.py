@@ -48,9 +48,9 @@ RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available",
 class Entry:
     """One declared entry point: (symbol, fixed ABI version), required or optional, with its fallbacks.
 
-    ``abi`` is what [Catalog.bind][cuentry.catalog.Catalog.bind] returned for the
-    pin in ``stream`` (None until the entry is bound by a table or a manifest);
-    ``line``/``column`` say where a manifest wrote it (0 when declared in Python).
+    `abi` is what [Catalog.bind][cuentry.catalog.Catalog.bind] returned for the
+    pin in `stream` (None until the entry is bound by a table or a manifest);
+    `line`/`column` say where a manifest wrote it (0 when declared in Python).
     """
 
     symbol: str
@@ -67,12 +67,12 @@ class Entry:
 
     @property
     def attr(self) -> str:
-        """The name the entry is reached by: ``name``, or the symbol."""
+        """The name the entry is reached by: `name`, or the symbol."""
         return self.name or self.symbol
 
     @property
     def key(self) -> str:
-        """``symbol@version``."""
+        """`symbol@version`."""
         return f"{self.symbol}@{self.version}"
 
     def describe(self) -> str:
@@ -121,7 +121,7 @@ class Entry:
         return min(x.version for x in self.chain)
 
     def bound_in(self, stream: Stream, cat: Catalog) -> bool:
-        """Whether the whole chain is bound already, in ``stream`` against ``cat``."""
+        """Whether the whole chain is bound already, in `stream` against `cat`."""
         return all(x.abi is not None and x.stream == stream and x.cat is cat for x in self.chain)
 
 
@@ -133,7 +133,7 @@ def driver_floor(chains: Iterable[tuple[bool, Sequence[int]]]) -> int:
     both generators and `cuentry lint --min-driver`.
 
     Args:
-        chains: per entry, ``(required, pins)``: whether it is required and the ABI versions of
+        chains: per entry, `(required, pins)`: whether it is required and the ABI versions of
             its chain (the entry's pin, then its fallbacks'). A driver resolves a pin only at or
             above the pin's version, so a chain needs its lowest pin.
 
@@ -150,7 +150,7 @@ def floor_of(entries: Iterable[Entry]) -> int:
 
 
 def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> Entry:
-    """``e`` with every pin of its chain bound in ``stream`` (the catalog decides, once per pin).
+    """`e` with every pin of its chain bound in `stream` (the catalog decides, once per pin).
 
     An entry bound already in that mode against that catalog is returned as it is.
 
@@ -300,8 +300,8 @@ def required(symbol: str, version: int | None = None, *, name: str | None = None
     """A required entry: the table fails to resolve unless it or one entry of its fallback chain does.
 
     Args:
-        symbol: the base name (``"cuMemAlloc"``) or a typedef name (``"PFN_cuMemAlloc_v3020"``).
-        version: the fixed ABI version (the number in ``PFN_cuX_vNNNNN``); left out with a typedef name.
+        symbol: the base name (`"cuMemAlloc"`) or a typedef name (`"PFN_cuMemAlloc_v3020"`).
+        version: the fixed ABI version (the number in `PFN_cuX_vNNNNN`); left out with a typedef name.
         name: the attribute the entry is reached by (default: the symbol).
         fallback: an entry, or a list of entries tried in order, when this pin does not resolve.
 

@@ -18,7 +18,7 @@ from ..errors import ManifestError, UsageError
 if TYPE_CHECKING:
     from ..manifest import Manifest
 
-__all__ = ["STDIN", "STDIN_NAME", "load_manifest", "read_input", "stdin_paths"]
+__all__ = ["MANIFEST_LIMIT", "SOURCE_LIMIT", "STDIN", "STDIN_NAME", "load_manifest", "read_input", "stdin_paths"]
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..catalog import Abi, Catalog, catalog, parse_version
+from ..errors import UsageError
 from . import EXIT_OK, SubParsers
 from .output import Out, terminal_width
 
@@ -56,6 +57,9 @@ def run(args: argparse.Namespace, out: Out) -> int:
     cat = catalog()
     if args.groups:
         return _print_groups(args, out, cat)
+    for flag, value in (("--since", args.since), ("--group", args.group)):
+        if value is not None and not isinstance(value, str):  # argparse turns "--since=--" into []
+            raise UsageError(f"{flag} needs a value", hint=f"write {flag}=VALUE")
     since = parse_version(args.since) if args.since is not None else None
     abis: Sequence[Abi] = cat.select(group=args.group, since=since)
     if args.json:

@@ -17,7 +17,7 @@ LANGUAGES = ("c", "python")
 
 
 def generate(manifest: Manifest, language: str) -> Generated:
-    """Write ``manifest``'s table in ``language`` (``"c"`` or ``"python"``), planned once.
+    """Write `manifest`'s table in `language` (`"c"` or `"python"`), planned once.
 
     Returns:
         The text and the [Plan][cuentry.generate.model.Plan] it was written from (what the CLI
