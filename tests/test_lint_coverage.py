@@ -117,3 +117,16 @@ def test_parallel_jobs_give_the_same_report_as_one_process() -> None:
 def test_bad_job_counts_are_refused(bad: str) -> None:
     code, _, err = _cli("lint", "-j", bad, str(CORPUS / "good.cpp"))
     assert code == 2 and "-j" in err
+
+
+def test_a_hostile_cdef_string_lints_quickly(tmp_path: Path) -> None:
+    """Long runs without a declaration's end cannot make the cdef patterns backtrack for long."""
+    import subprocess
+    import sys
+
+    body = "typedef " + "a " * 100_000 + "\\n" + "cuX(" + "b " * 100_000 + "\\n" + "unsigned " * 50_000
+    p = tmp_path / "hostile.py"
+    p.write_text(f'from cffi import FFI\nffi = FFI()\nffi.cdef("{body}")\nlib = ffi.dlopen("libcuda.so.1")\n')
+    proc = subprocess.run([sys.executable, "-m", "cuentry", "lint", "--json", str(p)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []

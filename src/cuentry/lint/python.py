@@ -507,13 +507,15 @@ class _Front:
         for call in self.calls:
             if _name(call.func) != "cdef" or not call.args or _str(call.args[0]) is None:
                 continue
-            text = _C_COMMENT.sub(" ", _str(call.args[0]) or "")
+            text = _C_COMMENT.sub(" ", (_str(call.args[0]) or "")[:_CDEF_LIMIT])
             typedefs = tuple((m.group(2), m.group(1).strip()) for m in _C_TYPEDEF.finditer(text))
             for m in _C_DECL.finditer(text):
-                params = [p.strip() for p in m.group(3).split(",") if p.strip() and p.strip() != "void"]
+                head = text[max(0, m.start() - 200):m.start()]       # the return type: back to ; } or a newline
+                ret = re.split(r"[;}\n]", head)[-1].strip()
+                params = [p.strip() for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
                 self.unit.py_protos.append(PyProto(
-                    "cffi cdef", call.lineno, call.col_offset + 1, export=m.group(2), handle="ffi.dlopen",
-                    c_args=tuple(_c_param_type(p) for p in params), c_ret=m.group(1).strip(), c_typedefs=typedefs))
+                    "cffi cdef", call.lineno, call.col_offset + 1, export=m.group(1), handle="ffi.dlopen",
+                    c_args=tuple(_c_param_type(p) for p in params), c_ret=ret, c_typedefs=typedefs))
 
     # --- cuentry's own API: Driver.call / resolve, required() / optional() ---
     def cuentry_requests(self) -> None:
@@ -573,8 +575,9 @@ class _Front:
 
 
 _C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_C_TYPEDEF = re.compile(r"\btypedef\s+([^;{}()]+?)\s*\b([A-Za-z_]\w*)\s*;")
-_C_DECL = re.compile(r"(?:^|[;}\n])\s*([A-Za-z_][\w\s\*]*?)\s*\b(cu[A-Z]\w*)\s*\(([^;{}()]*)\)\s*;")
+_CDEF_LIMIT = 1 << 20     # the part of a cdef string that is read
+_C_TYPEDEF = re.compile(r"\btypedef[ \t\n]+([^;{}()]{1,200}?)[ \t\n]*\b([A-Za-z_]\w*)[ \t\n]*;")
+_C_DECL = re.compile(r"\b(cu[A-Z]\w*)[ \t\n]*\(([^;{}()]{0,2000})\)[ \t\n]*;")
 
 
 def _c_param_type(decl: str) -> str:
