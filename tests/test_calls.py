@@ -380,12 +380,13 @@ def test_close_refuses_to_unmap_under_a_running_call(fake: dict[str, str], fake_
 def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
     from cuentry.calls.values import PyOutBase
 
-    class PyOut(PyOutBase):
-        __slots__ = ()
+    with pytest.raises(TypeError, match="cannot be subclassed"):
+        class PyOut(PyOutBase):
+            __slots__ = ()
 
     storage = (ctypes.c_int * 1)()
     with pytest.raises(ArgumentError):
-        PyOut(storage, 2, 4, "i")  # larger than its storage
+        PyOutBase(storage, 2, 4, "i")  # larger than its storage
     assert isinstance(out("int"), Out)
 
 

@@ -262,9 +262,12 @@ class Diagnostic:
             log.log(level, "cuentry: %s", self.log_line())
 
 
-def driver_too_old_hint(symbol: str, first: int, driver_version: int | None) -> str:
-    """The hint for a driver older than a symbol's first ABI."""
+def driver_too_old_hint(symbol: str, first: int, driver_version: int | None, pin: int | None = None) -> str:
+    """The hint for a driver older than a symbol's first ABI; with ``pin``, the driver that pin needs."""
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
+    if pin is not None and pin > first:
+        return (f"{symbol}@{pin} needs driver >= {format_version(pin)} ({pin}) (its first ABI is {first}); "
+                f"this driver is {drv}")
     return f"{symbol} needs driver >= {format_version(first)} ({first}); this driver is {drv}"
 
 
@@ -295,7 +298,7 @@ def classify(
         if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
             first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
             if first is not None and first > driver_version:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version)
+                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
             older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
             alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
             return (Classification.VERSION_ABOVE_DRIVER,
@@ -315,7 +318,7 @@ def classify(
         if known:
             first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
             if driver_version is not None and driver_version < first:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version)
+                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
             abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
             if abi is not None and platform not in abi.platforms:
                 return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"

@@ -115,11 +115,6 @@ class Entry:
                                         hint="declare it in a Table (or read it from a manifest): that binds it")
         return self.abi
 
-    def needs(self) -> int:
-        """The lowest driver version one pin of the chain resolves on: the lowest pin (a driver refuses
-        versions above its own)."""
-        return min(x.version for x in self.chain)
-
     def bound_in(self, stream: Stream, cat: Catalog) -> bool:
         """Whether the whole chain is bound already, in `stream` against `cat`."""
         return all(x.abi is not None and x.stream == stream and x.cat is cat for x in self.chain)

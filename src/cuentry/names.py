@@ -247,6 +247,20 @@ RUNTIME_ERROR_NAMES: dict[int, str] = {
     127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound",
 }
 
+# Device memory exchange protocols (typed calls' CUdeviceptr parameters).
+# The special stream handles: CU_STREAM_LEGACY ((CUstream)0x1) and CU_STREAM_PER_THREAD ((CUstream)0x2);
+# __cuda_array_interface__'s `stream` and __dlpack__'s `stream=` use the same 1 and 2.
+STREAM_LEGACY_HANDLE = 1
+STREAM_PER_THREAD_HANDLE = 2
+# DLDeviceType codes (dlpack.h): the CUDA device kinds a device pointer may come from, and the host kinds.
+DLPACK_DEVICE_KINDS: dict[int, str] = {2: "kDLCUDA", 13: "kDLCUDAManaged"}
+DLPACK_HOST_KINDS: dict[int, str] = {1: "kDLCPU", 3: "kDLCUDAHost", 11: "kDLROCMHost"}
+DLPACK_CAPSULE = b"dltensor"
+DLPACK_VERSIONED_CAPSULE = b"dltensor_versioned"
+DLPACK_FLAG_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+CAI_VERSIONS = (2, 3)  # __cuda_array_interface__ versions read
+
+
 # --- the entry-point APIs themselves -----------------------------------------------------
 
 DRIVER_GETTERS = ("cuGetProcAddress", "cuGetProcAddress_v2")

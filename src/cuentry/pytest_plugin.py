@@ -129,10 +129,14 @@ class FakeDriver:
 
 
 def _have_compiler() -> bool:
-    import shutil
+    from .errors import BuildError
+    from .toolchain import find_compiler
 
-    cc = os.environ.get("CC")
-    return bool(shutil.which(cc) if cc else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")))
+    try:
+        find_compiler()
+    except BuildError:
+        return False
+    return True
 
 
 def _fake_factory(monkeypatch: pytest.MonkeyPatch,

@@ -167,8 +167,9 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
     """
     if not isinstance(ctype, str) or not ctype.strip():
         raise ArgumentError(f"out() needs a C type name, got {ctype!r}", hint="e.g. out('CUcontext')")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1 << 31:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= int.__index__(count) <= 1 << 31:
         raise ArgumentError(f"out() needs a count in 1..{1 << 31}, got {count!r}")
+    count = int.__index__(count)  # an int subclass by its stored value (its comparisons may lie)
     cat, hints, structs = _catalog_parts(cat)
     name = " ".join(ctype.split())
     canonical = _canonical(cat, hints, name)

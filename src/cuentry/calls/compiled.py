@@ -135,20 +135,39 @@ def make(ext: Any, c: Contract, address: int, guard: Guard,
     def on_closed() -> None:
         raise guard.closed_error(symbol)
 
+    _hook_fork(ext)
+    from .devmem import synchroniser
+
+    sync = synchroniser(guard) if c.devptrs else None
     made = []
     for check in (0, 1):
         caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil)
-        caller._slow(_slow(c.convert))
+        caller._slow(_slow(c.convert, sync))
         made.append(caller)
     return made[0], made[1]
 
 
-def _slow(convert: Callable[..., list[Any]]) -> Callable[..., tuple[list[Any], list[Any]]]:
+_FORK_HOOKED: list[bool] = []
+
+
+def _hook_fork(ext: Any) -> None:
+    """In a forked child, the extension recounts the calls the forking thread still has in flight (a fork
+    from a callback inside a call). Registered after the guards' own reset (ffi's, at its import), so it
+    runs after it."""
+    import os
+
+    if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
+        _FORK_HOOKED.append(True)
+        os.register_at_fork(after_in_child=ext._after_fork_child)
+
+
+def _slow(convert: Callable[..., list[Any]],
+          sync: Callable[[int], int] | None) -> Callable[..., tuple[list[Any], list[Any]]]:
     """The Python side of a compiled caller: the contract converts (or raises); the caller then calls with the
-    converted values while it holds the keep-alives (buffer exports, encoded strings)."""
+    converted values while it holds the keep-alives (buffer exports, encoded strings, DLPack capsules)."""
 
     def slow(*args: Any, **kw: Any) -> tuple[list[Any], list[Any]]:
         keep: list[Any] = []
-        return convert(args, kw, keep), keep
+        return convert(args, kw, keep, sync), keep
 
     return slow

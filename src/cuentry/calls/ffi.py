@@ -14,6 +14,7 @@ import ctypes
 import os
 import sys
 import time
+from _thread import get_ident
 from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
 
 from .. import _forksafe
@@ -75,17 +76,20 @@ class Guard:
     flag, and unregisters after the C function returned; :meth:`close` sets the
     flag first and then waits for the in-flight count to drop to zero. Under the
     GIL these steps are ordered, so a library is never unmapped under a running
-    call. Pure-backend calls count themselves in a list (append/pop are atomic);
-    the compiled extension counts in ``state[1]``, which it reaches through the
-    buffer protocol of the ctypes array (``state[0]`` is its closed flag).
+    call. Pure-backend calls count themselves in a list of thread ids (append and
+    remove are atomic); the compiled extension counts in ``state[1]``, which it
+    reaches through the buffer protocol of the ctypes array (``state[0]`` is its
+    closed flag). A child forked inside a call (from a callback the driver runs)
+    keeps the forking thread's calls in flight: they return in the child too.
     """
 
-    __slots__ = ("what", "closed", "calls", "state", "__weakref__")
+    __slots__ = ("what", "closed", "calls", "state", "lookup", "__weakref__")
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, lookup: Callable[[str], int] | None = None) -> None:
         self.what = what
+        self.lookup = lookup  # the library's dlsym (exported name -> address, 0 when absent), where there is one
         self.closed = False
-        self.calls: list[None] = []
+        self.calls: list[int] = []  # the thread id of each pure-backend call in flight
         self.state = (ctypes.c_int64 * 2)()
         _GUARDS.add(self)
 
@@ -94,13 +98,14 @@ class Guard:
 
     def enter(self, call: str = "") -> None:
         """Register a call in flight; raise DriverClosedError (and unregister) if the library is closed."""
-        self.calls.append(None)
+        me = get_ident()
+        self.calls.append(me)
         if self.closed:
-            self.calls.pop()
+            self.calls.remove(me)
             raise self.closed_error(call)
 
     def leave(self) -> None:
-        self.calls.pop()
+        self.calls.remove(get_ident())
 
     @property
     def in_flight(self) -> int:
@@ -124,9 +129,12 @@ _GUARDS: WeakSet[Guard] = WeakSet()
 
 
 def _after_fork_in_child() -> None:
-    """Only the forking thread lives on in a child, and it was not inside a driver call: no call is in flight."""
+    """Only the forking thread lives on in a child: its calls stay in flight (a fork from a callback inside a
+    call returns into that call), every other thread's are gone. The compiled extension recounts its own
+    calls of this thread after this reset (its handler is registered later, so it runs later)."""
+    me = get_ident()
     for g in list(_GUARDS):
-        g.calls.clear()
+        g.calls[:] = [t for t in g.calls if t == me]
         g.state[1] = 0
 
 
@@ -150,7 +158,7 @@ class SharedLibrary:
                 raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
         self._handle: int | None = handle
         self._lock = _forksafe.Lock()
-        self.guard = Guard(name)
+        self.guard = Guard(name, self.address)
 
     @property
     def closed(self) -> bool:

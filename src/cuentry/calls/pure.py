@@ -9,9 +9,10 @@ other argument goes through :meth:`Contract.convert`, which converts or raises.
 from __future__ import annotations
 
 import ctypes
+from _thread import get_ident
 
 from . import contract as k
-from . import ffi
+from . import devmem, ffi
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,20 +39,21 @@ def _factory(n: int) -> Callable[..., Callable[..., int]]:
         return got
     fs = [f"f{i}" for i in range(n)]
     xs = [f"x{i}" for i in range(n)]
-    body = [f"def make(slow, cfn, guard, symbol, no{''.join(', ' + f for f in fs)}):",
+    body = [f"def make(slow, cfn, guard, symbol, no, get_ident{''.join(', ' + f for f in fs)}):",
             "    calls = guard.calls",
             "    def call(*args, **kw):",
             f"        if kw or len(args) != {n}:",
             "            return slow(args, kw)"]
     for i in range(n):
         body += [f"        x{i} = f{i}(args[{i}])", f"        if x{i} is no:", "            return slow(args, kw)"]
-    body += ["        calls.append(None)",
+    body += ["        me = get_ident()",
+             "        calls.append(me)",
              "        try:",
              "            if guard.closed:",
              "                raise guard.closed_error(symbol)",
              f"            return cfn({', '.join(xs)})",
              "        finally:",
-             "            calls.pop()",
+             "            calls.remove(me)",
              "    return call"]
     ns: dict[str, Any] = {}
     exec(compile("\n".join(body), f"<cuentry pure call/{n}>", "exec"), ns)  # our own text, one per arity
@@ -66,21 +68,23 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     convert = c.convert
     calls = guard.calls
     symbol = c.abi.symbol
+    sync = devmem.synchroniser(guard) if c.devptrs else None
 
     def slow(args: tuple[Any, ...], kw: dict[str, Any]) -> int:
         keep: list[Any] = []
-        cargs = convert(args, kw, keep)
-        calls.append(None)
+        cargs = convert(args, kw, keep, sync)
+        me = get_ident()
+        calls.append(me)
         try:
             if guard.closed:
                 raise guard.closed_error(symbol)
             return int(cfn(*cargs))
         finally:
-            calls.pop()
+            calls.remove(me)
 
     fasts = [k.fast_converter(s) for s in c.specs]
     if all(f is not None for f in fasts):
-        call = _factory(len(fasts))(slow, cfn, guard, symbol, k.NOT_FAST, *fasts)
+        call = _factory(len(fasts))(slow, cfn, guard, symbol, k.NOT_FAST, get_ident, *fasts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             return slow(args, kw)
