@@ -13,7 +13,7 @@ import pytest
 
 import cuentry
 from cuentry import Driver, address, as_bytes, as_str, kernel_params, out
-from cuentry.calls import Out, bind, compiled, struct_type
+from cuentry.calls import Out, bind, choice, compiled, struct_type
 from cuentry.errors import ArgumentError, ArgumentRangeError, DriverBusyError, DriverClosedError, UsageError
 
 BACKENDS = ["pure", "compiled"]
@@ -23,7 +23,7 @@ BACKENDS = ["pure", "compiled"]
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Bind on one backend (skipped for compiled where the extension is not installed)."""
     name = str(request.param)
-    monkeypatch.setenv("CUENTRY_BACKEND", name)
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice(name))
     if name == "compiled":
         try:
             compiled.extension()
@@ -103,7 +103,7 @@ def test_kernel_params_keep_their_storage() -> None:
 
 
 def test_unknown_backend_is_an_error(monkeypatch: pytest.MonkeyPatch, fake: dict[str, str], fake_version: Any) -> None:
-    monkeypatch.setenv("CUENTRY_BACKEND", "fastest")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("fastest"))
     with pytest.raises(UsageError, match="CUENTRY_BACKEND"):
         compiled.backend_mode()
     assert compiled.backend()["name"] == "invalid"

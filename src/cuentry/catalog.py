@@ -752,21 +752,42 @@ def _flags_text(flags: int, api: str) -> str:
     return FLAG_NAMES.get(flags, f"flags {flags}")
 
 
+def _import_data() -> tuple[Any, BaseException | None]:
+    """The catalog data module, imported now, at the import of this module (never later, never under a lock).
+
+    Importing it at first use would hold Python's import lock of the data module
+    inside :func:`catalog`: a fork while another thread is in that import leaves the
+    child a half-initialised module whose lock no living thread owns, and the
+    child's own first :func:`catalog` waits for it forever (issue 21). Imported
+    here, the data is in memory before any thread can ask for it; a damaged data
+    module is kept as an error that :func:`catalog` raises.
+    """
+    try:
+        from . import _catalog_data
+
+        return _catalog_data, None
+    except Exception as exc:  # a damaged data module (missing, unreadable, not Python): catalog() says so
+        return None, exc
+
+
+_DATA, _DATA_ERROR = _import_data()
+
 _LOCK = _forksafe.Lock()
 _CATALOG: Catalog | None = None
 
 
 def catalog() -> Catalog:
-    """The catalog shipped with cuentry (loaded once, thread-safe)."""
+    """The catalog shipped with cuentry (built once, thread-safe; nothing is imported here, so it is fork-safe)."""
     global _CATALOG
     cat = _CATALOG
     if cat is not None:
         return cat
     with _LOCK:
         if _CATALOG is None:
+            d = _DATA
             try:
-                from . import _catalog_data as d
-
+                if d is None:
+                    raise ImportError(f"cuentry._catalog_data: {_DATA_ERROR}")
                 _CATALOG = Catalog({"format": d.FORMAT, "primary_toolkit": d.PRIMARY_TOOLKIT, "history": d.HISTORY,
                                     "platforms": d.PLATFORMS, "groups": d.GROUPS, "entries": d.ROWS,
                                     "ffi_hints": d.FFI_HINTS})

@@ -16,13 +16,15 @@ The driver floor of a set of entries is computed here and nowhere else:
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
 
-from .catalog import Abi, Catalog, catalog
+from .catalog import Abi, Catalog, Record, catalog
 from .errors import CuentryError, TableDeclarationError
 from .names import Stream, is_identifier
+
+TYPE_CHECKING = False  # typing and dataclasses are not imported at run time: a library's first table stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "FALLBACK_CHAIN_LIMIT",
@@ -44,26 +46,53 @@ RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available",
                       "min_driver", "resolved", "driver"})
 
 
-@dataclass(frozen=True, repr=False)
-class Entry:
+class Entry(Record):
     """One declared entry point: (symbol, fixed ABI version), required or optional, with its fallbacks.
 
     `abi` is what [Catalog.bind][cuentry.catalog.Catalog.bind] returned for the
     pin in `stream` (None until the entry is bound by a table or a manifest);
-    `line`/`column` say where a manifest wrote it (0 when declared in Python).
+    `line`/`column` say where a manifest wrote it (0 when declared in Python). Entries
+    are frozen; equality and hashing leave out `line`, `column` and `cat`.
     """
 
+    __slots__ = ("symbol", "version", "required", "fallback", "name", "variant", "abi", "stream", "line", "column",
+                 "cat")
     symbol: str
     version: int
-    required: bool = True
-    fallback: Entry | Callable[..., Any] | None = None
-    name: str | None = None
-    variant: str | None = None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
-    abi: Abi | None = None
-    stream: Stream | None = None
-    line: int = field(default=0, compare=False)
-    column: int = field(default=0, compare=False)
-    cat: Catalog | None = field(default=None, compare=False, repr=False)
+    required: bool
+    fallback: Entry | Callable[..., Any] | None
+    name: str | None
+    variant: str | None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
+    abi: Abi | None
+    stream: Stream | None
+    line: int
+    column: int
+    cat: Catalog | None
+
+    def __init__(self, symbol: str, version: int, required: bool = True,
+                 fallback: Entry | Callable[..., Any] | None = None, name: str | None = None,
+                 variant: str | None = None, abi: Abi | None = None, stream: Stream | None = None,
+                 line: int = 0, column: int = 0, cat: Catalog | None = None) -> None:
+        self._set(symbol=symbol, version=version, required=required, fallback=fallback, name=name, variant=variant,
+                  abi=abi, stream=stream, line=line, column=column, cat=cat)
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.symbol, self.version, self.required, self.fallback, self.name, self.variant, self.abi,
+                self.stream)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Entry:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def replace(self, **changes: object) -> Entry:
+        """A copy with some fields changed."""
+        new = super().replace(**changes)
+        assert isinstance(new, Entry)
+        return new
 
     @property
     def attr(self) -> str:
@@ -258,7 +287,7 @@ def _fallback(symbol: str, fallback: object, required: bool) -> Entry | Callable
             if x.fallback is not None:
                 raise TableDeclarationError(f"{symbol}: an entry in a fallback list has its own fallback",
                                             hint="write the chain as one flat list")
-            tail = replace(x, fallback=tail)
+            tail = x.replace(fallback=tail)
         return tail
     if fallback is None or isinstance(fallback, Entry):
         return fallback

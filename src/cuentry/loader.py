@@ -20,8 +20,9 @@ import os
 import sys
 
 from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
-from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError
+from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError, UsageError
 from .names import CUDA_ERROR_STUB_LIBRARY
+from .testing.fakeenv import check_env as _check_fake_knobs  # at import, not at a first load (a fork-safe first use)
 
 DRIVER_ENV = "CUENTRY_DRIVER"
 RUNTIME_ENV = "CUENTRY_RUNTIME"
@@ -135,11 +136,40 @@ def _open(cand: str, how: str, attempts: list[Attempt]) -> SharedLibrary | None:
         return None
 
 
-def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Found:
-    """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError."""
+def path_arg(path: object, what: str = "driver") -> str | None:
+    """An explicit library path as given to a load: str, an ``os.PathLike`` of str (``pathlib.Path``), or None.
+
+    Raises UsageError for anything else (bytes, numbers, ...), before any loader sees it.
+    """
+    if path is None or type(path) is str:
+        return path
+    if isinstance(path, os.PathLike):
+        got = os.fspath(path)
+        if type(got) is str:
+            return got
+    raise UsageError(f"the {what} path must be a str or an os.PathLike (pathlib.Path), got {type(path).__name__}",
+                     hint=f"pass the {what} library's path, e.g. pathlib.Path('/usr/lib/x86_64-linux-gnu/libcuda.so.1')")
+
+
+def _answers_as_stub(lib: SharedLibrary) -> bool:
+    """The toolkit's stub answers every call with CUDA_ERROR_STUB_LIBRARY: ask the one call without side effects.
+
+    ``cuDriverGetVersion`` needs no ``cuInit`` and changes nothing; only
+    [Driver][cuentry.driver.Driver] calls ``cuInit`` (and only when asked to), so
+    loading never initialises the driver.
+    """
+    rc, _ = Bootstrap(lib).get_version("cuDriverGetVersion")
+    return rc == CUDA_ERROR_STUB_LIBRARY
+
+
+def load_driver(explicit: str | os.PathLike[str] | None = None, *, allow_stub: bool = False) -> Found:
+    """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError.
+
+    Nothing is initialised: the stub probe is ``cuDriverGetVersion``, never ``cuInit``.
+    """
     attempts: list[Attempt] = []
     tried_paths: set[str] = set()
-    for cand, how in driver_candidates(explicit):
+    for cand, how in driver_candidates(path_arg(explicit)):
         lib = _open(cand, how, attempts)
         if lib is None:
             continue
@@ -152,10 +182,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             attempts.append(Attempt(cand, how, NOT_A_DRIVER))
             lib.close()
             continue
-        stub = is_stub_path(path) or is_stub_path(cand)
-        if not stub:
-            boot = Bootstrap(lib)
-            stub = boot.call("cuInit", 0) == CUDA_ERROR_STUB_LIBRARY
+        stub = is_stub_path(path) or is_stub_path(cand) or _answers_as_stub(lib)
         if stub and not allow_stub:
             lib.close()
             raise StubLibraryError(path)
@@ -222,10 +249,8 @@ def toolkit_roots() -> list[tuple[str, str]]:
 
 def _check_fake_env(lib: SharedLibrary) -> None:
     """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
-    from .testing.fakeenv import check_env
-
     try:
-        check_env()
+        _check_fake_knobs()
     except Exception:
         lib.close()
         raise
@@ -275,8 +300,9 @@ def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
-def load_runtime(explicit: str | None = None, *, pathfinder: bool = True) -> Found:
+def load_runtime(explicit: str | os.PathLike[str] | None = None, *, pathfinder: bool = True) -> Found:
     """Load libcudart: an explicit path or $CUENTRY_RUNTIME, else cuda-pathfinder, else cuentry's own list."""
+    explicit = path_arg(explicit, "runtime")
     attempts: list[Attempt] = []
     candidates = runtime_candidates(explicit)
     if pathfinder and not explicit and not os.environ.get(RUNTIME_ENV):

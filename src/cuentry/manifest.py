@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Abi, Catalog, catalog
@@ -404,8 +404,8 @@ class _Validator:
             return entry
         tail: Entry | None = None
         for fb in reversed(self._fallbacks(it["fallback"], at + ("fallback",), depth)):
-            tail = replace(fb, fallback=tail)
-        return replace(entry, fallback=tail)
+            tail = fb.replace(fallback=tail)
+        return entry.replace(fallback=tail)
 
     def _symbol_version(self, it: dict[str, Any], at: _Where) -> str:
         sym = it.get("symbol")
@@ -460,7 +460,7 @@ class _Validator:
             abi = bind_pin(self.cat, e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
-        return replace(e, abi=abi, stream=self.stream, cat=self.cat)
+        return e.replace(abi=abi, stream=self.stream, cat=self.cat)
 
     def _no_duplicates(self, specs: list[tuple[Entry, _Where]]) -> None:
         seen: set[str] = set()

@@ -40,9 +40,6 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
 
 from . import _forksafe
 from .catalog import Catalog, catalog
@@ -59,7 +56,11 @@ from .errors import (
 )
 from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
 
+TYPE_CHECKING = False  # typing is not imported at run time: a library's first table stays cheap
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Literal
+
     from .manifest import Manifest
 
 __all__ = [
@@ -152,16 +153,37 @@ class Unavailable:
         return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
 
 
-@dataclass
 class _State:
-    status: str                     # resolved | fallback | unavailable | failed
-    value: Any
-    diagnostic: Diagnostic | None
-    via: str | None = None          # description of the fallback taken
-    attempts: tuple[Diagnostic, ...] = ()
+    """How one entry ended: status (resolved | fallback | unavailable | failed), its value, the diagnostic
+    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic."""
+
+    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make")
+
+    def __init__(self, status: str, value: Any, diagnostic: Diagnostic | None, via: str | None = None,
+                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None) -> None:
+        self.status = status
+        self.value = value
+        self._diagnostic = diagnostic
+        self.via = via
+        self._attempts = attempts
+        self._make = make
+
+    @property
+    def diagnostic(self) -> Diagnostic | None:
+        if self._make is not None:
+            d = self._make()
+            self._diagnostic, self._attempts, self._make = d, (d,), None
+        return self._diagnostic
+
+    @property
+    def attempts(self) -> tuple[Diagnostic, ...]:
+        if self._make is not None:
+            self.diagnostic  # noqa: B018  (builds it)
+        return self._attempts
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
 
 
 def _after_fork() -> None:
@@ -180,7 +202,7 @@ def _listed(name: object, entries: object) -> tuple[Any, ...]:
     if not isinstance(name, str) or not name.strip():
         raise TableDeclarationError(f"a table's name is a non-empty string, got {name!r}",
                                     hint="Table('mylib', [required(...), ...], stream='legacy')")
-    if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+    if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
         raise TableDeclarationError(f"table {name!r}: entries must be a list of required(...)/optional(...), "
                                     f"got {type(entries).__name__}", hint="Table('mylib', [required('cuMemAlloc', 3020)], ...)")
     return tuple(entries)
@@ -231,12 +253,15 @@ class Table:
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
+        attrs = [e.attr for e in listed if isinstance(e, Entry)]
         slots = tuple(dict.fromkeys(
-            e.attr for e in listed
-            if isinstance(e, Entry) and isinstance(e.attr, str) and e.attr.isidentifier() and e.attr not in RESERVED
-            and not e.attr.startswith("_")))
-        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
-                                           "__qualname__": cls.__qualname__})
+            a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
+        sub = _LAYOUTS.get((cls, slots))
+        if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
+            sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                               "__qualname__": cls.__qualname__})
+            if len(_LAYOUTS) < 1024:
+                _LAYOUTS[(cls, slots)] = sub
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
         return self
@@ -326,9 +351,15 @@ class Table:
             src = self._get_source()
             states: dict[str, _State] = {}
             failures: list[Diagnostic] = []
-            for e in self.entries:
-                st = self._resolve_entry(src, e)
-                states[e.attr] = st
+            stream = self.stream
+            # One call for every entry's own pin (Driver.resolve_many: the queries in one loop); a pin that
+            # failed goes on through its fallbacks one by one.
+            answers = src.resolve_many([(e.symbol, e.version, stream, e.bound_abi) for e in self.entries])
+            for e, answer in zip(self.entries, answers, strict=True):
+                if type(answer) is tuple:
+                    states[e.attr] = _State("resolved", answer[0], None, None, (), answer[1])
+                    continue
+                st = states[e.attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
@@ -349,10 +380,14 @@ class Table:
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
-    def _resolve_entry(self, src: Driver | Runtime, e: Entry) -> _State:
+    def _resolve_entry(self, src: Driver | Runtime, e: Entry, failed: ResolutionError | None = None) -> _State:
+        """The entry's state; ``failed``: how its own pin already failed (then only its fallbacks are asked)."""
         attempts: list[Diagnostic] = []
         cur: Entry | Callable[..., Any] | None = e
         first = True
+        if failed is not None:
+            attempts.append(failed.diagnostic)
+            cur, first = e.fallback, False
         while isinstance(cur, Entry):
             try:
                 fn, diag = self._ask(src, cur)
@@ -373,8 +408,10 @@ class Table:
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
 
     def _fill_lazy(self) -> None:
+        put = object.__setattr__
         for e in self.entries:
-            object.__setattr__(self, e.attr, _Lazy(self, e.attr))
+            attr = e.attr
+            put(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
     @property

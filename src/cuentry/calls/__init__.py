@@ -9,17 +9,22 @@ named by ``cuGetErrorName`` instead. After the library is closed, calls raise
 :class:`DriverClosedError`; a close waits for calls in flight.
 
 Backends: the compiled extension (``_fastcall``, built at install) or the pure
-one (ctypes); same contract, same errors. Modules: :mod:`.ffi` (the only code
-touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
-:mod:`.compiled`, :mod:`.shapes`, :mod:`._fastgen` (build time only).
+one (ctypes); same contract, same errors; which one is decided once per process
+by [cuentry.calls.choice][] (``$CUENTRY_BACKEND``, read at import). Modules:
+``ffi`` (the only code touching ctypes and the dynamic loader, its platform
+loader chosen once), ``choice``, ``contract``, ``values``, ``pure``, ``compiled``,
+``shapes``, ``_fastgen`` (build time only). Every module the first call needs is
+imported with this package, never during a first call (a fork then cannot catch
+an import half done).
 """
 
 from __future__ import annotations
 
 from .. import _forksafe
 from ..errors import ArgumentError, CudaError
-from . import contract, ffi
-from .compiled import backend, extension, holds_gil
+from . import compiled, contract, ffi, pure
+from .choice import backend, extension
+from .compiled import holds_gil
 from .values import Address, KernelParams, Out
 
 TYPE_CHECKING = False
@@ -41,8 +46,8 @@ if TYPE_CHECKING:
 
         def __call__(self, *args: Any, **kw: Any) -> int: ...
 
-__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
-           "kernel_params", "out"]
+__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "enum_type",
+           "holds_gil", "kernel_params", "out", "struct_type"]
 
 _LOCK = _forksafe.Lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
@@ -76,13 +81,47 @@ def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
     """
     known = _TYPEDEFS.setdefault(id(cat), {})
     for s in c.specs:
-        t, k = s.type, s.canonical
-        while t.endswith("*") and k.endswith("*"):
-            t, k = t[:-1].strip(), k[:-1].strip()
-        t = t.removeprefix("const ").strip()
-        k = k.removeprefix("const ").removesuffix(" const").strip()
-        if t.isidentifier() and t not in known:
-            known[t] = k
+        _learn(known, s.type, s.canonical)
+
+
+def _learn(known: dict[str, str], t: str, k: str) -> None:
+    """One parameter's spelled type and canonical type: the typedef name it uses, if any, and what it is."""
+    while t.endswith("*") and k.endswith("*"):
+        t, k = t[:-1].strip(), k[:-1].strip()
+    t = t.removeprefix("const ").strip()
+    k = k.removeprefix("const ").removesuffix(" const").strip()
+    if t.isidentifier() and t not in known:
+        known[t] = k
+
+
+_SCANNED: set[int] = set()
+
+
+def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
+    """What typedef ``name`` is, from the signatures in the catalog's rows (scanned up to the first that spells
+    it, learning every other name on the way; a name no signature spells makes it scan them all, once).
+
+    A type asked of out() before any function that uses it was bound (``out("CUcontext")`` before the
+    table that takes it resolved) is found here without the full type data: no JSON file read, no json
+    module imported, on the first call's path.
+    """
+    known = _TYPEDEFS.setdefault(id(cat), {})
+    if id(cat) in _SCANNED:
+        return known.get(name)
+    rows = getattr(cat, "_raw", None)  # the catalog's own index of its rows (one list per symbol)
+    compact = getattr(cat, "_compact", False)
+    if not isinstance(rows, dict):
+        return None
+    for group in list(rows.values()):
+        for row in group:
+            for p in (row[4] if compact else [(q["name"], q["type"], q["canonical"]) if isinstance(q, dict) else q
+                                               for q in row.get("params", ())]):
+                if len(p) > 2:
+                    _learn(known, str(p[1]), " ".join(str(p[2]).split()))
+            if name in known:
+                return known[name]
+    _SCANNED.add(id(cat))
+    return None
 
 
 def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
@@ -90,6 +129,8 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
         return name
     got = _TYPEDEFS.get(id(cat), {}).get(name)
+    if got is None:
+        got = _learn_from_signatures(cat, name)
     if got is not None:
         return got
     typedefs = cat.types["typedefs"]
@@ -129,17 +170,11 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         return CudaError(rc, error_name(rc) if error_name else f"CUresult({rc})", call=label)
 
     ext = extension()
-    made = None
-    if ext is not None:
-        from . import compiled
-
-        made = compiled.make(ext, c, address, g, err)
+    made = compiled.make(ext, c, address, g, err) if ext is not None else None
     if made is not None:
         fn, checked = made
         name = "compiled"
     else:
-        from . import pure
-
         fn, checked = pure.make(c, address, g, err, structs.get)
         name = "pure"
     fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,

@@ -1,5 +1,10 @@
 """The platform layer: the only code in cuentry that touches ctypes, dlopen, dlsym and dladdr.
 
+The OS's dynamic loader is chosen once, at import, behind the small
+``PlatformLoader`` protocol (``LOADER``: dlopen/dlsym/dladdr/dlclose, or
+LoadLibraryW/GetProcAddress/GetModuleFileNameW/FreeLibrary on Windows); nothing
+else in cuentry branches on the platform to load a library.
+
 Everything above deals in plain Python values and catalog records. Here they
 become C: shared libraries opened and closed (with a :class:`Guard` that keeps a
 library mapped while a call is in flight), the bootstrap functions cuentry calls
@@ -33,9 +38,29 @@ POINTER_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
 CHAR_IS_SIGNED = _IS_WINDOWS or (os.uname().machine.lower() in ("x86_64", "amd64", "i386", "i686"))
 
 
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+class LoadFailure(Exception):
+    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+
+
+# --- the platform loader: chosen once, behind one small protocol ------------------------
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class PlatformLoader(Protocol):
+        """What [SharedLibrary][cuentry.calls.ffi.SharedLibrary] needs of the OS: open, look up, name, close."""
+
+        def open(self, name: str) -> int:
+            """A handle of the loaded library; LoadFailure (the loader's words) when it cannot be loaded."""
+
+        def symbol(self, handle: int, name: str) -> int:
+            """The address of an exported symbol, 0 when there is none."""
+
+        def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+            """The file the library was loaded from (``probes``: addresses inside it), None when unknown."""
+
+        def close(self, handle: int) -> None:
+            """Unmap the library (the handle is not used again)."""
 
 
 def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
@@ -45,23 +70,71 @@ def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
     return f
 
 
-if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
-    _k32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    _load = _fn(_k32, "LoadLibraryW", ctypes.c_void_p, ctypes.c_wchar_p)
-    _sym = _fn(_k32, "GetProcAddress", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
-    _unload = _fn(_k32, "FreeLibrary", ctypes.c_int, ctypes.c_void_p)
-    _modname = _fn(_k32, "GetModuleFileNameW", ctypes.c_ulong, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_ulong)
-else:
-    _libdl: Any = ctypes.CDLL(None)
-    _dlopen = _fn(_libdl, "dlopen", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int)
-    _sym = _fn(_libdl, "dlsym", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
-    _unload = _fn(_libdl, "dlclose", ctypes.c_int, ctypes.c_void_p)
-    _dlerror = _fn(_libdl, "dlerror", ctypes.c_char_p)
-    _dladdr = _fn(_libdl, "dladdr", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
 
 
-class LoadFailure(Exception):
-    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+class _PosixLoader:
+    """dlopen (RTLD_NOW | RTLD_LOCAL), dlsym, dladdr, dlclose."""
+
+    def __init__(self) -> None:
+        libdl: Any = ctypes.CDLL(None)
+        self._open = _fn(libdl, "dlopen", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int)
+        self._sym = _fn(libdl, "dlsym", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+        self._close = _fn(libdl, "dlclose", ctypes.c_int, ctypes.c_void_p)
+        self._error = _fn(libdl, "dlerror", ctypes.c_char_p)
+        self._addr = _fn(libdl, "dladdr", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+
+    def open(self, name: str) -> int:
+        handle = self._open(os.fsencode(name), RTLD_NOW | RTLD_LOCAL)
+        if not handle:
+            err = self._error()
+            raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
+        return int(handle)
+
+    def symbol(self, handle: int, name: str) -> int:
+        return int(self._sym(handle, name.encode()) or 0)
+
+    def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+        for addr in probes:
+            info = _DlInfo()
+            if self._addr(addr, ctypes.byref(info)) and info.dli_fname:
+                return os.path.realpath(os.fsdecode(info.dli_fname))
+        return None
+
+    def close(self, handle: int) -> None:
+        self._close(handle)
+
+
+class _WindowsLoader:  # pragma: no cover - exercised on Windows only
+    """LoadLibraryW, GetProcAddress, GetModuleFileNameW, FreeLibrary."""
+
+    def __init__(self) -> None:
+        k32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+        self._open = _fn(k32, "LoadLibraryW", ctypes.c_void_p, ctypes.c_wchar_p)
+        self._sym = _fn(k32, "GetProcAddress", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+        self._close = _fn(k32, "FreeLibrary", ctypes.c_int, ctypes.c_void_p)
+        self._name = _fn(k32, "GetModuleFileNameW", ctypes.c_ulong, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_ulong)
+
+    def open(self, name: str) -> int:
+        handle = self._open(name)
+        if not handle:
+            raise LoadFailure(f"LoadLibrary failed (error {ctypes.get_last_error()})")  # type: ignore[attr-defined]
+        return int(handle)
+
+    def symbol(self, handle: int, name: str) -> int:
+        return int(self._sym(handle, name.encode()) or 0)
+
+    def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+        buf = ctypes.create_unicode_buffer(4096)
+        return buf.value if self._name(handle, buf, 4096) else None
+
+    def close(self, handle: int) -> None:
+        self._close(handle)
+
+
+LOADER: PlatformLoader = _WindowsLoader() if _IS_WINDOWS else _PosixLoader()
 
 
 # --- the guard: closed flag and in-flight calls -------------------------------------
@@ -147,16 +220,7 @@ class SharedLibrary:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        if _IS_WINDOWS:  # pragma: no cover
-            handle = _load(name)
-            if not handle:
-                raise LoadFailure(f"LoadLibrary failed (error {ctypes.get_last_error()})")  # type: ignore[attr-defined]
-        else:
-            handle = _dlopen(os.fsencode(name), RTLD_NOW | RTLD_LOCAL)
-            if not handle:
-                err = _dlerror()
-                raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
-        self._handle: int | None = handle
+        self._handle: int | None = LOADER.open(name)
         self._lock = _forksafe.Lock()
         self.guard = Guard(name, self.address)
 
@@ -169,23 +233,14 @@ class SharedLibrary:
         handle = self._handle
         if handle is None or self.guard.closed:
             return 0
-        return int(_sym(handle, symbol.encode()) or 0)
+        return LOADER.symbol(handle, symbol)
 
     def path(self) -> str:
         """The file the library was actually loaded from."""
         if self._handle is None:
             return self.name
-        if _IS_WINDOWS:  # pragma: no cover
-            buf = ctypes.create_unicode_buffer(4096)
-            n = _modname(self._handle, buf, 4096)
-            return buf.value if n else self.name
-        for probe in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion"):
-            addr = self.address(probe)
-            if addr:
-                info = _DlInfo()
-                if _dladdr(addr, ctypes.byref(info)) and info.dli_fname:
-                    return os.path.realpath(os.fsdecode(info.dli_fname))
-        return self.name
+        probes = [a for a in (self.address(p) for p in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion")) if a]
+        return LOADER.file_of(self._handle, probes) or self.name
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
         """Refuse new calls, wait for calls in flight, then unmap.
@@ -199,10 +254,7 @@ class SharedLibrary:
                 return
             self.guard.close(timeout)
             handle, self._handle = self._handle, None
-        if _IS_WINDOWS:  # pragma: no cover
-            _unload(handle)
-        else:
-            _unload(handle)
+        LOADER.close(handle)
 
 
 # --- ctypes types ----------------------------------------------------------------
@@ -450,7 +502,11 @@ class Bootstrap:
             got = self._has[name] = self._lib.address(name) != 0
         return got
 
-    def _call(self, name: str, *args: Any) -> Any:
+    def function(self, name: str) -> Any:
+        """The ctypes function of bootstrap function ``name`` (LookupError when the library lacks it).
+
+        Calling it directly is for callers that hold the library's guard themselves.
+        """
         f = self._fns.get(name)
         if f is None:
             addr = self._lib.address(name)
@@ -458,6 +514,25 @@ class Bootstrap:
                 raise LookupError(name)
             res, argt = BOOTSTRAP[name]
             f = self._fns[name] = function_at(addr, res, argt)
+        return f
+
+    def proc_address_asker(self) -> Callable[[bytes, int, int], tuple[int, int, int]]:
+        """``ask(symbol, version, flags) -> (CUresult, query result, address)`` through cuGetProcAddress_v2, for
+        one thread's loop of queries: its output cells are made once and reset before each call, and the
+        caller holds the library's guard around the loop (``guard.enter()`` / ``guard.leave()``)."""
+        f = self.function("cuGetProcAddress_v2")
+        pfn, status = ctypes.c_void_p(0), ctypes.c_int(-1)
+        pfn_ref, status_ref = ctypes.byref(pfn), ctypes.byref(status)
+
+        def ask(symbol: bytes, version: int, flags: int) -> tuple[int, int, int]:
+            pfn.value, status.value = 0, -1
+            rc = f(symbol, pfn_ref, version, flags, status_ref)  # restype c_int: an int
+            return rc, status.value, pfn.value or 0
+
+        return ask
+
+    def _call(self, name: str, *args: Any) -> Any:
+        f = self._fns.get(name) or self.function(name)
         guard = self._lib.guard
         guard.enter(name)
         try:

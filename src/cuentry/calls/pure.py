@@ -63,8 +63,14 @@ def _factory(n: int) -> Callable[..., Callable[..., int]]:
 
 def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], CudaError],
          structs: Callable[[str], Any]) -> tuple[Callable[..., int], Callable[..., None]]:
-    """(call, checked) for one ABI at ``address``."""
-    cfn = ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs])
+    """(call, checked) for one ABI at ``address``.
+
+    A struct passed by value needs its ctypes layout, which comes from the catalog's
+    full type data (a 160 kB JSON file): such a function gets its ctypes prototype at
+    its first call, so resolving a table never loads that file.
+    """
+    by_value = any(s.kind == k.STRUCT for s in c.specs)
+    made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs])]
     convert = c.convert
     calls = guard.calls
     symbol = c.abi.symbol
@@ -73,6 +79,9 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     def slow(args: tuple[Any, ...], kw: dict[str, Any]) -> int:
         keep: list[Any] = []
         cargs = convert(args, kw, keep, sync)
+        if not made:  # the first call of a function that takes a struct by value (idempotent if two race)
+            made.append(ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs]))
+        cfn = made[0]
         me = get_ident()
         calls.append(me)
         try:
@@ -83,8 +92,8 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
             calls.remove(me)
 
     fasts = [k.fast_converter(s) for s in c.specs]
-    if all(f is not None for f in fasts):
-        call = _factory(len(fasts))(slow, cfn, guard, symbol, k.NOT_FAST, get_ident, *fasts)
+    if made and all(f is not None for f in fasts):
+        call = _factory(len(fasts))(slow, made[0], guard, symbol, k.NOT_FAST, get_ident, *fasts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             return slow(args, kw)

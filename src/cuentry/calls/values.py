@@ -114,7 +114,7 @@ del PyOutBase._facts  # type: ignore[attr-defined]
 
 
 def _base() -> Any:
-    from .compiled import extension_if_wanted
+    from .choice import extension_if_wanted
 
     ext = extension_if_wanted()
     # An extension built from an older template (no sealed facts) is not trusted with Out's storage.
@@ -230,7 +230,7 @@ _INT_BOUNDS = _int_bounds()
 _FLT_MAX = 3.4028234663852886e38
 
 if _OutBase is not PyOutBase:
-    from .compiled import extension_if_wanted as _ext
+    from .choice import extension_if_wanted as _ext
 
     _ext().register_out(Out)
 
