@@ -32,7 +32,6 @@ PENDING = {
     "cuentry/lint/cfamily/requests.py",
     "cuentry/lint/engine.py",
     "cuentry/lint/facts.py",
-    "cuentry/lint/python.py",
     "cuentry/lint/rules.py",
     "cuentry/lint/preprocess.py",
     "cuentry/lint/cfamily/scan.py",

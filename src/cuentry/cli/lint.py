@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+from typing import Any
 
 from .. import __version__
 from ..catalog import format_version
@@ -32,11 +33,25 @@ def register(sub: SubParsers) -> None:
                     help="look for included headers (and their macros) here too")
     lt.add_argument("--compile-commands", metavar="JSON",
                     help="take include directories from a compile_commands.json")
+    lt.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                    help="lint files in N processes (the output is the same as with -j 1)")
     fmt = lt.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="findings, problems, pins and minimum driver as JSON")
     fmt.add_argument("--sarif", action="store_true", help="SARIF 2.1.0 for code scanning")
     fmt.add_argument("--min-driver", action="store_true", help="the lowest driver the scanned code's pins need")
     lt.set_defaults(func=run)
+
+
+def _jobs(value: str) -> int:
+    from ..lint.parallel import MAX_JOBS
+
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-j takes a number of processes, not {value!r}") from None
+    if not 1 <= n <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"-j takes 1 to {MAX_JOBS} processes, not {n}")
+    return n
 
 
 def _compile_commands_includes(path: str) -> list[str]:
@@ -75,7 +90,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
     includes = list(args.include)
     if args.compile_commands:
         includes += _compile_commands_includes(args.compile_commands)
-    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=includes,
+    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=includes, jobs=args.jobs,
                      progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None)
     code = EXIT_FAIL if rep.findings or rep.problems else EXIT_OK
     if args.sarif:
@@ -93,10 +108,19 @@ def run(args: argparse.Namespace, out: Out) -> int:
         for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
             out.print(f"  {v:>6}  {sym}")
         return code
+    _print_text(rep, out)
+    return code
+
+
+def _print_text(rep: Any, out: Out) -> None:
+    """The findings, the notes of files linted only in part, and the summary line."""
     for f in rep.findings:
         out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.message}")
+    for note in rep.notes:
+        out.print(f"{note.path}: {out.warn('note')}: {note.message}")
     n = len(rep.findings)
     files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} lines)"
-    skipped = f"; {len(rep.problems)} not linted" if rep.problems else ""
+    partial = len({note.path for note in rep.notes})
+    skipped = (f"; {len(rep.problems)} not linted" if rep.problems else "") + (
+        f"; {partial} not fully expanded (see the notes)" if partial else "")
     out.print((f"{n} finding{'s' if n != 1 else ''} in {files}" if n else f"no findings in {files}") + skipped)
-    return code

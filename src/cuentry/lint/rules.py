@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..catalog import Catalog, catalog, format_version
 from ..names import split_suffix
+from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 
 Hit = tuple[int, int, str]
@@ -120,6 +121,7 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
                               f"{abi.version}{' per-thread' if abi.variant else ''} instead of naming the export")
         else:
             yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
+    yield from (h[:3] for h in pyabi.hits(u, cat, "CE003"))   # Python prototypes (hits carry a severity)
 
 
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -131,6 +133,7 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
+    yield from (h[:3] for h in pyabi.hits(u, cat, "CE004"))
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -239,6 +242,7 @@ def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         msg = _export_check(e, cat)
         if msg:
             yield e.line, e.col, msg + e.where
+    yield from (h[:3] for h in pyabi.hits(u, cat, "CE011"))
 
 
 RULES: tuple[Rule, ...] = (

@@ -523,15 +523,15 @@ _STOP = ("expression_statement", "compound_statement", "declaration", "function_
 def tested_after(fn: Function, name: str, end: int) -> bool:
     """Whether ``name`` is tested (in a condition, comparison, return or call) after byte ``end`` in ``fn``.
 
-    Only the occurrences of that name are looked at, newest first, each by walking up to its statement,
-    so a function with many requests stays linear."""
+    The start of the name's last tested occurrence is found once per function and name (each occurrence
+    walked up to its statement once) and kept, so a function with many requests storing into the same
+    variable stays linear."""
     key = name.replace("->", ".").split(".")[-1].strip().encode()
-    for n in reversed(fn.idents.get(key, ())):
-        if n.start_byte < end:
-            return False
-        if _in_test(n):
-            return True
-    return False
+    last = fn.tested.get(key)
+    if last is None:
+        last = next((n.start_byte for n in reversed(fn.idents.get(key, ())) if _in_test(n)), -1)
+        fn.tested[key] = last
+    return last >= end
 
 
 def _in_test(n: Any) -> bool:
