@@ -458,6 +458,7 @@ class Driver(_Source):
             "how": self.how,
             "fake": self.fake,
             "stub": self.stub,
+            "version": self.driver_version,
             "driver_version": self.driver_version,
             "driver_release": format_version(self.driver_version) if self.driver_version else None,
             "cuInit": self.init_result,

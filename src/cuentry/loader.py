@@ -23,6 +23,7 @@ from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
 from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError, UsageError
 from .names import CUDA_ERROR_STUB_LIBRARY
 from .testing.fakeenv import check_env as _check_fake_knobs  # at import, not at a first load (a fork-safe first use)
+from .testing.fakeenv import variant_of as _fake_variant
 
 DRIVER_ENV = "CUENTRY_DRIVER"
 RUNTIME_ENV = "CUENTRY_RUNTIME"
@@ -248,9 +249,10 @@ def toolkit_roots() -> list[tuple[str, str]]:
 
 
 def _check_fake_env(lib: SharedLibrary) -> None:
-    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
+    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0, and a
+    release its variant cannot be (a `full` fake pretending to be 11.8 would offer the 12.0 lookup)."""
     try:
-        _check_fake_knobs()
+        _check_fake_knobs(variant=_fake_variant(lambda name: bool(lib.address(name))))
     except Exception:
         lib.close()
         raise
