@@ -33,6 +33,41 @@ from typing import Any
 from .errors import BuildError, HeaderParseError, UsageError
 from .names import parse_pfn_name, split_suffix
 
+__all__ = [
+    "DATA_MODULE",
+    "FAKE_INCLUDE",
+    "FORMAT",
+    "GROUP_HEADERS",
+    "HISTORY_WHEELS",
+    "OUTPUT_FORMATS",
+    "PLATFORMS",
+    "ROW_COLUMNS",
+    "TERMINALS",
+    "TYPEDEF_HEADERS",
+    "TYPES_FILE",
+    "BuildReport",
+    "Extracted",
+    "Key",
+    "ToolkitScan",
+    "build",
+    "build_catalog",
+    "check_headers_release",
+    "check_toolkit",
+    "compact",
+    "fetch_history",
+    "headers_cuda_version",
+    "macro_names",
+    "match_exported",
+    "parse",
+    "preprocess",
+    "present_headers",
+    "scan_groups",
+    "scan_toolkit",
+    "write",
+    "write_json",
+]
+
+
 TYPEDEF_HEADERS = (
     "cudaTypedefs.h",
     "cudaEGLTypedefs.h",

@@ -44,6 +44,9 @@ from typing import Any
 from .catalog import Catalog, catalog
 from .names import LEGACY, PER_THREAD, VALID_FLAGS_MASK, VERSIONED_APIS, stream_of_flags
 
+__all__ = ["CODES", "RUNTIME_PREFIX", "Finding", "classify", "fallbacks", "is_runtime", "mixed_modes"]
+
+
 CODES: dict[str, tuple[str, str]] = {
     "CT001": ("unknown-name", "not a driver entry point: misspelled, wrong case or suffixed"),
     "CT002": ("below-first-abi", "a version below the symbol's first ABI: never resolves"),

@@ -400,6 +400,17 @@ class Catalog:
             }
         return {k: frozenset(v) for k, v in hints.items()}
 
+    def spelled_types(self) -> Iterator[tuple[str, str]]:
+        """Each parameter type as the headers spell it and its canonical C type, straight from the rows
+        (no record is built and no type data read: the call layer learns typedefs from it cheaply)."""
+        for group in list(self._raw.values()):
+            for row in group:
+                params = row[4] if self._compact else [
+                    (q["name"], q["type"], q["canonical"]) if isinstance(q, dict) else q for q in row.get("params", ())]
+                for p in params:
+                    if len(p) > 2:
+                        yield str(p[1]), str(p[2])
+
     def abis(self, symbol: str) -> tuple[Abi, ...]:
         """All ABIs of `symbol`, oldest first (legacy before per-thread at one version)."""
         got = self._records(symbol) if isinstance(symbol, str) else None

@@ -39,6 +39,7 @@ from .names import (
     QUERY_SUCCESS,
     QUERY_SYMBOL_NOT_FOUND,
     QUERY_VERSION_NOT_SUFFICIENT,
+    RUNTIME_ERROR_INSUFFICIENT_DRIVER,
     RUNTIME_ERROR_NAMES,
     Mode,
     catalog_stream,
@@ -59,6 +60,9 @@ if TYPE_CHECKING:
 
     Answer = tuple[TypedFunction, Callable[[], Diagnostic]] | ResolutionError
 
+__all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "Resolved", "Runtime", "default_driver", "resolve"]
+
+
 
 def _check_pin(sym: object, ver: object, mode: object, abi: Abi) -> None:
     """What resolve_checked takes is what precheck returned: the ABI's own symbol, an int pin, a mode (else a
@@ -74,7 +78,7 @@ def _logging_wanted() -> bool:
     return logging is not None and bool(logging.getLogger("cuentry").isEnabledFor(logging.DEBUG))
 
 
-NO_DRIVER_RUNTIME_ERROR = RUNTIME_ERROR_NAMES[35]  # cudaErrorInsufficientDriver: libcudart found no usable driver
+NO_DRIVER_RUNTIME_ERROR = RUNTIME_ERROR_NAMES[RUNTIME_ERROR_INSUFFICIENT_DRIVER]  # libcudart found no usable driver
 
 
 class Resolved:

@@ -25,6 +25,30 @@ from .names import CUDA_ERROR_STUB_LIBRARY
 from .testing.fakeenv import check_env as _check_fake_knobs  # at import, not at a first load (a fork-safe first use)
 from .testing.fakeenv import variant_of as _fake_variant
 
+__all__ = [
+    "DRIVER_ENV",
+    "NOT_A_DRIVER",
+    "NOT_A_RUNTIME",
+    "PATHFINDER_HOW",
+    "PATHFINDER_MISSING",
+    "RUNTIME_ENV",
+    "WSL_DIR",
+    "Attempt",
+    "Found",
+    "as_given",
+    "describe",
+    "driver_candidates",
+    "is_stub_path",
+    "load_driver",
+    "load_runtime",
+    "locate_nvidia_library",
+    "path_arg",
+    "pathfinder_version",
+    "runtime_candidates",
+    "toolkit_roots",
+]
+
+
 DRIVER_ENV = "CUENTRY_DRIVER"
 RUNTIME_ENV = "CUENTRY_RUNTIME"
 

@@ -21,6 +21,79 @@ if TYPE_CHECKING:
 else:
     Stream = Mode = str
 
+__all__ = [
+    "CAI_VERSIONS",
+    "CUDA_ERROR_INVALID_VALUE",
+    "CUDA_ERROR_NOT_FOUND",
+    "CUDA_ERROR_NOT_INITIALIZED",
+    "CUDA_ERROR_NOT_SUPPORTED",
+    "CUDA_ERROR_NO_DEVICE",
+    "CUDA_ERROR_OUT_OF_MEMORY",
+    "CUDA_ERROR_STUB_LIBRARY",
+    "CUDA_SUCCESS",
+    "DEFAULT",
+    "DEFAULT_FLAG_NAMES",
+    "DLPACK_CAPSULE",
+    "DLPACK_DEVICE_KINDS",
+    "DLPACK_FLAG_READ_ONLY",
+    "DLPACK_HOST_KINDS",
+    "DLPACK_VERSIONED_CAPSULE",
+    "DRIVER_GETTERS",
+    "DRIVER_LIBRARY",
+    "FAULTS",
+    "FLAGS",
+    "FLAG_DEFAULT",
+    "FLAG_LEGACY",
+    "FLAG_NAMES",
+    "FLAG_PER_THREAD",
+    "IDENTIFIER_PATTERN",
+    "LEGACY",
+    "LEGACY_FLAG_NAMES",
+    "MAX_VERSION",
+    "PER_THREAD",
+    "PER_THREAD_FLAG_NAMES",
+    "PER_THREAD_VARIANTS",
+    "PFN_IN_TEXT",
+    "PFN_PATTERN",
+    "QUERY_APIS",
+    "QUERY_NAMES",
+    "QUERY_SUCCESS",
+    "QUERY_SYMBOL_NOT_FOUND",
+    "QUERY_VERSION_NOT_SUFFICIENT",
+    "RELEASE_PATTERN",
+    "RUNTIME_ERROR_INSUFFICIENT_DRIVER",
+    "RUNTIME_ERROR_NAMES",
+    "RUNTIME_GETTERS",
+    "SEVERITIES",
+    "STREAM_CHOICES",
+    "STREAM_LEGACY_HANDLE",
+    "STREAM_PER_THREAD_HANDLE",
+    "SUFFIXED_EXPORT_PATTERN",
+    "SUFFIXED_PATTERN",
+    "SUFFIX_PATTERN",
+    "TOOLKIT_MACROS",
+    "VALID_FLAGS_MASK",
+    "VERSIONED_APIS",
+    "VERSION_QUERIES",
+    "catalog_stream",
+    "check_symbol",
+    "check_version",
+    "flags_name",
+    "format_version",
+    "has_suffix",
+    "is_identifier",
+    "looks_like_release",
+    "parse_pfn_name",
+    "parse_stream",
+    "parse_version",
+    "pfn_name",
+    "split_suffix",
+    "stream_label",
+    "stream_of_flags",
+    "stream_of_variant",
+]
+
+
 # --- stream modes and flags ------------------------------------------------------
 
 LEGACY: Stream = "legacy"
@@ -242,6 +315,7 @@ QUERY_NAMES: dict[int, str] = {
 }
 
 # cudaError_t values of the runtime path.
+RUNTIME_ERROR_INSUFFICIENT_DRIVER = 35  # cudaErrorInsufficientDriver: libcudart found no usable driver
 RUNTIME_ERROR_NAMES: dict[int, str] = {
     0: "cudaSuccess", 1: "cudaErrorInvalidValue", 34: "cudaErrorStubLibrary", 35: "cudaErrorInsufficientDriver",
     127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound",

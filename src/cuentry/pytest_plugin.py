@@ -45,6 +45,28 @@ import pytest
 if TYPE_CHECKING:
     from .driver import Driver
 
+__all__ = [
+    "DRIVER_ENV",
+    "FAKE_ENV",
+    "MARKER",
+    "OLDEST",
+    "Emulation",
+    "FakeDriver",
+    "SpecError",
+    "cuentry_emulate",
+    "cuentry_fake_driver",
+    "emulate_available",
+    "known_version",
+    "newest_known",
+    "parse_spec",
+    "probe_driver",
+    "pytest_configure",
+    "pytest_runtest_setup",
+    "requirement_skip_reason",
+    "variant_for",
+]
+
+
 MARKER = "requires_driver"
 FAKE_ENV = "CUENTRY_FAKE_DRIVER_VERSION"
 DRIVER_ENV = "CUENTRY_DRIVER"

@@ -24,6 +24,9 @@ from pathlib import Path
 
 from .errors import BuildError
 
+__all__ = ["CXX_COMPILERS", "C_COMPILERS", "c_string", "compile_cached", "find_compiler", "run_compiler"]
+
+
 C_COMPILERS = ("cc", "gcc", "clang")
 CXX_COMPILERS = ("c++", "g++", "clang++")
 

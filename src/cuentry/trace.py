@@ -36,6 +36,23 @@ from .diagnostics import cu_result_name
 from .errors import UsageError
 from .names import QUERY_NAMES, RUNTIME_ERROR_NAMES, VERSIONED_APIS, check_version
 
+__all__ = [
+    "NOT_LOADED",
+    "NOT_LOADED_WHY",
+    "NO_DRIVER_HINT",
+    "SCHEMA",
+    "EmulationResult",
+    "Process",
+    "Request",
+    "TraceReport",
+    "collect",
+    "emulate",
+    "environment",
+    "run",
+    "untraceable",
+]
+
+
 SCHEMA = 2
 
 # What a trace can miss (TraceReport.incomplete): the record files ran out of space, or the

@@ -108,18 +108,10 @@ def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
     known = _TYPEDEFS.setdefault(id(cat), {})
     if id(cat) in _SCANNED:
         return known.get(name)
-    rows = getattr(cat, "_raw", None)  # the catalog's own index of its rows (one list per symbol)
-    compact = getattr(cat, "_compact", False)
-    if not isinstance(rows, dict):
-        return None
-    for group in list(rows.values()):
-        for row in group:
-            for p in (row[4] if compact else [(q["name"], q["type"], q["canonical"]) if isinstance(q, dict) else q
-                                               for q in row.get("params", ())]):
-                if len(p) > 2:
-                    _learn(known, str(p[1]), " ".join(str(p[2]).split()))
-            if name in known:
-                return known[name]
+    for spelled, canonical in cat.spelled_types():
+        _learn(known, spelled, " ".join(canonical.split()))
+        if name in known:
+            return known[name]
     _SCANNED.add(id(cat))
     return None
 

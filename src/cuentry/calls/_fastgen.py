@@ -28,6 +28,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+__all__ = ["TEMPLATE", "build", "install_into_checkout", "source", "template"]
+
+
 TEMPLATE = "_fastcall.c.in"  # beside this module; shipped in the wheel and the sdist as package data
 
 

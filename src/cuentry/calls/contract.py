@@ -27,6 +27,24 @@ if TYPE_CHECKING:
 
     from ..catalog import Abi, Param
 
+__all__ = [
+    "COMPANIONS",
+    "DEVICE_RANGES",
+    "DEVPTR_TYPES",
+    "FIXED_EXTENT",
+    "NOT_FAST",
+    "POINTER_KINDS",
+    "Contract",
+    "Hints",
+    "ParamSpec",
+    "classify",
+    "code_class",
+    "element_matches",
+    "fast_converter",
+    "out_matches",
+]
+
+
 # Parameter kinds.
 INT, FLOAT, HANDLE, DEVPTR, CSTR, INBUF, OUTBUF, ARRAY, STRUCTPTR, FUNCPTR, STRUCT = (
     "int", "float", "handle", "devptr", "cstr", "inbuf", "outbuf", "array", "structptr", "funcptr", "struct")

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+__all__ = ["MAX_NDIM", "POINTER_MAX", "Extent", "Refused", "convert", "is_array_like", "synchroniser"]
+
+
 POINTER_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
 MAX_NDIM = 64
 

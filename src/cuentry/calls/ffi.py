@@ -30,6 +30,32 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+__all__ = [
+    "ALIASES",
+    "BOOTSTRAP",
+    "CHAR_IS_SIGNED",
+    "CLOSE_WAIT_S",
+    "LOADER",
+    "POINTER_MAX",
+    "RTLD_LOCAL",
+    "RTLD_NOW",
+    "SCALARS",
+    "Bootstrap",
+    "Guard",
+    "LoadFailure",
+    "SharedLibrary",
+    "StructTypes",
+    "buffer_address",
+    "bytes_address",
+    "c_string",
+    "ctypes_address",
+    "function_address",
+    "function_at",
+    "is_ctypes_function",
+    "sizeof",
+]
+
+
 _IS_WINDOWS = sys.platform == "win32"
 RTLD_NOW = 2
 RTLD_LOCAL = 0

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
     from ..errors import CudaError
 
+__all__ = ["argtype", "make"]
+
+
 
 def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
     """The ctypes type a parameter is passed as (pointers and handles as void *)."""

@@ -13,6 +13,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+__all__ = ["CODES", "SLOTS", "catalog_shapes", "shape_code", "shapes"]
+
+
 CODES = {
     "int": "i", "unsigned int": "I", "short": "t", "unsigned short": "T", "char": "c", "signed char": "b",
     "unsigned char": "B", "long": "l", "unsigned long": "L", "long long": "q", "unsigned long long": "Q",

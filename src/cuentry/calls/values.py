@@ -20,6 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+__all__ = ["Address", "KernelParams", "Out", "PyOutBase", "exact_int"]
+
+
 
 class _Sealed(Exception):
     """Internal: the reason an integer-like value is not an exact int (worded for an error message)."""

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 else:
     SubParsers = argparse._SubParsersAction
 
+__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "main"]
+
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NODRIVER = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70

@@ -9,6 +9,9 @@ from . import SubParsers
 from .output import Out
 from .trace import add_report_options, command, not_loaded, open_sink, safe, sink_kept, write_report
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     e = sub.add_parser(

@@ -14,6 +14,9 @@ from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
 from .output import Out
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     from ..lint import MAX_FILE_BYTES

@@ -12,6 +12,9 @@ from typing import Any, TextIO
 
 from ..errors import CuentryError
 
+__all__ = ["Out", "cli_terms", "diagnostic_json", "plain", "suggestion_objects", "terminal_width"]
+
+
 _ANSI = re.compile(r"\033\[[0-9;]*m")
 
 

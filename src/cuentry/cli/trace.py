@@ -19,6 +19,22 @@ if TYPE_CHECKING:
     from ..audit import Finding
     from ..trace import Request, TraceReport
 
+__all__ = [
+    "Sink",
+    "add_report_options",
+    "command",
+    "not_loaded",
+    "open_sink",
+    "print_report",
+    "register",
+    "report_out",
+    "run",
+    "safe",
+    "sink_kept",
+    "write_report",
+]
+
+
 _API_SHORT = {"cuGetProcAddress_v2": "v2", "cuGetProcAddress": "v1", "cudaGetDriverEntryPointByVersion": "rt",
               "cudaGetDriverEntryPoint": "rt-old", "dlsym": "dlsym"}
 _HEADER = ["api", "symbol", "version", "flags", "result", "query", "export", "count"]

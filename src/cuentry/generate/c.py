@@ -45,6 +45,12 @@ from .model import Plan, plan
 if TYPE_CHECKING:
     from ..manifest import Manifest
 
+__all__ = [
+    "BOOTSTRAP", "CUDA_H_RENAMES", "MEMBER_PREFIX", "TEMPLATE", "check_entry_names", "generate_c", "layout_stamp",
+    "member", "pfn_typedef", "render", "template",
+]
+
+
 _TAG = re.compile(r"\b(struct|union|enum)\s+(\w+)")
 _ENUM_WORD = re.compile(r"\benum\s+\w+|\bCU\w+")
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")

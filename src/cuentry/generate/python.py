@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from ..entry import Entry
     from ..manifest import Manifest
 
+__all__ = ["accessor_name", "class_name", "generate_python", "protocol_name", "render"]
+
+
 _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
                 contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
                 contract.OUTBUF: "Pointer", contract.ARRAY: "Pointer", contract.STRUCTPTR: "Pointer",

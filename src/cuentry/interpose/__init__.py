@@ -31,6 +31,31 @@ from ..catalog import Catalog, catalog
 from ..errors import BuildError
 from ..toolchain import c_string, compile_cached
 
+__all__ = [
+    "APIS",
+    "CALLER_SIZE",
+    "EMULATE_ENV",
+    "EXPORT_SIZE",
+    "FILE_SIZE",
+    "HEADER_SIZE",
+    "INCOMPLETE_SPACE",
+    "LAYOUT",
+    "MAGIC",
+    "MAX_CALLERS",
+    "SLOTS",
+    "SPACE_EXHAUSTED",
+    "SYMBOL_SIZE",
+    "TRACE_DIR_ENV",
+    "ProcessRecord",
+    "RawRequest",
+    "build",
+    "parse",
+    "read",
+    "source",
+    "tables",
+]
+
+
 TRACE_DIR_ENV = "CUENTRY_TRACE_DIR"
 EMULATE_ENV = "CUENTRY_EMULATE_DRIVER"
 
