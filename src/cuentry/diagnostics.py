@@ -289,24 +289,7 @@ def classify(
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
     known = symbol in cat
     if result != CUDA_SUCCESS:
-        if result == CUDA_ERROR_STUB_LIBRARY:
-            return (Classification.STUB_LIBRARY,
-                    "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
-        if result == CUDA_ERROR_NOT_INITIALIZED:
-            return (Classification.NOT_INITIALIZED,
-                    "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
-        if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
-            first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
-            if first is not None and first > driver_version:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
-            older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
-            alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
-            return (Classification.VERSION_ABOVE_DRIVER,
-                    f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
-                    f"update the driver, make the entry optional with a fallback{alt}")
-        if result == CUDA_ERROR_INVALID_VALUE:
-            return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
-        return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
+        return _classify_error(cat, symbol, version, stream, result, driver_version, drv, known, runtime)
     if query == QUERY_VERSION_NOT_SUFFICIENT:
         if known:
             first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
@@ -315,19 +298,48 @@ def classify(
                     f"{stream_label(stream)} ABI is {first}; raise the pin to {first}")
         return Classification.VERSION_NOT_SUFFICIENT, "raise the version pin to the symbol's first ABI version"
     if query == QUERY_SYMBOL_NOT_FOUND:
-        if known:
-            first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
-            if driver_version is not None and driver_version < first:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
-            abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
-            if abi is not None and platform not in abi.platforms:
-                return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"
-            return (Classification.NOT_EXPORTED,
-                    f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
-                    "it may be platform- or build-specific: use a fallback")
-        return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
+        return _classify_not_found(cat, symbol, version, stream, driver_version, drv, known, platform)
     if query is not None and query != QUERY_SUCCESS:
         return Classification.DRIVER_ERROR, f"unexpected query result {query}"
     if address == 0:
         return Classification.NULL_POINTER, "the driver reported success but gave a NULL pointer: treat it as unavailable"
     return Classification.OK, ""
+
+
+def _classify_error(cat: Catalog, symbol: str, version: int, stream: str, result: int, driver_version: int | None,
+                    drv: str, known: bool, runtime: bool) -> tuple[Classification, str]:
+    """An answer whose CUresult is not CUDA_SUCCESS."""
+    if result == CUDA_ERROR_STUB_LIBRARY:
+        return (Classification.STUB_LIBRARY,
+                "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
+    if result == CUDA_ERROR_NOT_INITIALIZED:
+        return (Classification.NOT_INITIALIZED,
+                "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
+    if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
+        first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
+        if first is not None and first > driver_version:
+            return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
+        older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
+        alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
+        return (Classification.VERSION_ABOVE_DRIVER,
+                f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
+                f"update the driver, make the entry optional with a fallback{alt}")
+    if result == CUDA_ERROR_INVALID_VALUE:
+        return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
+    return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
+
+
+def _classify_not_found(cat: Catalog, symbol: str, version: int, stream: str, driver_version: int | None, drv: str,
+                        known: bool, platform: str) -> tuple[Classification, str]:
+    """A successful call whose query result is SYMBOL_NOT_FOUND."""
+    if not known:
+        return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
+    first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
+    if driver_version is not None and driver_version < first:
+        return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
+    abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
+    if abi is not None and platform not in abi.platforms:
+        return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"
+    return (Classification.NOT_EXPORTED,
+            f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
+            "it may be platform- or build-specific: use a fallback")

@@ -21,6 +21,8 @@ from .. import __version__
 from ..errors import CuentryError, DriverError, ManifestError, UsageError
 
 if TYPE_CHECKING:
+    from .output import Out
+
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 else:
     SubParsers = argparse._SubParsersAction
@@ -111,6 +113,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     if not getattr(args, "func", None):
         parser.print_help(stdout)
         return EXIT_USAGE
+    return _dispatch(args, out, stderr)
+
+
+def _dispatch(args: argparse.Namespace, out: Out, stderr: TextIO) -> int:
+    """Run the command; each error class becomes its exit code and one message."""
     try:
         with _logging(args.verbose, stderr):
             return int(args.func(args, out))
