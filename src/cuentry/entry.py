@@ -73,8 +73,18 @@ class Entry(Record):
                  fallback: Entry | Callable[..., Any] | None = None, name: str | None = None,
                  variant: str | None = None, abi: Abi | None = None, stream: Stream | None = None,
                  line: int = 0, column: int = 0, cat: Catalog | None = None) -> None:
-        self._set(symbol=symbol, version=version, required=required, fallback=fallback, name=name, variant=variant,
-                  abi=abi, stream=stream, line=line, column=column, cat=cat)
+        put = object.__setattr__  # one call per field: tables build many entries
+        put(self, "symbol", symbol)
+        put(self, "version", version)
+        put(self, "required", required)
+        put(self, "fallback", fallback)
+        put(self, "name", name)
+        put(self, "variant", variant)
+        put(self, "abi", abi)
+        put(self, "stream", stream)
+        put(self, "line", line)
+        put(self, "column", column)
+        put(self, "cat", cat)
 
     def _key(self) -> tuple[object, ...]:
         return (self.symbol, self.version, self.required, self.fallback, self.name, self.variant, self.abi,
@@ -187,8 +197,16 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
             _check_final(e, e.fallback, where)
         if e.abi is not None and e.stream == stream and e.cat is cat:
             return e
-        return Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
-                     stream, e.line, e.column, cat)
+        key = (id(e), stream, id(cat))
+        got = _BOUND_ENTRIES.get(key)
+        if got is not None and got[0] is e and got[1] is cat:  # the same declared entry in a table of this mode
+            return got[2]
+        bound = Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
+                      stream, e.line, e.column, cat)
+        if len(_BOUND_ENTRIES) >= _BOUND_ENTRIES_LIMIT:
+            _BOUND_ENTRIES.clear()
+        _BOUND_ENTRIES[key] = (e, cat, bound)  # e and cat kept alive with their key: an id is never reused here
+        return bound
     if e.bound_in(stream, cat):
         return e
     chain = e.chain
@@ -217,6 +235,12 @@ def _check_final(e: Entry, final: object, where: str) -> None:
         raise TableDeclarationError(f"{where}{e.describe()}: fallback must be an entry, a callable or None, "
                                     f"got {type(final).__name__}", hint="optional('cuX', N, fallback=my_function)")
 
+
+# Single-pin entries already bound, by (declared entry, mode, catalog): a library that builds the same
+# table again (one per thread, per device, after a reset) binds nothing twice. Bounded, so a program
+# declaring entries without end cannot grow it without end.
+_BOUND_ENTRIES: dict[tuple[int, str, int], tuple[Entry, Catalog, Entry]] = {}
+_BOUND_ENTRIES_LIMIT = 4096
 
 # Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
 # manifest read again) declaring the same pins does not ask again. Refusals are not kept.
