@@ -20,8 +20,9 @@
     drv.available("cuMulticastCreate"), drv.reason("cuMulticastCreate")
 
 A table has exactly one stream mode. Resolution is lazy, happens once under a
-lock, and leaves each resolved function as a plain instance attribute, so a
-cached access costs what any attribute access costs. A required entry that
+lock, and asks and checks every entry (nothing is refused later); each entry's
+typed callable is then bound on its first read, and from then on is a plain
+slot of the table, so a cached access costs what any attribute access costs. A required entry that
 fails makes resolution raise [TableResolutionError][cuentry.errors.TableResolutionError] listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
+    from .catalog import Abi
     from .manifest import Manifest
 
 __all__ = [
@@ -153,20 +155,47 @@ class Unavailable:
         return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
 
 
+class _Binder:
+    """An entry resolved and checked but not bound yet, in the table's own class: its first read binds the
+    typed callable ([Table._bind_entry][cuentry.table.Table._bind_entry]), writes it to the entry's slot and
+    removes this descriptor, so every later read is a slot read."""
+
+    __slots__ = ("attr",)
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, t: Table | None, owner: type | None = None) -> Any:
+        if t is None:
+            return self
+        return t._bind_entry(self.attr)
+
+    def __set__(self, t: Table, value: Any) -> None:  # an assignment, as to the slot it stands in for
+        t._settle(self.attr, value)
+
+    def __delete__(self, t: Table) -> None:
+        with t._lock:
+            t._settle(self.attr, None)
+            t._layout.__dict__[self.attr].__delete__(t)
+
+
 class _State:
     """How one entry ended: status (resolved | fallback | unavailable | failed), its value, the diagnostic
-    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic."""
+    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic, and
+    for a success not bound yet what binds it: (source, ABI, address)."""
 
-    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make")
+    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make", "bind")
 
     def __init__(self, status: str, value: Any, diagnostic: Diagnostic | None, via: str | None = None,
-                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None) -> None:
+                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None,
+                 bind: tuple[Driver | Runtime, Abi, int] | None = None) -> None:
         self.status = status
         self.value = value
         self._diagnostic = diagnostic
         self.via = via
         self._attempts = attempts
         self._make = make
+        self.bind = bind
 
     @property
     def diagnostic(self) -> Diagnostic | None:
@@ -246,10 +275,15 @@ def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
-    Each table is an instance of its own subclass whose `__slots__` are the entry
-    names, so a resolved entry is read as a slot: as fast as any attribute access,
-    however many entries the table has.
+    Each table is an instance of a subclass whose `__slots__` are the entry names
+    (one per layout), so a resolved entry is read as a slot: as fast as any
+    attribute access, however many entries the table has. Between resolution and
+    an entry's first read, a class of the table's own stands above it, holding a
+    descriptor for each entry not bound yet; it is dropped when none is left.
     """
+
+    _layout: type[Table]  # the per-layout class (set in __new__)
+    _unbound: set[str]  # entries resolved but not bound yet
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
@@ -264,6 +298,7 @@ class Table:
                 _LAYOUTS[(cls, slots)] = sub
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
+        self.__dict__["_layout"] = sub
         return self
 
     def __init__(
@@ -296,6 +331,7 @@ class Table:
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
+        self._unbound = set()
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
@@ -356,8 +392,8 @@ class Table:
             # failed goes on through its fallbacks one by one.
             answers = src.resolve_many([(e.symbol, e.version, stream, e.bound_abi) for e in self.entries])
             for e, answer in zip(self.entries, answers, strict=True):
-                if type(answer) is tuple:
-                    states[e.attr] = _State("resolved", answer[0], None, None, (), answer[1])
+                if type(answer) is tuple:  # (address, diagnostic()): checked; bound on the first read
+                    states[e.attr] = _State("resolved", None, None, None, (), answer[1], (src, e.bound_abi, answer[0]))
                     continue
                 st = states[e.attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
@@ -365,8 +401,7 @@ class Table:
             if failures:
                 self._states = states
                 raise TableResolutionError(self.name, failures)
-            for attr, st in states.items():
-                object.__setattr__(self, attr, st.value)
+            self._publish(states)
             self._states = states
             self._pid = os.getpid()
             self._resolved = True
@@ -406,6 +441,51 @@ class Table:
             return _State("fallback", cur, attempts[0], f"callable {getattr(cur, '__qualname__', repr(cur))}",
                           tuple(attempts))
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
+
+    def _publish(self, states: dict[str, _State]) -> None:
+        """Each entry's value into its slot, and for those still to bind, a class of this table's own with a
+        [_Binder][cuentry.table._Binder] for each (a read of one binds it)."""
+        layout = self._layout
+        members = layout.__dict__
+        unbound: set[str] = set()
+        for attr, st in states.items():
+            if st.bind is None:
+                members[attr].__set__(self, st.value)
+            else:
+                unbound.add(attr)
+        self._unbound = unbound
+        if unbound:
+            own = type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
+                                                    "__qualname__": layout.__qualname__,
+                                                    **{a: _Binder(a) for a in unbound}})
+            self.__class__ = own
+
+    def _bind_entry(self, attr: str) -> Any:
+        """The first read of a resolved entry: its typed callable, bound now (and from now on its slot's)."""
+        with self._lock:
+            if not self._resolved:  # reset() since the descriptor was read: resolve again
+                self.resolve()
+            st = self._states[attr]
+            if st.bind is not None:
+                src, abi, addr = st.bind
+                st.value = src.typed(abi, addr)
+                st.bind = None
+            self._settle(attr, st.value)
+            return st.value
+
+    def _settle(self, attr: str, value: Any) -> None:
+        """`value` into the entry's slot; its descriptor (if any) removed, and the table's own class with the
+        last one."""
+        with self._lock:
+            self._layout.__dict__[attr].__set__(self, value)
+            unbound = self.__dict__.get("_unbound")
+            if unbound and attr in unbound:
+                unbound.discard(attr)
+                cls = type(self)
+                if not unbound:
+                    self.__class__ = self._layout
+                elif cls is not self._layout and attr in cls.__dict__:
+                    delattr(cls, attr)
 
     def _fill_lazy(self) -> None:
         put = object.__setattr__
@@ -484,6 +564,9 @@ class Table:
             # The flag first: a reader that still sees True reads a real function or, after
             # _fill_lazy, a _Lazy that resolves again under the lock, never a loop of _Lazy.
             self._resolved = False
+            self._unbound = set()
+            if type(self) is not self._layout:
+                self.__class__ = self._layout
             self._fill_lazy()
             self._states = {}
             self._forked_refused = False
