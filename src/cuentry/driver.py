@@ -224,6 +224,15 @@ class _Source:
                 emulated: bool, addr: int, runtime: bool = False) -> Diagnostic:
         """The diagnostic of one answer (a failure raises its ResolutionError); a success is remembered, so
         that [typed][cuentry.driver._Source.typed] binds it. Nothing is bound here."""
+        hint, exported = self._judged(sym, ver, mode, abi, access, rc, query, emulated, addr, runtime)
+        d = self._diagnostic(sym, ver, mode, abi, access, rc, query, emulated, addr, Classification.OK, hint, exported)
+        d.log()
+        return d
+
+    def _judged(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                emulated: bool, addr: int, runtime: bool = False) -> tuple[str, str | None]:
+        """Every check of one answer: for a success (hint, exported name), remembered for
+        [typed][cuentry.driver._Source.typed]; a failure raises its ResolutionError (its diagnostic logged)."""
         stream = catalog_stream(mode)
         key = (sym, ver, stream, rc, query, addr != 0, runtime, self.driver_version)
         got = self._classified.get(key)
@@ -232,20 +241,22 @@ class _Source:
                                                    address=addr, driver_version=self.driver_version, runtime=runtime,
                                                    cat=self.cat)
         cls, hint = got
-        exported = abi.exported
-        if cls is Classification.OK:
-            seen = self._seen.get((id(abi), addr))
-            exported = seen[1] if seen is not None and seen[0] is abi else self._exported(sym, abi, addr)
-        d = Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
-                       driver_version=self.driver_version, library=self.path, result=rc,
-                       result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
-                       classification=cls, hint=hint, abi=abi.pfn, exported=exported)
-        d.log()
-        if not d.ok:
+        if cls is not Classification.OK:
+            d = self._diagnostic(sym, ver, mode, abi, access, rc, query, emulated, addr, cls, hint, abi.exported)
+            d.log()
             raise ResolutionError(d)
+        seen = self._seen.get((id(abi), addr))
+        exported = seen[1] if seen is not None and seen[0] is abi else self._exported(sym, abi, addr)
         check_bindable(abi, self.cat)  # what binding would refuse is refused now, not at the first call
         self._seen[(id(abi), addr)] = (abi, exported)
-        return d
+        return hint, exported
+
+    def _diagnostic(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                    emulated: bool, addr: int, cls: Classification, hint: str, exported: str | None) -> Diagnostic:
+        return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
+                          driver_version=self.driver_version, library=self.path, result=rc,
+                          result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
+                          classification=cls, hint=hint, abi=abi.pfn, exported=exported)
 
     def _bind(self, abi: Abi, addr: int) -> TypedFunction:
         """The typed callable of a success: bound once per (ABI, address) under the current backend choice."""
@@ -445,7 +456,7 @@ class Driver(_Source):
         if self.gpa_form != "v2" or _logging_wanted() or self.library.closed:
             return super().resolve_many(pins)
         ask = self.boot.proc_address_asker()  # its output cells made once, for this loop
-        dv, firsts, seen, access = self.driver_version, self._first, self._seen, "driver:v2"
+        dv, seen, access = self.driver_version, self._seen, "driver:v2"
         out: list[Answer] = []
         guard = self.library.guard
         guard.enter("cuGetProcAddress_v2")
@@ -454,9 +465,10 @@ class Driver(_Source):
                 if sym != abi.symbol or type(ver) is not int:  # not what precheck returned: refused there
                     out.extend(super().resolve_many([(sym, ver, mode, abi)]))
                     continue
-                first = firsts.get((sym, PER_THREAD if mode == PER_THREAD else LEGACY))  # catalog_stream(), inlined
-                if first is None or (dv is not None and dv < first):
-                    refused = self.too_old(sym, ver, mode, abi)  # works the first version out, once
+                # A driver at least as new as the bound ABI is not older than the symbol's first one (the ABI is
+                # one of the symbol's in this mode): the seed's first step needs asking only below it.
+                if dv is not None and dv < abi.version:
+                    refused = self.too_old(sym, ver, mode, abi)
                     if refused is not None:
                         out.append(refused)
                         continue
@@ -475,12 +487,14 @@ class Driver(_Source):
 
     def _first_answer(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
                       addr: int) -> Answer:
-        """An answer not seen before (or a failure): classified and named the one-pin way."""
+        """An answer not seen before (or a failure): checked the one-pin way; a success's diagnostic built when
+        asked for."""
         try:
-            d = self._answer(sym, ver, mode, abi, access, rc, query, False, addr)
+            hint, exported = self._judged(sym, ver, mode, abi, access, rc, query, False, addr)
         except ResolutionError as exc:
             return exc
-        return addr, lambda: d
+        return addr, lambda: self._diagnostic(sym, ver, mode, abi, access, rc, query, False, addr, Classification.OK,
+                                              hint, exported)
 
     def _later(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
                exported: str | None) -> Callable[[], Diagnostic]:
@@ -490,10 +504,8 @@ class Driver(_Source):
                  exported: str | None) -> Diagnostic:
         """The diagnostic of a success [resolve_many][cuentry.driver.Driver.resolve_many] took from an earlier
         answer (built when asked for)."""
-        return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access="driver:v2",
-                          driver_version=self.driver_version, library=self.path, result=rc,
-                          result_name=self._result_name(rc), query=query, query_emulated=False, address=addr,
-                          classification=Classification.OK, hint="", abi=abi.pfn, exported=exported)
+        return self._diagnostic(sym, ver, mode, abi, "driver:v2", rc, query, False, addr, Classification.OK, "",
+                                exported)
 
     def call(self, symbol: str, version: int, stream: str = "legacy") -> TypedFunction:
         """Shorthand: resolve and return the typed callable."""

@@ -40,7 +40,7 @@ bound in the table's mode are used as they are.
 from __future__ import annotations
 
 import os
-import weakref
+from _weakrefset import WeakSet  # what weakref.WeakSet is, without importing weakref (a cold start)
 
 from . import _forksafe
 from .catalog import Catalog, catalog
@@ -211,7 +211,7 @@ class _State:
         return self._attempts
 
 
-_TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_TABLES: WeakSet[Table] = WeakSet()
 _LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
 
 
