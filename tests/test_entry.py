@@ -20,14 +20,7 @@ from cuentry.entry import FALLBACK_CHAIN_LIMIT, Entry, optional, required
 from cuentry.errors import TableDeclarationError
 from cuentry.table import Table
 
-CHAIN = """\
-[table]
-name = "x"
-stream = "legacy"
-required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
-            "cuMemAlloc@3020"]
-optional = [{ symbol = "cuMulticastCreate", version = 12010 }]
-"""
+from .manifests import CHAIN
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
