@@ -24,7 +24,7 @@ from cuentry.calls.ffi import Guard
 from cuentry.catalog import catalog
 from cuentry.errors import ArgumentError
 
-from .test_calls_lying import BACKENDS, use_backend
+from .backends import BACKENDS, use_backend
 
 
 class CAI:
