@@ -13,6 +13,7 @@ pytest.importorskip("tree_sitter_cpp")
 
 from cuentry.cli import main  # noqa: E402
 from cuentry.lint import lint_paths, lint_text, sarif  # noqa: E402
+from cuentry.lint.engine import Settings  # noqa: E402
 from cuentry.lint.rules import RULES  # noqa: E402
 
 CORPUS = Path(__file__).parent / "lint_corpus"
@@ -33,7 +34,7 @@ def expected(path: Path) -> set[tuple[int, str]]:
 def test_corpus(name: str) -> None:
     """Every finding is expected on its line, and every expectation is found: no false positives either way."""
     path = CORPUS / name
-    findings, _ = lint_text(path.read_text(), str(path))
+    findings, _ = lint_text(path.read_text(), str(path), settings=Settings(engine="tree-sitter", pedantic=True))
     got = {(f.line, f.code) for f in findings}
     assert got == expected(path)
 

@@ -32,6 +32,7 @@ _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".ve
 _TRIGGERS = re.compile(
     r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
     r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])")
+_FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
@@ -45,9 +46,42 @@ class Finding:
     rule: str          # the rule's name (pin-out-of-range): "name" means an entry's name elsewhere in the JSON
     message: str
     fingerprint: str = ""
+    severity: str = "warning"   # error | warning | note
+    engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Which engine judged a file, against which headers, and why not clang when it was not."""
+
+    path: str
+    engine: str
+    headers: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Settings:
+    """How C-family files are judged: the engine ("auto": clang when libclang is installed), its parse
+    flags, the toolkit of generated headers, the driver floor the code states, and whether notes show."""
+
+    engine: str = "auto"
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    std: str | None = None
+    toolkit: str | None = None
+    commands: dict[str, list[str]] = field(default_factory=dict)
+    floor: int = 0
+    pedantic: bool = False
+
+
+ENGINES = ("auto", "clang", "tree-sitter")
 
 
 @dataclass(frozen=True)
@@ -70,6 +104,7 @@ class Report:
     pins: dict[str, int]            # symbol -> highest literal pin seen
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
+    judged: list[Judged] = field(default_factory=list)
 
     @property
     def min_driver(self) -> int:
@@ -84,7 +119,7 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "unparsable": self.unparsable}
+                "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged]}
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
@@ -129,17 +164,48 @@ class Shared:
         return new
 
 
-def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None) -> Unit:
-    """The facts of one file, by its suffix (C family unless it ends in .py)."""
+def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
+    """The clang engine's facts, or None and why it could not judge the file."""
+    from . import clang
+
+    if settings.engine == "tree-sitter":
+        return None, ""
+    if not clang.available():
+        why = "libclang is not installed (pip install 'cuentry[clang]')"
+        return None, why if settings.engine == "clang" else ""
+    if _FUNCTION_MACRO.search(text):
+        from .preprocess import preprocess
+
+        if preprocess(text, path, settings.include_dirs).truncated:
+            return None, "its macros expand beyond the linter's bound (a macro bomb?): judged by tree-sitter"
+    try:
+        unit = clang.extract(text, path, clang.Options(settings.include_dirs, settings.defines, settings.std,
+                                                       settings.toolkit, settings.commands))
+    except clang.NotParsed as exc:
+        return None, f"{exc}; judged by tree-sitter"
+    except (ValueError, OSError, RecursionError) as exc:
+        return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
+    return unit, ""
+
+
+def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None,
+            settings: Settings | None = None) -> Unit:
+    """The facts of one file, by its suffix (C family unless it ends in .py): clang when it is installed
+    and the file parses, tree-sitter otherwise (the unit says which, and why)."""
     if path.endswith(PY_SUFFIXES):
         from .python import extract as py
 
         return py(text, path)
-    from .cfamily import extract as cf
+    settings = settings or Settings(include_dirs=include_dirs)
+    unit, why = _clang(text, path, settings)
+    if unit is None:
+        from .cfamily import extract as cf
 
-    if shared is None:
-        return cf(text, path, include_dirs)
-    return cf(text, path, include_dirs, shared.apis, shared.defaults)
+        unit = cf(text, path, include_dirs) if shared is None else \
+            cf(text, path, include_dirs, shared.apis, shared.defaults)
+        unit.note = why
+    unit.floor = settings.floor
+    return unit
 
 
 def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
@@ -149,22 +215,26 @@ def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
 
 def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
               ignore: Sequence[str] | None = None, include_dirs: Sequence[str] = (),
-              cat: Catalog | None = None, shared: Shared | None = None) -> tuple[list[Finding], Unit]:
-    """Lint one file's text; returns the findings (suppressions applied) and its facts."""
+              cat: Catalog | None = None, shared: Shared | None = None,
+              settings: Settings | None = None) -> tuple[list[Finding], Unit]:
+    """Lint one file's text; returns the findings (suppressions applied; notes only with
+    ``settings.pedantic``) and its facts."""
     sel, ign = parse_codes(select), parse_codes(ignore) or set()
-    unit = extract(text, path, include_dirs, shared)
+    settings = settings or Settings(include_dirs=include_dirs)
+    unit = extract(text, path, include_dirs, shared, settings)
     lines = text.splitlines()
     out = []
     seen: dict[tuple[str, str], int] = {}
-    for rule, (line, col, msg) in run(unit, cat):
-        if (sel is not None and rule.code not in sel) or rule.code in ign:
+    for rule, (line, col, msg, sev) in run(unit, cat):
+        if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not settings.pedantic):
             continue
         sup = unit.suppressions.get(line, frozenset())
         if sup is None or (sup and rule.code in sup):
             continue
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
-        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth)))
+        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
+                           unit.engine))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:
@@ -274,7 +344,7 @@ MAX_PASSES = 4
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
-               progress: Callable[[int, int], None] | None = None) -> Report:
+               progress: Callable[[int, int], None] | None = None, settings: Settings | None = None) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
     A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
@@ -283,6 +353,9 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     """
     parse_codes(select)
     parse_codes(ignore)
+    settings = settings or Settings(include_dirs=include_dirs)
+    if settings.engine not in ENGINES:
+        raise UsageError(f"unknown engine {settings.engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
     files, problems = iter_files(paths)
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
@@ -294,7 +367,8 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
+            results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat,
+                                      settings=settings)
             texts[path] = text
             shared.learn(results[path][1])
         elif text is not None and path.endswith(PY_SUFFIXES):
@@ -305,13 +379,15 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             progress(i, len(files))
     passes = _Passes(results, texts, shared, skipped, relevant)
     passes.run(lambda text, path: lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                                            cat=cat, shared=shared), max_bytes)
+                                            cat=cat, shared=shared, settings=settings), max_bytes)
     for path in files:
         if path in results:
             got, unit = results[path]
             rep.findings.extend(got)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
+            if unit.lang == "c":
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep

@@ -57,6 +57,9 @@ class Query:
     via: str = ""                          # the wrapper(s) the request goes through
     wrapped: bool = False                  # through a wrapper function (its body is reported on its own)
     where: str = ""                        # " (in LOAD_SYM(...) expanded from line N, ...)" for messages
+    target_sig: str | None = None          # clang: the pointer's canonical function type, normalized
+    target_export: str | None = None       # clang: decltype(&cuX) resolved to this export (after renames)
+    guard: int = 0                         # a driver version a check around the request guarantees
 
 
 @dataclass
@@ -70,6 +73,8 @@ class Export:
     target: str | None = None
     target_type: str | None = None          # a PFN typedef, decltype(...) or another type, as written
     where: str = ""
+    target_sig: str | None = None           # clang: the pointer's canonical function type, normalized
+    target_export: str | None = None
 
 
 @dataclass
@@ -90,6 +95,10 @@ class Unit:
     apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
     called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
+    engine: str = "tree-sitter"             # which engine judged the file: "clang" or "tree-sitter"
+    headers: str = ""                       # clang: which CUDA headers the file was parsed against
+    note: str = ""                          # why the preferred engine did not judge it (a missing include...)
+    floor: int = 0                          # the driver floor the code states (--floor, a manifest)
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..catalog import Catalog, catalog, format_version
+from ..catalog import Abi, Catalog, catalog, format_version
 from ..names import split_suffix
+from .signature import normalizer
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 
-Hit = tuple[int, int, str]
+Hit = tuple[int, int, str] | tuple[int, int, str, str]   # (line, col, message[, severity])
+SEVERITIES = ("error", "warning", "note")
 HELP_URI = "https://github.com/cuentry/cuentry/blob/main/docs/lint.md#"
 
 
@@ -29,10 +31,27 @@ class Rule:
     bad: str = ""
     good: str = ""
     lang: str = "c"
+    severity: str = "warning"     # the default; a hit can carry its own (see the module docstring)
 
     @property
     def help_uri(self) -> str:
         return HELP_URI + self.code.lower()
+
+
+def bound(cat: Catalog, symbol: str, pin: int, stream: str) -> Abi | None:
+    """The ABI a request binds: the one decision, asked of the catalog (the driver's rule)."""
+    return cat.pick(symbol, pin, stream)  # type: ignore[arg-type]
+
+
+def _sig_fix(cat: Catalog, sym: str, sig: str) -> str:
+    """What to pin so the request binds the pointer's own function type, if an ABI has it."""
+    norm = normalizer(cat)
+    same = [a for a in cat.abis(sym) if norm.abi(a) == sig]
+    return f"pin {same[-1].version} ({same[-1].pfn}), the ABI with the pointer's type, or " if same else ""
+
+
+def _floor(u: Unit, q: Query) -> int:
+    return max(u.floor, q.guard)
 
 
 def _known(q: Query, cat: Catalog) -> bool:
@@ -73,9 +92,28 @@ def _stream(q: Query, variant: str | None) -> str:
     return "per_thread" if variant else "legacy"
 
 
+def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
+    """clang: the pointer's canonical function type against the signature of the ABI the request binds."""
+    if q.symbol is None or q.symbol not in cat or q.target_sig is None:
+        return
+    norm = normalizer(cat)
+    for pin in q.pins:
+        abi = bound(cat, q.symbol, pin, _stream(q, None))
+        if abi is None or norm.abi(abi) == q.target_sig:
+            continue
+        yield q.line, q.col, (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, "
+                              f"{abi.signature.returns} ({abi.signature.c_params(names=False)}), but the pointer's "
+                              f"type is {q.target_type} = {q.target_sig}: {_sig_fix(cat, q.symbol, q.target_sig)}"
+                              f"declare it as {abi.pfn}{q.where}", "error")
+        return
+
+
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         m = PFN_RE.search(q.target_type or "")
+        if not m and q.target_sig is not None and q.version_kind != "param":
+            yield from _canonical_mismatch(q, cat)
+            continue
         if not m or q.version_kind == "param":
             continue
         sym, ver = m.group(1), int(m.group(2))
@@ -122,12 +160,26 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
             yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
 
 
+def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
+    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity."""
+    single = _known(q, cat) and q.symbol is not None and len(cat.abis(q.symbol)) == 1
+    decl = q.target_export is not None or "decltype" in (q.handwritten or "")
+    if q.target_sig is not None and q.symbol in cat and q.pins:
+        assert q.symbol is not None
+        abi = bound(cat, q.symbol, q.pins[0], _stream(q, None))
+        if abi is None or normalizer(cat).abi(abi) != q.target_sig:
+            return None   # a mismatch: CE002 reports it as an error
+        return ("note" if single else "warning") if decl else None
+    return "note" if decl and single else "warning"
+
+
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.handwritten:
+        sev = _handwritten_severity(q, cat) if q.handwritten else None
+        if q.handwritten and sev is not None:
             abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
             hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
-            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}"
+            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}", sev
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
@@ -194,20 +246,43 @@ def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q, sym, pin, vs in _pins(u, cat):
         if pin < vs[0]:
             yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, below its first ABI {vs[0]}: it never resolves "
-                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}{q.where}")
+                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}{q.where}"), "error"
         elif pin > vs[-1]:
+            sev = "note" if pin <= _floor(u, q) else "warning"
             yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, above its newest ABI {vs[-1]}: it fails on "
                                   f"drivers older than {format_version(pin)} although the ABI exists since "
-                                  f"{format_version(vs[-1])}; pin {vs[-1]}{q.where}")
+                                  f"{format_version(vs[-1])}; pin {vs[-1]}{q.where}"), sev
 
 
 def pin_not_an_abi(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q, sym, pin, vs in _pins(u, cat):
         if vs[0] < pin < vs[-1] and pin not in vs:
             below = max(v for v in vs if v <= pin)
+            sev = "note" if pin <= _floor(u, q) else "warning"
             yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, which is not one of its ABI versions "
                                   f"({', '.join(map(str, vs))}): the driver gives the {below} ABI; pin {below} "
-                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor{q.where}")
+                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor{q.where}"), sev
+
+
+def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
+    """clang: the pointer's canonical type against the ABI of the export named (None: they agree)."""
+    abi = cat.by_exported(e.name)
+    if abi is None or e.target_sig is None:
+        return None
+    norm = normalizer(cat)
+    if norm.abi(abi) == e.target_sig:
+        m = PFN_RE.search(e.target_type or "")
+        if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
+            return None    # another typedef with the same type and mode: the call is the same
+        if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
+            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
+                    f"own type: declare it as {abi.pfn} to say so", "note")
+        return None
+    same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
+    fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
+    return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
+            f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}: "
+            f"{fix}, or resolve {abi.symbol!r} at a pinned version with cuGetProcAddress", "error")
 
 
 def _export_check(e: Export, cat: Catalog) -> str | None:
@@ -236,6 +311,11 @@ def _export_check(e: Export, cat: Catalog) -> str | None:
 
 def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for e in u.exports:
+        if e.target_sig is not None:
+            got = _export_canonical(e, cat)
+            if got is not None:
+                yield e.line, e.col, got[0] + e.where, got[1]
+            continue
         msg = _export_check(e, cat)
         if msg:
             yield e.line, e.col, msg + e.where
@@ -247,19 +327,22 @@ RULES: tuple[Rule, ...] = (
          bad='int v; cuDriverGetVersion(&v); CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE002", "typedef-version-mismatch", "the PFN typedef and the symbol/ABI asked for disagree",
          typedef_version_mismatch,
          bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
-              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE003", "suffixed-or-miscased-name", "the name has a _vN/_ptds/_ptsz suffix, a case error or a typo",
          suffixed_or_miscased_name,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cuGetProcAddress("cuMemAlloc_v2", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
          bad='CUdriverProcAddressQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
@@ -301,13 +384,16 @@ RULES: tuple[Rule, ...] = (
     Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
          export_abi_mismatch,
          bad='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress");',
-         good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");'),
+         good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");',
+         severity="error"),
 )
 RULE_CODES = tuple(r.code for r in RULES)
 
 
-def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
+def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default)."""
     cat = catalog() if cat is None else cat
     for rule in RULES:
         for hit in rule.check(unit, cat):
-            yield rule, hit
+            sev = hit[3] if len(hit) == 4 else rule.severity
+            yield rule, (hit[0], hit[1], hit[2], sev)

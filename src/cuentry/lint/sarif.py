@@ -31,7 +31,7 @@ def _rule(r: Rule) -> dict[str, Any]:
         "fullDescription": {"text": f"{r.summary}. Example that fires: {r.bad}"},
         "help": {"text": f"{r.summary}. Fires on: {r.bad} -- silent on: {r.good}", "markdown": md},
         "helpUri": r.help_uri,
-        "defaultConfiguration": {"level": "warning"},
+        "defaultConfiguration": {"level": r.severity},
     }
 
 
@@ -42,7 +42,7 @@ def sarif(report: Report, version: str, *, command: list[str] | None = None) -> 
     results = [{
         "ruleId": f.code,
         "ruleIndex": RULE_CODES.index(f.code),
-        "level": "warning",
+        "level": f.severity if f.severity in ("error", "warning", "note") else "warning",
         "message": {"text": f.message},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": _uri(f.path), "index": index[f.path]},

@@ -1,0 +1,163 @@
+"""The semantic engine for C, C++ and CUDA: libclang (the ``libclang`` wheel, ``pip install 'cuentry[clang]'``).
+
+Each file is parsed as a translation unit with its real flags (``-I``/``-D``/``-std``, or its entry of a
+``compile_commands.json``); ``.cu``/``.cuh`` files in clang's CUDA mode, host side. Against the real
+``cuda.h``/``cudaTypedefs.h`` when they are found, or against headers :mod:`.headers` writes from the
+catalog for one toolkit. Macros, aliases, ``decltype``, templates and constants are then resolved by
+the compiler; :mod:`.walk` evaluates each request's symbol, version and flags and the canonical type of
+the pointer it fills, into the same :class:`~cuentry.lint.facts.Unit` facts the tree-sitter engine makes.
+
+A file that does not parse (an error in it, an include that is not found) raises :class:`NotParsed`;
+the engine then judges it with tree-sitter and says why.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...catalog import Catalog, catalog
+from ..facts import Unit, suppressions
+from ..signature import normalizer
+
+RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource")
+CUDA_PREAMBLE = os.path.join(RESOURCE_DIR, "cuda_host_preamble.h")
+_CU = (".cu", ".cuh")
+_C = (".c",)
+_LOCK = threading.Lock()
+_INDEX: list[Any] = []
+
+
+class NotParsed(Exception):
+    """The file could not be parsed by clang (the message says why and what to give)."""
+
+
+def available() -> bool:
+    """True when libclang can be loaded."""
+    try:
+        import clang.cindex as ci
+
+        _index(ci)
+    except Exception:  # noqa: BLE001 - a missing or broken libclang: the tree-sitter engine is used
+        return False
+    return True
+
+
+def _index(ci: Any) -> Any:
+    with _LOCK:
+        if not _INDEX:
+            _INDEX.append(ci.Index.create())
+        return _INDEX[0]
+
+
+@dataclass
+class Options:
+    """How files are parsed."""
+
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    std: str | None = None
+    toolkit: str | None = None                       # write headers for this toolkit even if cuda.h is found
+    commands: dict[str, list[str]] = field(default_factory=dict)   # file -> its compile flags
+    cat: Catalog | None = None
+
+
+def _flags_of(argv: Sequence[str]) -> list[str]:
+    """The flags of a compile command that matter to parsing: -I -D -U -isystem -include -std -x."""
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        if a in ("-I", "-D", "-U", "-isystem", "-include", "-x") and i + 1 < len(argv):
+            out += [a, argv[i + 1]]
+            next(it, None)
+        elif a.startswith(("-I", "-D", "-U", "-std=", "-isystem")) and len(a) > 2:
+            out.append(a)
+    return out
+
+
+def arguments(path: str, opts: Options, cat: Catalog) -> tuple[list[str], str]:
+    """The clang arguments for one file, and which CUDA headers they use (for the findings)."""
+    from .headers import choose_toolkit, find_toolkit_include, generated_dir
+
+    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
+    cmd = opts.commands.get(os.path.abspath(path))
+    if path.endswith(_CU):
+        args += ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-include", CUDA_PREAMBLE]
+    elif path.endswith(_C):
+        args += ["-x", "c", f"-std={opts.std or 'c11'}"] if not (opts.std or "").startswith(("c++", "gnu++")) else \
+            ["-x", "c"]
+    else:
+        args += ["-x", "c++", f"-std={opts.std or 'c++17'}"]
+    if path.endswith(_CU):
+        args.append(f"-std={opts.std or 'c++17'}")
+    args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
+    if cmd:
+        args += _flags_of(cmd)
+    real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *_includes(cmd or [])])
+    if real is not None:
+        args += ["-isystem", real]
+        return args, f"cuda.h and cudaTypedefs.h of {real}"
+    tk = choose_toolkit(cat, opts.toolkit)
+    args += ["-isystem", generated_dir(cat, tk)]
+    return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
+
+
+def _includes(argv: Sequence[str]) -> list[str]:
+    out = []
+    for i, a in enumerate(argv):
+        if a.startswith("-I") and len(a) > 2:
+            out.append(a[2:])
+        elif a in ("-I", "-isystem") and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
+def _first_error(tu: Any, path: str) -> str | None:
+    for d in tu.diagnostics:
+        if d.severity >= 3:
+            where = d.location.file.name if d.location.file is not None else path
+            fix = ("give its directory with -I or --compile-commands" if "file not found" in d.spelling else
+                   "check the flags (-D, -std, --compile-commands) it is compiled with")
+            return f"clang: {os.path.basename(where)}:{d.location.line}: {d.spelling} ({fix})"
+    return None
+
+
+def extract(text: str, path: str, opts: Options) -> Unit:
+    """The facts of one C/C++/CUDA file, judged with clang; :class:`NotParsed` when it does not parse."""
+    import clang.cindex as ci
+
+    from .walk import Walker
+
+    cat = opts.cat or catalog()
+    args, headers = arguments(path, opts, cat)
+    flags = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_INCOMPLETE
+    try:
+        tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
+    except ci.TranslationUnitLoadError as exc:
+        raise NotParsed(f"clang could not parse it ({exc})") from None
+    err = _first_error(tu, path)
+    if err is not None:
+        raise NotParsed(err)
+    skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
+                                                                                      "/usr/lib", "/usr/local/include")
+    w = Walker(tu, path, cat, normalizer(cat), skip).run()
+    unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
+                engine="clang", headers=headers)
+
+    def where(s: Any) -> str:
+        loc = s.call.location
+        if loc.file is not None and os.path.abspath(loc.file.name) != os.path.abspath(path):
+            return f" (in {os.path.basename(loc.file.name)}:{loc.line})"
+        return ""
+
+    unit.queries, unit.exports = w.facts(where)
+    for q in unit.queries:
+        q.where += f" [headers: {headers}]" if q.target_sig else ""
+    unit.flag_uses = w.flag_uses
+    unit.queries.sort(key=lambda q: (q.line, q.col))
+    unit.called = frozenset(f.name for f in w.fns.values())
+    return unit

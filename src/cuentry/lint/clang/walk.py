@@ -1,0 +1,450 @@
+"""The clang AST to facts: every request (direct, through wrappers and templates), every export taken by
+name, with the symbol, version and flags evaluated as constants and the canonical type of the pointer
+the result lands in.
+
+Wrappers are found by evaluating each request inside its function with the parameters unbound: a request
+whose symbol is a parameter makes the function a wrapper, and each call of it is a request with the
+caller's arguments (or the parameter's default, or the template argument of the specialization) bound.
+This repeats through any number of layers (bounded). A request inside a wrapper is reported at the
+wrapper's callers; what does not depend on the caller (an ignored result) once, at the wrapper.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from clang.cindex import CursorKind as K
+from clang.cindex import TypeKind as T
+
+from ...catalog import Catalog
+from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, VERSION_QUERIES, Export, Query, flag_mode
+from ..signature import Normalizer
+from .values import UNKNOWN, Env, Val, evaluate, key, tokens
+
+# api -> argument index of (symbol, pointer, version, flags, status)
+ROLES: dict[str, tuple[int, int, int | None, int, int | None]] = {
+    "cuGetProcAddress": (0, 1, 2, 3, 4),
+    "cuGetProcAddress_v2": (0, 1, 2, 3, 4),
+    "cudaGetDriverEntryPoint": (0, 1, None, 2, 3),
+    "cudaGetDriverEntryPointByVersion": (0, 1, 2, 3, 4),
+}
+EXPORT_APIS = {"dlsym": 1, "dlvsym": 1, "GetProcAddress": 1}
+_FN_KINDS = frozenset({K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.LAMBDA_EXPR})
+_CASTS = frozenset({K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                    K.CXX_FUNCTIONAL_CAST_EXPR})
+_THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
+_DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
+_PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
+
+
+@dataclass
+class Fn:
+    cursor: Any
+    name: str
+    params: list[Any] = field(default_factory=list)
+    tparams: list[str] = field(default_factory=list)
+    driver_vars: set[str] = field(default_factory=set)
+    callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
+
+
+@dataclass
+class Site:
+    """A request: where it is, the API, and each role's value (a Val, or a pointer target)."""
+
+    call: Any
+    fn: Fn | None
+    api: str
+    symbol: Val
+    version: Val
+    flags: Val
+    target: Any                 # TypeInfo | ("param", i) | ("return",) | None
+    status: str
+    result_used: bool
+    unchecked: tuple[str, ...]
+    via: tuple[str, ...] = ()
+    export: bool = False
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    spelling: str
+    pfn: str | None
+    export: str | None          # decltype(&cuX_v2): the export the type was taken from
+    sig: str | None             # the normalized canonical function type, when it is one
+    handwritten: str | None
+
+
+class Walker:
+    def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...]) -> None:
+        self.tu, self.path, self.cat, self.norm, self.skip = tu, path, cat, norm, skip
+        self.macros: dict[str, list[str]] = {}
+        self.fns: dict[str, Fn] = {}
+        self.direct: list[tuple[Any, Fn | None, list[Any]]] = []   # (call, fn, parents)
+        self.calls: list[tuple[Any, Fn | None, list[Any]]] = []
+        self.flag_uses: list[tuple[str, int, int]] = []
+
+    # --- the walk -------------------------------------------------------------------------------------
+    def ours(self, c: Any) -> bool:
+        f = c.location.file
+        return f is not None and not f.name.startswith(self.skip)
+
+    def run(self) -> Walker:
+        for c in self.tu.cursor.get_children():
+            if c.kind == K.MACRO_DEFINITION:
+                toks = tokens(c)
+                if len(toks) >= 2 and "(" not in toks[1:2]:
+                    self.macros[c.spelling] = toks[1:]
+                continue
+            if c.kind == K.MACRO_INSTANTIATION or not self.ours(c):
+                continue
+            self._walk(c, None, [])
+        return self
+
+    def _walk(self, root: Any, fn: Fn | None, parents: list[Any]) -> None:
+        stack: list[tuple[Any, Fn | None, list[Any]]] = [(root, fn, parents)]
+        while stack:
+            c, fn, par = stack.pop()
+            k = c.kind
+            if k in _FN_KINDS and (k == K.LAMBDA_EXPR or c.is_definition()):
+                fn = self._fn(c)
+            elif k == K.CALL_EXPR:
+                self._call(c, fn, par)
+            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES:
+                self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+            kids = list(c.get_children())
+            sub = [*par[-6:], c]
+            for ch in reversed(kids):
+                stack.append((ch, fn, sub))
+
+    def _fn(self, c: Any) -> Fn:
+        h = key(c)
+        got = self.fns.get(h)
+        if got is None:
+            got = self.fns[h] = Fn(c, c.spelling or "<lambda>",
+                                   [p for p in c.get_children() if p.kind == K.PARM_DECL],
+                                   [p.spelling for p in c.get_children()
+                                    if p.kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER)])
+        return got
+
+    def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+        name = c.spelling
+        if name in ROLES or name in EXPORT_APIS:
+            self.direct.append((c, fn, par))
+        elif name in VERSION_QUERIES and fn is not None:
+            for a in c.get_arguments():
+                d = _decl_of(a)
+                if d is not None:
+                    fn.driver_vars.add(key(d))
+        else:
+            self.calls.append((c, fn, par))
+
+    # --- evaluation ---------------------------------------------------------------------------------------
+    def env(self, fn: Fn | None) -> Env:
+        if fn is None:
+            return Env(self.macros)
+        return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
+                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(fn.driver_vars))
+
+    def sites(self) -> Iterator[Site]:
+        """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
+        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+        by_callee: dict[str, list[tuple[Any, Fn | None, list[Any]]]] = {}
+        for c, fn, par in self.calls:
+            ref = c.referenced
+            if ref is not None:
+                tmpl = _template_of(ref)
+                by_callee.setdefault(key(tmpl if tmpl is not None else ref), []).append((c, fn, par))
+                if tmpl is not None:
+                    by_callee.setdefault(key(ref), []).append((c, fn, par))
+        seen = 0
+        while pending and seen < 4096:
+            s = pending.pop()
+            seen += 1
+            if s.symbol.kind == "param" and s.fn is not None and len(s.via) < 8:
+                callers = by_callee.get(key(s.fn.cursor), [])
+                if callers:
+                    yield _wrapper_site(s)
+                    pending += [self._bind(s, c, fn, par) for c, fn, par in callers]
+                    continue
+            yield s
+
+    def _direct(self, c: Any, fn: Fn | None, par: list[Any]) -> Site | None:
+        args = list(c.get_arguments())
+        env = self.env(fn)
+        used, unchecked_result = _result_use(c, par, fn)
+        if c.spelling in EXPORT_APIS:
+            i = EXPORT_APIS[c.spelling]
+            if len(args) <= i:
+                return None
+            return Site(c, fn, c.spelling, evaluate(args[i], env), UNKNOWN, UNKNOWN, self._landing(c, par), "",
+                        True, (), export=True)
+        si, pi, vi, fi, sti = ROLES[c.spelling]
+        if len(args) <= max(si, pi, fi):
+            return None
+        status = "not_applicable"
+        unchecked = list(unchecked_result)
+        if sti is not None and len(args) > sti:
+            st = evaluate(args[sti], env)
+            status = "null" if st.value == 0 else "given"
+            d = _decl_of(args[sti])
+            if status == "given" and d is not None and fn is not None and not _used_after(fn, d, c):
+                unchecked.append(d.spelling)
+        elif sti is not None and c.spelling != "cuGetProcAddress":
+            status = "missing"
+        ver = evaluate(args[vi], env) if vi is not None else Val(None, "runtime")
+        return Site(c, fn, c.spelling, evaluate(args[si], env), ver, evaluate(args[fi], env),
+                    self._target(args[pi], fn), status, used, tuple(unchecked))
+
+    def _bind(self, s: Site, c: Any, caller: Fn | None, par: list[Any]) -> Site:
+        """The request ``s`` (inside a wrapper) as the call ``c`` of that wrapper makes it."""
+        assert s.fn is not None
+        args = list(c.get_arguments())
+        env = self.env(caller)
+
+        def bind(v: Val) -> Val:
+            if v.kind != "param":
+                return v
+            if v.param is not None:
+                if v.param < len(args):
+                    return evaluate(args[v.param], env)
+                return self._default(s.fn, v.param)
+            if v.tparam is not None:
+                return _template_arg(c, v.tparam)
+            return v
+
+        target = s.target
+        if isinstance(target, tuple) and target[0] == "param" and target[1] < len(args):
+            target = self._target(args[target[1]], caller)
+        elif isinstance(target, tuple) and target[0] == "return":
+            target = self._landing(c, par)
+        used, unchecked = _result_use(c, par, caller)
+        return Site(c, caller, s.api, bind(s.symbol), bind(s.version), bind(s.flags), target, "not_applicable",
+                    True, (), (*s.via, s.fn.name), s.export)
+
+    def _default(self, fn: Fn, i: int) -> Val:
+        if i >= len(fn.params):
+            return UNKNOWN
+        kids = [x for x in fn.params[i].get_children() if x.kind.is_expression()]
+        return evaluate(kids[-1], Env(self.macros)) if kids else UNKNOWN
+
+    # --- pointer types ---------------------------------------------------------------------------------
+    def _target(self, expr: Any, fn: Fn | None) -> Any:
+        d = _decl_of(expr)
+        if d is None:
+            return None
+        if d.kind == K.PARM_DECL and fn is not None:
+            for i, p in enumerate(fn.params):
+                if key(p) == key(d):
+                    return ("param", i)
+        ty = d.type
+        if ty.get_canonical().kind == T.POINTER and ty.get_canonical().get_pointee().kind == T.VOID and fn is not None:
+            return self._cast_of(d, fn)
+        return self.type_info(ty)
+
+    def _cast_of(self, d: Any, fn: Fn) -> Any:
+        """Where a ``void *`` that received the pointer goes: a cast of it (or the function's return)."""
+        h = key(d)
+        stack = [(fn.cursor, False)]
+        while stack:
+            c, in_return = stack.pop()
+            if c.kind in _CASTS:
+                refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                        and key(x.referenced) == h]
+                if refs:
+                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or in_return \
+                            and _dependent(c.type):
+                        return ("return",)
+                    return self.type_info(c.type)
+            for ch in c.get_children():
+                stack.append((ch, in_return or c.kind == K.RETURN_STMT))
+        return None
+
+    def _landing(self, c: Any, par: list[Any]) -> Any:
+        """The type a returned pointer lands in: the cast around the call, the variable it initializes,
+        the left side it is assigned to."""
+        for p in reversed(par):
+            if p.kind in _THROUGH:
+                continue
+            if p.kind in _CASTS:
+                return self.type_info(p.type)
+            if p.kind == K.VAR_DECL:
+                return self.type_info(p.type)
+            if p.kind == K.BINARY_OPERATOR:
+                lhs = next(iter(p.get_children()), None)
+                d = _decl_of(lhs) if lhs is not None else None
+                return self.type_info(d.type if d is not None else lhs.type) if lhs is not None else None
+            if p.kind == K.RETURN_STMT:
+                return ("return",)
+            break
+        ty = c.type
+        return self.type_info(ty) if ty.get_canonical().kind == T.POINTER else None
+
+    def type_info(self, ty: Any) -> TypeInfo | None:
+        spelling = ty.spelling
+        chain = _chain(ty)
+        pfn = next((n for n in chain if _PFN.fullmatch(n)), None)
+        if pfn is None:
+            m = _PFN.search(spelling)
+            pfn = m.group(0) if m else None
+        can = ty.get_canonical()
+        sig = None
+        if can.kind == T.POINTER and can.get_pointee().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+            f = can.get_pointee()
+            argt = [a.get_canonical().spelling for a in f.argument_types()] if f.kind == T.FUNCTIONPROTO else []
+            sig = self.norm.signature(f.get_result().get_canonical().spelling, argt)
+        elif can.kind == T.VOID or (can.kind == T.POINTER and can.get_pointee().kind == T.VOID):
+            return None
+        m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
+        export = m.group(1) if m else None
+        hand = None
+        if pfn is None and sig is not None:
+            hand = (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
+                    else f"the pointer's type {spelling} is a hand-written function type")
+        return TypeInfo(spelling, pfn, export, sig, hand)
+
+    # --- facts ---------------------------------------------------------------------------------------------
+    def facts(self, where: Any) -> tuple[list[Query], list[Export]]:
+        queries: list[Query] = []
+        exports: list[Export] = []
+        for s in self.sites():
+            f = s.call.location.file
+            if f is None or os.path.abspath(f.name) != os.path.abspath(self.path):
+                continue
+            line, col = s.call.location.line, s.call.location.column
+            tinfo = s.target if isinstance(s.target, TypeInfo) else None
+            if s.export:
+                if isinstance(s.symbol.value, str):
+                    exports.append(Export(s.api, s.symbol.value, line, col, target=None,
+                                          target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
+                                          where=where(s), target_sig=tinfo.sig if tinfo else None,
+                                          target_export=tinfo.export if tinfo else None))
+                continue
+            queries.append(self._query(s, tinfo, line, col, where(s)))
+        return queries, exports
+
+    def _query(self, s: Site, tinfo: TypeInfo | None, line: int, col: int, where: str) -> Query:
+        sym = s.symbol.value if isinstance(s.symbol.value, str) else None
+        ver = s.version.value if isinstance(s.version.value, int) else None
+        vkind = "literal" if ver is not None and s.version.kind == "literal" else s.version.kind
+        if s.api == "cudaGetDriverEntryPoint":
+            vkind = "runtime"
+        fm = ""
+        if isinstance(s.flags.value, int):
+            fm = FLAG_NUMBERS.get(s.flags.value, "")
+        elif s.flags.text:
+            fm = flag_mode(s.flags.text)
+        ftext = s.flags.text or (str(s.flags.value) if s.flags.value is not None else "")
+        fm = fm or flag_mode(" ".join(tokens_of_flags(s)))
+        return Query(
+            api=s.api, line=line, col=col, symbol=sym, version=ver if vkind == "literal" else None,
+            pins=(ver,) if ver is not None and vkind == "literal" else (), version_text=s.version.text,
+            version_kind=vkind if (ver is not None or vkind != "literal") else "other", flags_text=ftext,
+            flags_mode=fm, status=s.status, result_used=s.result_used, unchecked=s.unchecked,
+            target_type=(tinfo.pfn or tinfo.spelling) if tinfo else None,
+            handwritten=tinfo.handwritten if tinfo else None, via=" -> ".join(s.via), wrapped=bool(s.via),
+            where=where, target_sig=tinfo.sig if tinfo else None, target_export=tinfo.export if tinfo else None,
+            guard=_guard(s.call, self))
+
+
+def tokens_of_flags(s: Site) -> list[str]:
+    return [s.flags.text] if s.flags.text else []
+
+
+def _wrapper_site(s: Site) -> Site:
+    """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
+    return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
+                s.status, s.result_used, s.unchecked, s.via, s.export)
+
+
+def _template_of(ref: Any) -> Any:
+    from clang.cindex import conf
+
+    t = conf.lib.clang_getSpecializedCursorTemplate(ref)
+    return t if t is not None and t.kind != K.NO_DECL_FOUND and t != ref else None
+
+
+def _template_arg(c: Any, i: int) -> Val:
+    ref = c.referenced
+    try:
+        if ref is not None and ref.get_num_template_arguments() > i:
+            return Val(int(ref.get_template_argument_value(i)), "literal", text=f"template argument {i}")
+    except Exception:  # noqa: BLE001 - libclang raises on a type argument
+        return UNKNOWN
+    return UNKNOWN
+
+
+def _decl_of(expr: Any) -> Any:
+    """The variable, field or parameter an expression like ``(void**)&p``, ``&t.fn`` or ``p`` names."""
+    c = expr
+    for _ in range(16):
+        if c is None:
+            return None
+        if c.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
+            d = c.referenced
+            return d if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL) else None
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = list(c.get_children())
+            c = kids[0] if kids else None
+            continue
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    return None
+
+
+def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str, ...]]:
+    for p in reversed(par):
+        if p.kind in _THROUGH:
+            continue
+        if p.kind in (K.COMPOUND_STMT,):
+            return False, ()
+        if p.kind == K.CSTYLE_CAST_EXPR and p.type.kind == T.VOID:
+            return False, ()
+        if p.kind == K.VAR_DECL and fn is not None and not _used_after(fn, p, c):
+            return True, (p.spelling,)
+        return True, ()
+    return True, ()
+
+
+def _used_after(fn: Fn, d: Any, call: Any) -> bool:
+    """True when the variable is read anywhere in the function outside the call itself."""
+    h = key(d)
+
+    def refs(root: Any) -> int:
+        return sum(1 for x in root.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                   and key(x.referenced) == h)
+
+    return refs(fn.cursor) > refs(call)
+
+
+def _chain(ty: Any) -> list[str]:
+    out = []
+    t = ty
+    for _ in range(16):
+        if t.kind == T.ELABORATED:
+            t = t.get_named_type()
+        if t.kind != T.TYPEDEF:
+            break
+        d = t.get_declaration()
+        out.append(d.spelling)
+        t = d.underlying_typedef_type
+        if t.kind == T.INVALID:
+            break
+    if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
+        out.append(t.spelling)
+    return out
+
+
+def _dependent(ty: Any) -> bool:
+    return ty.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in ty.spelling
+
+
+def _guard(call: Any, w: Walker) -> int:
+    """The driver version an enclosing ``if (drv >= N)`` guarantees (0 when none is seen)."""
+    return 0
+
+
+__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Walker"]
