@@ -17,8 +17,16 @@ import os
 from . import _forksafe
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 from .names import (
+    DRIVER_GETTERS,
+    FAULTS,
+    FLAG_DEFAULT,
+    FLAG_LEGACY,
+    FLAG_NAMES,
+    FLAG_PER_THREAD,
     LEGACY,
     PER_THREAD,
+    VALID_FLAGS_MASK,
+    VERSIONED_APIS,
     format_version,
     has_suffix,
     looks_like_release,
@@ -27,6 +35,7 @@ from .names import (
     pfn_name,
     split_suffix,
     stream_label,
+    stream_of_flags,
     stream_of_variant,
 )
 
@@ -39,8 +48,8 @@ if TYPE_CHECKING:
 else:
     Stream = str
 
-__all__ = ["Abi", "Catalog", "Group", "Param", "Record", "Signature", "Suggestion", "catalog", "format_version",
-           "get_catalog", "parse_version"]
+__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Verdict", "catalog",
+           "format_version", "get_catalog", "parse_version"]
 
 
 class Record:
@@ -192,6 +201,83 @@ class Suggestion(Record):
             parts.append("with the per-thread stream mode")
         text = " ".join(parts)
         return f"{text} ({self.reason})" if self.reason else text
+
+
+class Fault(Record):
+    """One thing wrong with a request, as [Catalog.judge][cuentry.catalog.Catalog.judge] finds it.
+
+    ``kind`` is a row of ``names.FAULTS`` (which gives its code in each vocabulary:
+    lint's CE, trace's CT, the diagnostic's classification); ``severity`` is
+    ``"error"``, ``"warning"`` or ``"note"``; ``message`` says what is wrong and
+    ``fix`` what to write instead.
+    """
+
+    __slots__ = ("kind", "severity", "message", "fix")
+    kind: str
+    severity: str
+    message: str
+    fix: str
+
+    def __init__(self, kind: str, message: str, fix: str, severity: str | None = None) -> None:
+        self._set(kind=kind, severity=severity or FAULTS[kind][0], message=message, fix=fix)
+
+    @property
+    def lint_code(self) -> str | None:
+        """The linter's rule for this fault (``CE010``), or None when lint has none."""
+        return FAULTS[self.kind][1]
+
+    @property
+    def trace_code(self) -> str | None:
+        """The trace's finding for this fault (``CT003``), or None."""
+        return FAULTS[self.kind][2]
+
+    @property
+    def classification(self) -> str | None:
+        """The diagnostic's classification for this fault (``not_an_abi_version``), or None."""
+        return FAULTS[self.kind][3]
+
+    def __str__(self) -> str:
+        return f"{self.message}: {self.fix}" if self.fix else self.message
+
+
+class Verdict(Record):
+    """The one answer to "is this request right?": what it binds, and what is wrong with it.
+
+    ``abi`` is the ABI the driver returns for (symbol, version, flags) — for a
+    ``dlsym``, the ABI of the export named — or None when nothing resolves.
+    ``needs`` is the lowest driver version the request can succeed on (the pin
+    itself: a driver refuses versions above its own), or None. ``faults`` lists
+    every rule the request breaks, most serious first.
+    """
+
+    __slots__ = ("symbol", "version", "flags", "api", "abi", "needs", "faults")
+    symbol: str
+    version: int | None
+    flags: int | None
+    api: str
+    abi: Abi | None
+    needs: int | None
+    faults: tuple[Fault, ...]
+
+    def __init__(self, symbol: str, version: int | None, flags: int | None, api: str, abi: Abi | None,
+                 needs: int | None, faults: tuple[Fault, ...]) -> None:
+        order = {"error": 0, "warning": 1, "note": 2}
+        self._set(symbol=symbol, version=version, flags=flags, api=api, abi=abi, needs=needs,
+                  faults=tuple(sorted(faults, key=lambda f: order[f.severity])))
+
+    @property
+    def ok(self) -> bool:
+        """No fault of any severity."""
+        return not self.faults
+
+    @property
+    def resolves(self) -> bool:
+        """The request binds an ABI and has no error."""
+        return self.abi is not None and not any(f.severity == "error" for f in self.faults)
+
+    def fault(self, kind: str) -> Fault | None:
+        """The fault of that kind, if the request has it."""
+        return next((f for f in self.faults if f.kind == kind), None)
 
 
 class Group(Record):
@@ -373,6 +459,158 @@ class Catalog:
                 classification="version_not_sufficient")
         return picked
 
+    # --- the verdict on one request ---------------------------------------------------
+    def judge(self, symbol: str, version: int | None, flags: int | None, *, api: str = "cuGetProcAddress_v2",
+              driver_version: int | None = None, runtime: bool = False, variant: str | None = None,
+              floor: int | None = None) -> Verdict:
+        """The one verdict on one request: the ABI it binds and every rule it breaks.
+
+        Diagnostics, lint, trace and audit all ask this; each maps a fault's
+        ``kind`` onto its own codes through ``names.FAULTS``. The ABI decision
+        itself is [Catalog.bind][cuentry.catalog.Catalog.bind]'s (for an exact
+        ABI version) or the driver's rule [Catalog.pick][cuentry.catalog.Catalog.pick]
+        (for any other number).
+
+        Args:
+            symbol: the name asked for (for ``api="dlsym"``: the exported name).
+            version: the version passed, or None when the API takes none or it is not known.
+            flags: the flags passed (0 default, 1 legacy, 2 per-thread), or None when not known.
+            api: ``cuGetProcAddress_v2``, ``cuGetProcAddress``, ``cudaGetDriverEntryPointByVersion``,
+                ``cudaGetDriverEntryPoint`` or ``dlsym``.
+            driver_version: the driver the request meets, when known (enables ``above_driver``).
+            runtime: the request is a CUDA runtime's own (default flags are its business).
+            variant: the suffix of the typedef the result lands in (``"ptsz"``), when known.
+            floor: the driver floor the code states; a pin that raises it is a warning, one
+                that stays at or below it a note.
+
+        Returns:
+            The [Verdict][cuentry.catalog.Verdict]; ``verdict.ok`` when nothing is wrong.
+        """
+        if api == "dlsym":
+            return self._judge_export(symbol)
+        faults: list[Fault] = []
+        if api == "cudaGetDriverEntryPoint":
+            faults.append(Fault("deprecated_api", f"cudaGetDriverEntryPoint({symbol!r}) asks at the runtime's own "
+                                "version and fails on older drivers",
+                                "use cudaGetDriverEntryPointByVersion with the version of the typedef"))
+        if isinstance(flags, int) and flags & ~VALID_FLAGS_MASK:
+            faults.append(Fault("bad_flags", f"{api} with flags {flags}: CUDA_ERROR_INVALID_VALUE",
+                                f"pass {FLAG_NAMES[FLAG_LEGACY]} or {FLAG_NAMES[FLAG_PER_THREAD]}"))
+        name_fault = self._name_fault(symbol)
+        if name_fault is not None:
+            return Verdict(symbol, version, flags, api, None, None, (*faults, name_fault))
+        stream = stream_of_flags(flags) if isinstance(flags, int) else \
+            (stream_of_variant(variant) if variant is not None else LEGACY)
+        abi: Abi | None = None
+        needs: int | None = None
+        if version is not None and api in VERSIONED_APIS:
+            abi, version_faults = self._judge_version(symbol, version, stream, variant, floor)
+            faults += version_faults
+            needs = version if abi is not None else None
+            faults += self._driver_faults(symbol, version, stream, driver_version)
+        elif version is None:
+            abi = self.pick(symbol, 1 << 30, stream)
+        if flags == FLAG_DEFAULT and not runtime and any(a.variant for a in self.abis(symbol)):
+            pt = next(a for a in self.abis(symbol) if a.variant)
+            faults.append(Fault("default_flags", f"{symbol} has a per-thread ABI ({pt.pfn}) and "
+                                f"{_flags_text(flags, api)} inherits the application's stream mode, so the ABI "
+                                "depends on how the application was compiled",
+                                f"pin {_flags_text(FLAG_LEGACY, api)} or {_flags_text(FLAG_PER_THREAD, api)}"))
+        return Verdict(symbol, version, flags, api, abi, needs, tuple(faults))
+
+    def _name_fault(self, symbol: object) -> Fault | None:
+        if isinstance(symbol, str) and symbol in self._raw:
+            return None
+        exc = self._unknown(symbol)
+        text = symbol if isinstance(symbol, str) else repr(symbol)
+        sugg = self.suggest(text) if isinstance(symbol, str) else ()
+        if sugg and sugg[0].version is not None:
+            s0 = sugg[0]
+            mode = " with the per-thread flag" if s0.stream == PER_THREAD else ""
+            return Fault(exc.classification, f"{text!r} never resolves ({s0.reason})",
+                         f"ask for {s0.symbol!r} at {s0.version}{mode}", severity="error")
+        if sugg:
+            return Fault(exc.classification, f"{text!r} never resolves",
+                         f"did you mean {sugg[0].symbol!r} ({sugg[0].reason})?")
+        return Fault("unknown_symbol", f"{text!r} is not a driver entry point in the catalog",
+                     "check the spelling: names are case-sensitive base names (`cuentry list`)")
+
+    def _judge_version(self, symbol: str, version: int, stream: Stream, variant: str | None,
+                       floor: int | None) -> tuple[Abi | None, list[Fault]]:
+        vs = self.versions(symbol)
+        if version < 0:
+            newest = self.newest(symbol, stream)
+            return newest, [Fault("negative_version", f"{symbol} asked at {version}, which the driver takes as "
+                                  f"'the newest ABI' (today {newest.pfn}): the ABI then changes with the driver",
+                                  f"pin the version of your typedef ({', '.join(map(str, vs))})")]
+        if version < vs[0]:
+            return None, [Fault("below_first_abi", f"{symbol} asked at {version}, below its first ABI {vs[0]}: it "
+                                "never resolves (VERSION_NOT_SUFFICIENT)", f"pin {vs[0]} (PFN_{symbol}_v{vs[0]})")]
+        if version in vs:
+            try:
+                return self.bind(symbol, version, stream, variant), []
+            except UnknownVariantError as exc:
+                kind = "mixed_stream_modes" if exc.classification == "mixed_stream_modes" else "no_abi_of_mode"
+                return (None if kind == "no_abi_of_mode" else self.pick(symbol, version, stream)), \
+                    [Fault(kind, str(exc.message), exc.hint or "")]
+        picked = self.pick(symbol, version, stream)
+        if picked is None:
+            first = self.first_version(symbol, stream)
+            return None, [Fault("no_abi_of_mode", f"{symbol}@{version} has no {stream_label(stream)} ABI at or "
+                                f"below {version}", f"pin {first} (the first {stream_label(stream)} ABI)")]
+        return picked, [self._not_an_abi(symbol, version, vs, picked, floor)]
+
+    def _not_an_abi(self, symbol: str, version: int, vs: tuple[int, ...], picked: Abi, floor: int | None) -> Fault:
+        gives = f"the driver gives {picked.pfn}" + (f" ({picked.exported})" if picked.exported else "")
+        fix = f"pin {picked.version} (PFN_{symbol}_v{picked.version}) to say so"
+        release = looks_like_release(version)
+        kind = "release_number" if release else ("above_newest_abi" if version > vs[-1] else "between_abis")
+        what = "a CUDA release" if release else "not one of its ABI versions"
+        text = f"{symbol} asked at {version} ({what}; its ABIs are {', '.join(map(str, vs))}): {gives}"
+        severity = None
+        if floor is not None:
+            if version <= floor:
+                severity = "note"  # the stated floor already needs this driver: nothing changes
+            else:
+                severity = "warning"
+                text += f", and it raises the driver floor from {format_version(floor)} to {format_version(version)}"
+        elif picked.version < version:
+            text += f", and it fails on drivers older than {format_version(version)}"
+        return Fault(kind, text, fix, severity=severity)
+
+    def _driver_faults(self, symbol: str, version: int, stream: Stream, driver_version: int | None) -> list[Fault]:
+        if not driver_version or version <= driver_version:
+            return []
+        first = self.first_version(symbol, stream)
+        drv = f"{driver_version} ({format_version(driver_version)})"
+        if first > driver_version:
+            return [Fault("driver_too_old", f"{symbol} asked at {version}; this driver {drv} is older than its "
+                          f"first ABI {first}: CUDA_ERROR_INVALID_VALUE, unavailable in this process",
+                          f"it needs driver >= {format_version(first)}: make the entry optional, or require that "
+                          "driver")]
+        older = [v for v in self.versions(symbol) if v <= driver_version]
+        return [Fault("above_driver", f"{symbol} asked at {version}, above this driver's {drv}: "
+                      "CUDA_ERROR_INVALID_VALUE, so it is unavailable in this process",
+                      f"pin the ABI your typedef has, or fall back to the older ABI {older[-1]} this driver has")]
+
+    def _judge_export(self, name: str) -> Verdict:
+        abi = self.by_exported(name) if isinstance(name, str) else None
+        if abi is None:
+            if isinstance(name, str) and name in self._raw:  # a base name that no ABI exports (rare)
+                return Verdict(name, None, None, "dlsym", None, None, ())
+            sugg = self.suggest(name) if isinstance(name, str) else ()
+            fix = f"did you mean {sugg[0].symbol!r} ({sugg[0].reason})?" if sugg else "see `cuentry list`"
+            return Verdict(str(name), None, None, "dlsym", None, None,
+                           (Fault("unknown_symbol", f"dlsym({name!r}): not an export of any driver ABI", fix),))
+        faults: tuple[Fault, ...] = ()
+        newest = self.newest(abi.symbol, abi.stream)
+        if abi.symbol not in DRIVER_GETTERS and newest.version > abi.version and name == abi.symbol:
+            faults = (Fault("old_export", f"dlsym({name!r}) gives {abi.pfn}, not the newest {newest.pfn} "
+                            f"({newest.exported}): a caller whose typedef is {newest.pfn} calls the wrong function",
+                            f"resolve {abi.symbol!r} with cuGetProcAddress at the version of its typedef instead of "
+                            "naming an export"),)
+        return Verdict(name, abi.version, None, "dlsym", abi, abi.version, faults)
+
     def pick(self, symbol: str, version: int, stream: Stream = "legacy") -> Abi | None:
         """The driver's rule, for any requested version: newest ABI of the mode at or below it."""
         abis = self.abis(symbol)
@@ -502,6 +740,16 @@ class Catalog:
         if not below:
             return f"{symbol} first exists at {vs[0]}: pin {vs[0]} or a later ABI version"
         return f"pin one of {', '.join(map(str, vs))} (the number in PFN_{symbol}_vNNNNN)"
+
+
+def _flags_text(flags: int, api: str) -> str:
+    """A flags value as the API that was called spells it (driver or runtime enum)."""
+    if api.startswith("cuda"):
+        runtime = {FLAG_DEFAULT: "cudaEnableDefault", FLAG_LEGACY: "cudaEnableLegacyStream",
+                   FLAG_PER_THREAD: "cudaEnablePerThreadDefaultStream"}
+        if flags in runtime:
+            return runtime[flags]
+    return FLAG_NAMES.get(flags, f"flags {flags}")
 
 
 _LOCK = _forksafe.Lock()

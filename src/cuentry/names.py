@@ -257,3 +257,36 @@ TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJO
 
 # Library file names.
 DRIVER_LIBRARY = {"linux": "libcuda.so.1", "windows": "nvcuda.dll"}
+
+
+# --- what can be wrong with one request -----------------------------------------------------
+
+# Each kind of fault that Catalog.judge can find in one request (symbol, version, flags, the API that
+# asked): its default severity and its word in each vocabulary — the linter's rule (CE), the trace's
+# finding (CT) and the diagnostic's classification. One row per kind; lint, trace, audit and the
+# diagnostics all read their codes from here.
+#
+#   kind                 severity   CE       CT       classification
+FAULTS: dict[str, tuple[str, str | None, str | None, str | None]] = {
+    "unknown_symbol":    ("error",   "CE003", "CT001", "unknown_symbol"),
+    "misspelled":        ("error",   "CE003", "CT001", "misspelled"),
+    "suffixed_name":     ("error",   "CE003", "CT001", "suffixed_name"),
+    "negative_version":  ("error",   "CE010", "CT003", "not_an_abi_version"),
+    "below_first_abi":   ("error",   "CE009", "CT002", "not_an_abi_version"),
+    "no_abi_of_mode":    ("error",   "CE009", "CT002", "version_not_sufficient"),
+    "mixed_stream_modes": ("error",  "CE002", "CT006", "mixed_stream_modes"),
+    "release_number":    ("warning", "CE010", "CT003", "not_an_abi_version"),
+    "between_abis":      ("warning", "CE010", "CT003", "not_an_abi_version"),
+    "above_newest_abi":  ("note",    "CE009", "CT003", "not_an_abi_version"),
+    "driver_too_old":    ("error",   None,    "CT004", "driver_too_old"),
+    "above_driver":      ("error",   None,    "CT004", "version_above_driver"),
+    "default_flags":     ("warning", "CE007", "CT005", None),
+    "bad_flags":         ("error",   None,    "CT009", "bad_flags"),
+    "deprecated_api":    ("warning", "CE005", "CT008", None),
+    "old_export":        ("note",    "CE011", "CT007", None),
+}
+SEVERITIES = ("error", "warning", "note")
+VALID_FLAGS_MASK = 3  # legacy | per-thread: accepted by the driver (3 acts as legacy); anything else is refused
+
+# APIs whose requests carry a version (cudaGetDriverEntryPoint and dlsym do not).
+VERSIONED_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPointByVersion"})

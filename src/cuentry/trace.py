@@ -32,7 +32,7 @@ from . import audit, interpose
 from .catalog import Catalog, catalog
 from .diagnostics import cu_result_name
 from .errors import UsageError
-from .names import QUERY_NAMES, RUNTIME_ERROR_NAMES, check_version
+from .names import QUERY_NAMES, RUNTIME_ERROR_NAMES, VERSIONED_APIS, check_version
 
 SCHEMA = 1
 
@@ -155,11 +155,11 @@ def collect(records: Sequence[interpose.ProcessRecord], *, command: Sequence[str
     merged = _merge(records)
     per_caller: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
     for _count, r in merged.values():
-        per_caller[r.caller].append((r.symbol, r.version if r.api in audit.VERSIONED_APIS else None))
+        per_caller[r.caller].append((r.symbol, r.version if r.api in VERSIONED_APIS else None))
     runtimes = tuple(sorted(c for c, reqs in per_caller.items() if audit.is_runtime(c, reqs)))
     requests = []
     for count, r in merged.values():
-        versioned = r.api in audit.VERSIONED_APIS
+        versioned = r.api in VERSIONED_APIS
         requests.append(Request(
             api=r.api, symbol=r.symbol, version=r.version if versioned else None,
             flags=r.flags if r.api != "dlsym" else None, result=_result_name(r.api, r.result, cat),
@@ -191,7 +191,7 @@ def _findings(requests: Sequence[Request], driver_version: int | None, cat: Cata
                 seen.add(key)
                 out.append(f)
     for caller, reqs in by_caller.items():
-        out += audit.mixed_modes(caller, [(r.symbol, r.version, r.flags) for r in reqs if r.api in audit.VERSIONED_APIS],
+        out += audit.mixed_modes(caller, [(r.symbol, r.version, r.flags) for r in reqs if r.api in VERSIONED_APIS],
                                  runtime=any(r.runtime for r in reqs), cat=cat)
     out.sort(key=lambda f: (f.runtime, f.caller, f.code, f.symbol, f.version or 0))
     return out
