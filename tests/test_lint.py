@@ -90,7 +90,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 
 def test_cli_text_json_sarif_and_exit_codes(tmp_path: Path) -> None:
     code, o, _ = _cli("lint", str(CORPUS / "pins.cpp"))
-    assert code == 1 and re.search(r"pins\.cpp:9:\d+: CE009 ", o)
+    assert code == 1 and re.search(r"pins\.cpp:9:\d+: CE010 ", o)
     code, o, _ = _cli("lint", str(CORPUS / "good.cpp"))
     assert code == 0 and "no findings" in o
     code, o, _ = _cli("lint", "--json", str(CORPUS))

@@ -10,10 +10,10 @@ came from when it was found through a macro or a version branch. ``bad`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..catalog import Abi, Catalog, catalog, format_version
-from ..names import split_suffix
+from ..catalog import Abi, Catalog, Fault, Verdict, catalog
+from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from .signature import normalizer
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 
@@ -38,9 +38,26 @@ class Rule:
         return HELP_URI + self.code.lower()
 
 
-def bound(cat: Catalog, symbol: str, pin: int, stream: str) -> Abi | None:
-    """The ABI a request binds: the one decision, asked of the catalog (the driver's rule)."""
-    return cat.pick(symbol, pin, stream)  # type: ignore[arg-type]
+def verdict(q: Query, cat: Catalog, pin: int | None, *, floor: int = 0, variant: str | None = None) -> Verdict:
+    """The catalog's one verdict on a request ([Catalog.judge][cuentry.catalog.Catalog.judge]): the ABI it
+    binds and its faults. Lint adds only what the catalog cannot know (the pointer's type, the results
+    left unchecked, wrapper context)."""
+    flags = FLAGS.get(q.flags_mode) if q.flags_mode else None
+    api = q.api if q.api in VERSIONED_APIS or q.api == "cudaGetDriverEntryPoint" else "cuGetProcAddress_v2"
+    return cat.judge(q.symbol or "", pin, flags, api=api, variant=variant, floor=floor or None)
+
+
+def bound(q: Query, cat: Catalog, pin: int, variant: str | None = None) -> Abi | None:
+    """The ABI a request at ``pin`` binds, as the catalog's verdict says."""
+    return verdict(q, cat, pin, variant=variant).abi
+
+
+def _faults(q: Query, cat: Catalog, u: Unit, code: str) -> Iterator[tuple[int, Fault]]:
+    """The verdict's faults that map onto the lint rule ``code``, for each literal pin."""
+    for pin in q.pins or ((None,) if q.version_kind in ("missing", "runtime") else ()):
+        for f in verdict(q, cat, pin, floor=_floor(u, q)).faults:
+            if f.lint_code == code:
+                yield pin or 0, f
 
 
 def _sig_fix(cat: Catalog, sym: str, sig: str) -> str:
@@ -98,7 +115,7 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
         return
     norm = normalizer(cat)
     for pin in q.pins:
-        abi = bound(cat, q.symbol, pin, _stream(q, None))
+        abi = bound(q, cat, pin)
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
         yield q.line, q.col, (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, "
@@ -127,7 +144,12 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         if sym not in cat:
             continue
         for pin in q.pins:
-            got = cat.pick(sym, pin, _stream(q, m.group(3)))  # type: ignore[arg-type]
+            v = verdict(replace(q, symbol=sym), cat, pin, variant=m.group(3) or "")
+            mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
+            if mixed is not None:
+                yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
+                break
+            got = v.abi
             if got is not None and got.version != ver:
                 yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
                                       f"is a {m.group(0)}: pin {ver} (the typedef's number) so type and ABI are one "
@@ -166,7 +188,7 @@ def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
     decl = q.target_export is not None or "decltype" in (q.handwritten or "")
     if q.target_sig is not None and q.symbol in cat and q.pins:
         assert q.symbol is not None
-        abi = bound(cat, q.symbol, q.pins[0], _stream(q, None))
+        abi = bound(q, cat, q.pins[0])
         if abi is None or normalizer(cat).abi(abi) != q.target_sig:
             return None   # a mismatch: CE002 reports it as an error
         return ("note" if single else "warning") if decl else None
@@ -215,14 +237,10 @@ def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         if q.flags_mode != "default" or not _known(q, cat):
             continue
-        assert q.symbol is not None
-        pt = [a for a in cat.abis(q.symbol) if a.variant]
-        if not pt:
-            continue   # no per-thread variant: the flag cannot change what resolves
-        yield q.line, q.col, (f"{q.symbol} has a per-thread ABI ({pt[0].pfn}) and {q.flags_text or 'the flags'}"
-                              f"{_via(q)} inherits the application's stream mode: pin "
-                              "CU_GET_PROC_ADDRESS_LEGACY_STREAM (cudaEnableLegacyStream) or the per-thread flag"
-                              f"{q.where}")
+        pins = q.pins[:1] or (None,)
+        for f in verdict(q, cat, pins[0]).faults:
+            if f.lint_code == "CE007":
+                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
 
 
 def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -242,26 +260,22 @@ def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, .
                 yield q, q.symbol, pin, cat.versions(q.symbol)
 
 
-def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for q, sym, pin, vs in _pins(u, cat):
-        if pin < vs[0]:
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, below its first ABI {vs[0]}: it never resolves "
-                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}{q.where}"), "error"
-        elif pin > vs[-1]:
-            sev = "note" if pin <= _floor(u, q) else "warning"
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, above its newest ABI {vs[-1]}: it fails on "
-                                  f"drivers older than {format_version(pin)} although the ABI exists since "
-                                  f"{format_version(vs[-1])}; pin {vs[-1]}{q.where}"), sev
+def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
+    """A rule whose findings are the catalog verdict's faults of that lint code, for every request."""
+
+    def check(u: Unit, cat: Catalog) -> Iterator[Hit]:
+        for q in u.queries:
+            if not _known(q, cat):
+                continue
+            for _, f in _faults(q, cat, u, code):
+                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
+
+    check.__name__ = check.__qualname__ = f"verdict_{code.lower()}"
+    return check
 
 
-def pin_not_an_abi(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for q, sym, pin, vs in _pins(u, cat):
-        if vs[0] < pin < vs[-1] and pin not in vs:
-            below = max(v for v in vs if v <= pin)
-            sev = "note" if pin <= _floor(u, q) else "warning"
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, which is not one of its ABI versions "
-                                  f"({', '.join(map(str, vs))}): the driver gives the {below} ABI; pin {below} "
-                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor{q.where}"), sev
+pin_out_of_range = _verdict_rule("CE009")
+pin_not_an_abi = _verdict_rule("CE010")
 
 
 def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
@@ -373,7 +387,7 @@ RULES: tuple[Rule, ...] = (
          good='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_LEGACY_STREAM;'),
     Rule("CE009", "pin-out-of-range", "a pin below the first ABI or above the newest", pin_out_of_range,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
-             'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+             'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
               'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
