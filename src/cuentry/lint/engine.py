@@ -48,6 +48,7 @@ class Finding:
     fingerprint: str = ""
     severity: str = "warning"   # error | warning | note
     engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
+    headers: str = ""            # clang: the CUDA headers the file was parsed against
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -183,7 +184,9 @@ def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
                                                        settings.toolkit, settings.commands))
     except clang.NotParsed as exc:
         return None, f"{exc}; judged by tree-sitter"
-    except (ValueError, OSError, RecursionError) as exc:
+    except UsageError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever libclang or an odd AST raises, the file is still judged
         return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
     return unit, ""
 
@@ -234,7 +237,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine))
+                           unit.engine, unit.headers))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:

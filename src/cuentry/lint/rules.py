@@ -118,10 +118,10 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
         abi = bound(q, cat, pin)
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        yield q.line, q.col, (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, "
-                              f"{abi.signature.returns} ({abi.signature.c_params(names=False)}), but the pointer's "
-                              f"type is {q.target_type} = {q.target_sig}: {_sig_fix(cat, q.symbol, q.target_sig)}"
-                              f"declare it as {abi.pfn}{q.where}", "error")
+        msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
+               f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
+               f"{q.target_sig}: {_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
+        yield q.line, q.col, msg, "error"
         return
 
 
@@ -325,7 +325,7 @@ def _export_check(e: Export, cat: Catalog) -> str | None:
 
 def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for e in u.exports:
-        if e.target_sig is not None:
+        if e.target_sig is not None and not PFN_RE.search(e.target_type or ""):
             got = _export_canonical(e, cat)
             if got is not None:
                 yield e.line, e.col, got[0] + e.where, got[1]

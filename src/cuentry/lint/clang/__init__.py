@@ -41,7 +41,7 @@ def available() -> bool:
         import clang.cindex as ci
 
         _index(ci)
-    except Exception:  # noqa: BLE001 - a missing or broken libclang: the tree-sitter engine is used
+    except Exception:
         return False
     return True
 
@@ -144,7 +144,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
         raise NotParsed(err)
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
-    w = Walker(tu, path, cat, normalizer(cat), skip).run()
+    w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
 
@@ -155,8 +155,6 @@ def extract(text: str, path: str, opts: Options) -> Unit:
         return ""
 
     unit.queries, unit.exports = w.facts(where)
-    for q in unit.queries:
-        q.where += f" [headers: {headers}]" if q.target_sig else ""
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())

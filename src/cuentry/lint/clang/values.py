@@ -59,7 +59,7 @@ def key(c: Any) -> str:
 def tokens(c: Any) -> list[str]:
     try:
         return [t.spelling for t in c.get_tokens()]
-    except Exception:  # noqa: BLE001 - libclang raises plain exceptions on odd extents
+    except Exception:
         return []
 
 
@@ -103,7 +103,7 @@ def evaluate(c: Any, env: Env) -> Val:
 
 
 def _from_tokens(c: Any, env: Env) -> Val:
-    toks = tokens(c)
+    toks = tokens(c) or _at(c)
     if len(toks) == 1:
         n = number(toks[0])
         if n is not None:
@@ -112,13 +112,29 @@ def _from_tokens(c: Any, env: Env) -> Val:
     return UNKNOWN
 
 
+def _at(c: Any) -> list[str]:
+    """The source token where a cursor was expanded (a literal that came from an object-like macro has no
+    extent of its own: its location is the macro's name at the use)."""
+    try:
+        from clang.cindex import SourceRange
+
+        loc = c.location
+        if loc.file is None:
+            return []
+        toks = c.translation_unit.get_tokens(extent=SourceRange.from_locations(loc, loc))
+        return [t.spelling for t in toks][:1]
+    except Exception:
+        return []
+
+
 def _integer(c: Any, env: Env) -> Val:
-    toks = tokens(c)
-    if len(toks) == 1:
+    toks = tokens(c) or _at(c)
+    if toks:
+        # the extent starts at the literal's spelling (inside a macro body the extent runs on past it)
         n = number(toks[0])
         if n is not None:
             return Val(n, "literal", text=toks[0])
-        if toks[0] in env.macros:
+        if len(toks) == 1 and toks[0] in env.macros:
             return macro_value(toks[0], env.macros)
     # inside a macro expansion the extent is the invocation: ask the literal itself
     lit = c.literal if hasattr(c, "literal") else None
@@ -159,6 +175,15 @@ def _ref(c: Any, env: Env) -> Val:
     return UNKNOWN
 
 
+def _member(c: Any, env: Env) -> Val:
+    """``name.c_str`` (the object), or a static constexpr member's value."""
+    d = c.referenced
+    if d is not None and d.kind == K.VAR_DECL:
+        return _var(d, env)
+    kids = [x for x in c.get_children() if x.kind.is_expression()]
+    return evaluate(kids[0], env) if kids and c.spelling in ("c_str", "data") else UNKNOWN
+
+
 def _var(d: Any, env: Env) -> Val:
     if key(d) in env.driver_vars:
         return Val(None, "driver", text=d.spelling)
@@ -197,7 +222,7 @@ def _operator(c: Any, kids: list[Any]) -> str:
         for t in c.get_tokens():
             if end <= t.extent.start.offset < start and t.spelling in _OPS:
                 return str(t.spelling)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return ""
     return ""
 
@@ -224,10 +249,48 @@ def _unary(c: Any, env: Env) -> Val:
     return v if toks and toks[0] == "+" else UNKNOWN
 
 
+def _call(c: Any, env: Env) -> Val:
+    """A helper's value: a function whose body returns one expression, evaluated with its parameters bound to
+    the call's arguments (``make_version(12, 0)`` is 12000)."""
+    f = c.referenced
+    if f is None or env.depth > 8:
+        return UNKNOWN
+    sub0 = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars,
+               env.depth + 1)
+    if f.kind == K.CONSTRUCTOR or (f.kind == K.CXX_METHOD and f.spelling in ("c_str", "data")):
+        # std::string("cuX"), name.c_str(): the string itself
+        kids = [x for x in c.get_children() if x.kind.is_expression()]
+        return evaluate(kids[0], sub0) if kids else UNKNOWN
+    if f.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
+        return UNKNOWN
+    body = f.get_definition() if f.get_definition() is not None else f
+    rets = [x for x in body.walk_preorder() if x.kind == K.RETURN_STMT]
+    if len(rets) != 1:
+        return UNKNOWN
+    params = [p for p in body.get_children() if p.kind == K.PARM_DECL]
+    args = list(c.get_arguments())
+    bound = {key(p): evaluate(a, env) for p, a in zip(params, args, strict=False)}
+    for i, p in enumerate(params[len(args):], len(args)):
+        kids = [x for x in p.get_children() if x.kind.is_expression()]
+        bound[key(p)] = evaluate(kids[-1], Env(env.macros, depth=env.depth + 1)) if kids else UNKNOWN
+        del i
+    sub = Env(env.macros, bound, {}, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+    expr = [x for x in rets[0].get_children() if x.kind.is_expression()]
+    got = evaluate(expr[0], sub) if expr else UNKNOWN
+    kinds = {v.kind for v in bound.values()}
+    for k in ("param", "toolkit", "driver", "runtime"):
+        if k in kinds and got.value is None:
+            param = next((v for v in bound.values() if v.kind == k), got)
+            return Val(None, k, param=param.param, tparam=param.tparam, text=param.text)
+    return got
+
+
 _HANDLERS = {
+    K.CALL_EXPR: _call,
     K.INTEGER_LITERAL: _integer,
     K.STRING_LITERAL: _string,
     K.DECL_REF_EXPR: _ref,
+    K.MEMBER_REF_EXPR: lambda c, env: _member(c, env),
     K.BINARY_OPERATOR: _binary,
     K.CONDITIONAL_OPERATOR: _conditional,
     K.UNARY_OPERATOR: _unary,

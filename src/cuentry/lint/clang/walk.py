@@ -21,7 +21,7 @@ from clang.cindex import CursorKind as K
 from clang.cindex import TypeKind as T
 
 from ...catalog import Catalog
-from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, VERSION_QUERIES, Export, Query, flag_mode
+from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
 from ..signature import Normalizer
 from .values import UNKNOWN, Env, Val, evaluate, key, tokens
 
@@ -52,6 +52,26 @@ class Fn:
 
 
 @dataclass
+class Role:
+    """How one argument of a request is computed: an expression in a function, with that function's
+    parameters bound to the roles of a caller's arguments once a call of it is followed."""
+
+    cursor: Any = None
+    fn: Fn | None = None
+    binds: dict[str, Role] | None = None
+    tbinds: dict[str, Val] | None = None
+    fixed: Val | None = None
+
+    def rebind(self, w: Fn, binds: dict[str, Role], tbinds: dict[str, Val]) -> Role:
+        if self.fixed is not None:
+            return self
+        if self.fn is w and self.binds is None:
+            return Role(self.cursor, self.fn, binds, tbinds)
+        inner = {k: r.rebind(w, binds, tbinds) for k, r in (self.binds or {}).items()}
+        return Role(self.cursor, self.fn, inner if self.binds is not None else None, self.tbinds)
+
+
+@dataclass
 class Site:
     """A request: where it is, the API, and each role's value (a Val, or a pointer target)."""
 
@@ -67,6 +87,7 @@ class Site:
     unchecked: tuple[str, ...]
     via: tuple[str, ...] = ()
     export: bool = False
+    roles: tuple[Role, Role, Role] = (Role(), Role(), Role())
 
 
 @dataclass(frozen=True)
@@ -79,13 +100,16 @@ class TypeInfo:
 
 
 class Walker:
-    def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...]) -> None:
-        self.tu, self.path, self.cat, self.norm, self.skip = tu, path, cat, norm, skip
+    def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...],
+                 text: str = "") -> None:
+        self.tu, self.path, self.cat, self.norm, self.skip, self.text = tu, path, cat, norm, skip, text
         self.macros: dict[str, list[str]] = {}
         self.fns: dict[str, Fn] = {}
         self.direct: list[tuple[Any, Fn | None, list[Any]]] = []   # (call, fn, parents)
         self.calls: list[tuple[Any, Fn | None, list[Any]]] = []
         self.flag_uses: list[tuple[str, int, int]] = []
+        self.api_names: dict[str, str] = {}
+        self._getters: dict[str, str] | None = None
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -130,11 +154,31 @@ class Walker:
                                     if p.kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER)])
         return got
 
-    def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+    def getters(self) -> dict[str, str]:
+        """Normalized function type -> the getter API it is (a pointer of that type is that API)."""
+        if self._getters is None:
+            self._getters = {}
+            for a in self.cat.abis("cuGetProcAddress"):
+                self._getters.setdefault(self.norm.abi(a), a.exported or a.symbol)
+        return self._getters
+
+    def api_of(self, c: Any) -> str | None:
+        """The request API a call is: by name, or by the canonical type of a pointer it calls through."""
         name = c.spelling
         if name in ROLES or name in EXPORT_APIS:
+            return str(name)
+        ref = c.referenced
+        if ref is None or ref.kind not in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+            return None
+        info = self.type_info(ref.type)
+        return self.getters().get(info.sig) if info is not None and info.sig else None
+
+    def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+        api = self.api_of(c)
+        if api is not None:
             self.direct.append((c, fn, par))
-        elif name in VERSION_QUERIES and fn is not None:
+            self.api_names[key(c)] = api
+        elif c.spelling in VERSION_QUERIES and fn is not None:
             for a in c.get_arguments():
                 d = _decl_of(a)
                 if d is not None:
@@ -149,11 +193,27 @@ class Walker:
         return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
                    tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(fn.driver_vars))
 
+    def value(self, r: Role, depth: int = 0) -> Val:
+        if r.fixed is not None:
+            return r.fixed
+        if r.cursor is None or depth > 12:
+            return UNKNOWN
+        env = self.env(r.fn)
+        if r.binds is not None:
+            env.params = {k: self.value(v, depth + 1) for k, v in r.binds.items()}
+        if r.tbinds is not None:
+            env.tparams = dict(r.tbinds)
+        return evaluate(r.cursor, env)
+
     def sites(self) -> Iterator[Site]:
         """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
         pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
         by_callee: dict[str, list[tuple[Any, Fn | None, list[Any]]]] = {}
         for c, fn, par in self.calls:
+            lam = _lambda_of(c)
+            if lam is not None:
+                by_callee.setdefault(key(lam), []).append((c, fn, par))
+                continue
             ref = c.referenced
             if ref is not None:
                 tmpl = _template_of(ref)
@@ -176,13 +236,15 @@ class Walker:
         args = list(c.get_arguments())
         env = self.env(fn)
         used, unchecked_result = _result_use(c, par, fn)
-        if c.spelling in EXPORT_APIS:
-            i = EXPORT_APIS[c.spelling]
+        api = self.api_names.get(key(c), c.spelling)
+        if api in EXPORT_APIS:
+            i = EXPORT_APIS[api]
             if len(args) <= i:
                 return None
-            return Site(c, fn, c.spelling, evaluate(args[i], env), UNKNOWN, UNKNOWN, self._landing(c, par), "",
-                        True, (), export=True)
-        si, pi, vi, fi, sti = ROLES[c.spelling]
+            role = Role(args[i], fn)
+            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par), "",
+                        True, (), export=True, roles=(role, Role(fixed=UNKNOWN), Role(fixed=UNKNOWN)))
+        si, pi, vi, fi, sti = ROLES[api]
         if len(args) <= max(si, pi, fi):
             return None
         status = "not_applicable"
@@ -191,39 +253,69 @@ class Walker:
             st = evaluate(args[sti], env)
             status = "null" if st.value == 0 else "given"
             d = _decl_of(args[sti])
-            if status == "given" and d is not None and fn is not None and not _used_after(fn, d, c):
+            if status == "given" and d is not None and fn is not None and not self._tested(fn, d):
                 unchecked.append(d.spelling)
-        elif sti is not None and c.spelling != "cuGetProcAddress":
+        elif sti is not None and api != "cuGetProcAddress":
             status = "missing"
-        ver = evaluate(args[vi], env) if vi is not None else Val(None, "runtime")
-        return Site(c, fn, c.spelling, evaluate(args[si], env), ver, evaluate(args[fi], env),
-                    self._target(args[pi], fn), status, used, tuple(unchecked))
+        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
+        written = self._written(args, vi) if vi is not None else ""
+        if any(t in TOOLKIT_MACROS for t in re.findall(r"\w+", written)):
+            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
+        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
+        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
+                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles)
+
+    def _tested(self, fn: Fn, d: Any) -> bool:
+        """True when a status variable is read somewhere in the function other than inside a request."""
+        h = key(d)
+        inside = 0
+        for call, cfn, _ in self.direct:
+            if cfn is fn:
+                inside += sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR
+                              and x.referenced is not None and key(x.referenced) == h)
+        total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                    and key(x.referenced) == h)
+        return total > inside
+
+    def _written(self, args: list[Any], i: int) -> str:
+        """Argument ``i`` as the file spells it (its own tokens, or the text between its neighbours when a
+        macro made it), for telling ``CUDA_VERSION`` from the number it expands to."""
+        own = " ".join(tokens(args[i]))
+        if own or not 0 < i < len(args) - 1:
+            return own
+        a, b = args[i - 1].extent.end, args[i + 1].extent.start
+        if a.file is None or b.file is None or a.file.name != b.file.name or a.file.name != self.path:
+            return ""
+        return self.text[a.offset:b.offset] if 0 <= a.offset <= b.offset <= len(self.text) else ""
 
     def _bind(self, s: Site, c: Any, caller: Fn | None, par: list[Any]) -> Site:
         """The request ``s`` (inside a wrapper) as the call ``c`` of that wrapper makes it."""
-        assert s.fn is not None
+        w = s.fn
+        assert w is not None
         args = list(c.get_arguments())
-        env = self.env(caller)
-
-        def bind(v: Val) -> Val:
-            if v.kind != "param":
-                return v
-            if v.param is not None:
-                if v.param < len(args):
-                    return evaluate(args[v.param], env)
-                return self._default(s.fn, v.param)
-            if v.tparam is not None:
-                return _template_arg(c, v.tparam)
-            return v
-
+        if w.cursor.kind == K.LAMBDA_EXPR and len(args) > len(w.params):
+            args = args[1:]   # operator() of the closure: the closure object comes first
+        binds: dict[str, Role] = {}
+        for i, p in enumerate(w.params):
+            if i < len(args) and not _is_default_arg(args[i]):
+                binds[key(p)] = Role(args[i], caller)
+            else:
+                kids = [x for x in p.get_children() if x.kind.is_expression()]
+                binds[key(p)] = Role(kids[-1], None) if kids else Role(fixed=UNKNOWN)
+        tbinds = {n: _template_arg(c, i) for i, n in enumerate(w.tparams)}
+        roles = tuple(r.rebind(w, binds, tbinds) for r in s.roles)
         target = s.target
         if isinstance(target, tuple) and target[0] == "param" and target[1] < len(args):
             target = self._target(args[target[1]], caller)
         elif isinstance(target, tuple) and target[0] == "return":
-            target = self._landing(c, par)
-        used, unchecked = _result_use(c, par, caller)
-        return Site(c, caller, s.api, bind(s.symbol), bind(s.version), bind(s.flags), target, "not_applicable",
-                    True, (), (*s.via, s.fn.name), s.export)
+            own = self.type_info(_sugared(c))
+            exp = _written_export(c)
+            if own is not None and exp is not None and own.pfn is None:
+                own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
+            target = own if own is not None and own.sig is not None else self._landing(c, par)
+        r3 = (roles[0], roles[1], roles[2])
+        return Site(c, caller, s.api, self.value(r3[0]), self.value(r3[1]), self.value(r3[2]), target,
+                    "not_applicable", True, (), (*s.via, w.name), s.export, roles=r3)
 
     def _default(self, fn: Fn, i: int) -> Val:
         if i >= len(fn.params):
@@ -255,8 +347,8 @@ class Walker:
                 refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
                         and key(x.referenced) == h]
                 if refs:
-                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or in_return \
-                            and _dependent(c.type):
+                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
+                            and _dependent(c.type)):
                         return ("return",)
                     return self.type_info(c.type)
             for ch in c.get_children():
@@ -270,7 +362,7 @@ class Walker:
             if p.kind in _THROUGH:
                 continue
             if p.kind in _CASTS:
-                return self.type_info(p.type)
+                return ("return",) if _dependent(p.type) else self.type_info(p.type)
             if p.kind == K.VAR_DECL:
                 return self.type_info(p.type)
             if p.kind == K.BINARY_OPERATOR:
@@ -360,6 +452,75 @@ def _wrapper_site(s: Site) -> Site:
                 s.status, s.result_used, s.unchecked, s.via, s.export)
 
 
+def _lambda_of(c: Any) -> Any:
+    """The lambda a call ``load(...)`` calls, when ``load`` is a variable initialized with one."""
+    ref = c.referenced
+    if ref is None or ref.spelling != "operator()":
+        return None
+    for x in c.get_children():
+        d = _decl_of(x)
+        if d is not None and d.kind == K.VAR_DECL:
+            return next((y for y in d.walk_preorder() if y.kind == K.LAMBDA_EXPR), None)
+        break
+    return None
+
+
+def _written_args(call: Any) -> list[list[str]] | None:
+    """Each argument of a call as written in the source (before macro expansion), when the call's tokens
+    are its own (not a macro invocation)."""
+    toks = tokens(call)
+    if "(" not in toks:
+        return None
+    i = toks.index("(")
+    out: list[list[str]] = [[]]
+    level = 0
+    for t in toks[i + 1:]:
+        if t in "([{":
+            level += 1
+        elif t in ")]}":
+            if level == 0:
+                return out if out != [[]] else []
+            level -= 1
+        elif t == "," and level == 0:
+            out.append([])
+            continue
+        out[-1].append(t)
+    return None
+
+
+def _sugared(c: Any) -> Any:
+    """The call's type as the template argument written at the call spells it (``get<PFN_cuX_vN>(...)``:
+    a specialization's own arguments are canonical, the written ones keep the typedef)."""
+    ty = c.type
+    want = ty.get_canonical().spelling
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return ty
+    for x in callee.walk_preorder():
+        if x.kind == K.TYPE_REF and x.referenced is not None and x.referenced.kind == K.TYPEDEF_DECL:
+            t = x.referenced.type
+            if t.get_canonical().spelling == want:
+                return t
+    return ty
+
+
+def _written_export(c: Any) -> str | None:
+    """``get<decltype(&cuX)>(...)``: the function the written template argument takes the type of."""
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return None
+    for x in callee.walk_preorder():
+        if x.kind == K.DECL_REF_EXPR and x.referenced is not None and x.referenced.kind == K.FUNCTION_DECL \
+                and x.referenced.spelling.startswith("cu"):
+            return str(x.referenced.spelling)
+    return None
+
+
+def _is_default_arg(a: Any) -> bool:
+    """A default argument the compiler filled in (no extent in the file, nothing under it)."""
+    return a.kind == K.UNEXPOSED_EXPR and a.extent.start.file is None and not list(a.get_children())
+
+
 def _template_of(ref: Any) -> Any:
     from clang.cindex import conf
 
@@ -372,7 +533,7 @@ def _template_arg(c: Any, i: int) -> Val:
     try:
         if ref is not None and ref.get_num_template_arguments() > i:
             return Val(int(ref.get_template_argument_value(i)), "literal", text=f"template argument {i}")
-    except Exception:  # noqa: BLE001 - libclang raises on a type argument
+    except Exception:
         return UNKNOWN
     return UNKNOWN
 
@@ -409,7 +570,7 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
     return True, ()
 
 
-def _used_after(fn: Fn, d: Any, call: Any) -> bool:
+def _used_after(fn: Fn, d: Any, call: Any) -> bool:  # noqa: D103 - the result variable's test
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
 
@@ -439,7 +600,8 @@ def _chain(ty: Any) -> list[str]:
 
 
 def _dependent(ty: Any) -> bool:
-    return ty.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in ty.spelling
+    can = ty.get_canonical()
+    return ty.kind in (T.DEPENDENT,) or "type-parameter" in can.spelling or can.kind == T.UNEXPOSED
 
 
 def _guard(call: Any, w: Walker) -> int:
