@@ -317,7 +317,7 @@ class Requests:
         v, node = self.value_of(spec, "version", call, scope)
         q.version_text = text(node) if node is not None else (", ".join(map(str, v.ints)) or v.text)
         if v.kind == "int":
-            q.pins = tuple(x for x in v.ints if x > 0)
+            q.pins = tuple(v.ints)   # 0 and negative numbers are pins too: the catalog judges them
             q.version = q.pins[0] if len(q.pins) == 1 else None
             q.version_kind = "literal"
         elif v.kind in ("driver", "toolkit", "runtime", "param", "missing"):
