@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+from typing import Any
 
 from .. import __version__
 from ..catalog import format_version
@@ -105,12 +106,7 @@ def _compile_commands_includes(path: str) -> list[str]:
     return out
 
 
-def run(args: argparse.Namespace, out: Out) -> int:
-    try:
-        from ..lint import lint_paths, sarif
-    except ImportError as exc:
-        raise UsageError(f"cuentry lint needs tree-sitter: {exc}",
-                         hint="pip install tree-sitter tree-sitter-cpp (they come with cuentry's dependencies)") from None
+def _settings(args: argparse.Namespace) -> Any:
     from ..lint.engine import Settings
 
     includes = list(args.include)
@@ -118,23 +114,36 @@ def run(args: argparse.Namespace, out: Out) -> int:
     if args.compile_commands:
         includes += _compile_commands_includes(args.compile_commands)
         commands = compile_flags(args.compile_commands)
-    settings = Settings(engine=args.engine, include_dirs=includes, defines=args.defines, std=args.std,
-                        toolkit=args.toolkit, commands=commands, floor=args.floor, pedantic=args.pedantic)
     if args.toolkit is not None:
         from ..catalog import catalog
         from ..lint.clang.headers import choose_toolkit
 
         choose_toolkit(catalog(), args.toolkit)
-    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=includes,
+    return Settings(engine=args.engine, include_dirs=includes, defines=args.defines, std=args.std,
+                    toolkit=args.toolkit, commands=commands, floor=args.floor, pedantic=args.pedantic)
+
+
+def run(args: argparse.Namespace, out: Out) -> int:
+    try:
+        from ..lint import lint_paths, sarif
+    except ImportError as exc:
+        raise UsageError(f"cuentry lint needs tree-sitter: {exc}",
+                         hint="pip install tree-sitter tree-sitter-cpp (they come with cuentry's dependencies)") from None
+    settings = _settings(args)
+    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=settings.include_dirs,
                      progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None, settings=settings)
     failing = [f for f in rep.findings if f.severity != "note"]
     code = EXIT_FAIL if failing or rep.problems else EXIT_OK
     if args.sarif:
         out.json(sarif(rep, __version__, command=["cuentry", "lint", *args.paths]))
-        return code
-    if args.json:
+    elif args.json:
         out.json(rep.to_dict())
-        return code
+    else:
+        _print_text(rep, args, out)
+    return code
+
+
+def _print_text(rep: Any, args: argparse.Namespace, out: Out) -> None:
     for p in rep.problems:
         out.error(f"{p.path}: not linted: {p.message}")
     for j in rep.judged:
@@ -146,11 +155,12 @@ def run(args: argparse.Namespace, out: Out) -> int:
                   "no literal version pins found")
         for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
             out.print(f"  {v:>6}  {sym}")
-        return code
+        return
     for f in rep.findings:
         out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.severity}: {f.message}")
+    for h in sorted({f.headers for f in rep.findings if f.headers}):
+        out.print(f"judged by clang against {h}")
     n = len(rep.findings)
     files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} lines)"
     skipped = f"; {len(rep.problems)} not linted" if rep.problems else ""
     out.print((f"{n} finding{'s' if n != 1 else ''} in {files}" if n else f"no findings in {files}") + skipped)
-    return code

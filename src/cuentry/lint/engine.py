@@ -186,7 +186,7 @@ def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
         return None, f"{exc}; judged by tree-sitter"
     except UsageError:
         raise
-    except Exception as exc:  # noqa: BLE001 - whatever libclang or an odd AST raises, the file is still judged
+    except Exception as exc:
         return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
     return unit, ""
 

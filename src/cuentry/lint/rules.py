@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 from ..catalog import Abi, Catalog, Fault, Verdict, catalog
 from ..names import FLAGS, VERSIONED_APIS, split_suffix
-from .signature import normalizer
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
+from .signature import normalizer
 
 Hit = tuple[int, int, str] | tuple[int, int, str, str]   # (line, col, message[, severity])
 SEVERITIES = ("error", "warning", "note")

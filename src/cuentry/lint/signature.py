@@ -93,7 +93,9 @@ class Normalizer:
         return f"{ret} ({self._params(groups[0] if groups else [], depth)})"
 
     def _params(self, toks: list[str], depth: int) -> str:
-        parts, cur, level = [], [], 0
+        parts: list[list[str]] = []
+        cur: list[str] = []
+        level = 0
         for t in toks:
             if t == "," and level == 0:
                 parts.append(cur)

@@ -149,9 +149,9 @@ def extract(text: str, path: str, opts: Options) -> Unit:
                 engine="clang", headers=headers)
 
     def where(s: Any) -> str:
-        loc = s.call.location
-        if loc.file is not None and os.path.abspath(loc.file.name) != os.path.abspath(path):
-            return f" (in {os.path.basename(loc.file.name)}:{loc.line})"
+        if s.callers:
+            lines = ", ".join(map(str, s.callers[:8])) + (", ..." if len(s.callers) > 8 else "")
+            return f" (in the wrapper {s.fn.name}, reported once; called from line {lines})"
         return ""
 
     unit.queries, unit.exports = w.facts(where)

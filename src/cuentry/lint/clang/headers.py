@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ... import names
@@ -75,7 +75,7 @@ def in_toolkit(cat: Catalog, symbol: str, tk: int, per_thread: bool) -> Abi | No
 
 
 def _types(cat: Catalog) -> Iterable[str]:
-    t: dict[str, Any] = cat.types
+    t: Mapping[str, Any] = cat.types
     yield "/* enums */"
     for name, e in sorted(t["enums"].items()):
         vals = ", ".join(f"{k} = {v}" for k, v in e["values"].items())
@@ -99,7 +99,7 @@ def _typedef_rank(canonical: str) -> int:
     return 0 if "(" not in canonical else 1
 
 
-def _define(name: str, aggs: dict[str, Any], done: set[str], depth: int = 0) -> Iterable[str]:
+def _define(name: str, aggs: Mapping[str, Any], done: set[str], depth: int = 0) -> Iterable[str]:
     if name in done or depth > 32:
         return
     done.add(name)

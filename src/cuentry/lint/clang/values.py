@@ -9,7 +9,7 @@ out-parameter, ``param`` for a parameter of the enclosing function not bound yet
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..facts import TOOLKIT_MACROS
 _NUM = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*$")
 _PASS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                    K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR})
-_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+_OPS: dict[str, Callable[[int, int], int | None]] = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
         "/": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
         "|": lambda a, b: a | b, "&": lambda a, b: a & b, "<<": lambda a, b: a << b if 0 <= b < 64 else None,
         ">>": lambda a, b: a >> b if 0 <= b < 64 else None}
@@ -250,47 +250,52 @@ def _unary(c: Any, env: Env) -> Val:
 
 
 def _call(c: Any, env: Env) -> Val:
-    """A helper's value: a function whose body returns one expression, evaluated with its parameters bound to
-    the call's arguments (``make_version(12, 0)`` is 12000)."""
+    """A call's value: ``std::string("cuX")`` and ``name.c_str()`` are the string; a helper function whose body
+    returns one expression is evaluated with its parameters bound (``make_version(12, 0)`` is 12000)."""
     f = c.referenced
     if f is None or env.depth > 8:
         return UNKNOWN
-    sub0 = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars,
-               env.depth + 1)
     if f.kind == K.CONSTRUCTOR or (f.kind == K.CXX_METHOD and f.spelling in ("c_str", "data")):
-        # std::string("cuX"), name.c_str(): the string itself
         kids = [x for x in c.get_children() if x.kind.is_expression()]
-        return evaluate(kids[0], sub0) if kids else UNKNOWN
+        return evaluate(kids[0], _deeper(env)) if kids else UNKNOWN
     if f.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
         return UNKNOWN
-    body = f.get_definition() if f.get_definition() is not None else f
+    return _helper(c, f, env)
+
+
+def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
+    return Env(env.macros, env.params if params is None else params, env.param_index if params is None else {},
+               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+
+
+def _helper(c: Any, f: Any, env: Env) -> Val:
+    body = f.get_definition() or f
     rets = [x for x in body.walk_preorder() if x.kind == K.RETURN_STMT]
-    if len(rets) != 1:
+    expr = [x for x in rets[0].get_children() if x.kind.is_expression()] if len(rets) == 1 else []
+    if not expr:
         return UNKNOWN
     params = [p for p in body.get_children() if p.kind == K.PARM_DECL]
     args = list(c.get_arguments())
     bound = {key(p): evaluate(a, env) for p, a in zip(params, args, strict=False)}
-    for i, p in enumerate(params[len(args):], len(args)):
+    for p in params[len(args):]:
         kids = [x for x in p.get_children() if x.kind.is_expression()]
         bound[key(p)] = evaluate(kids[-1], Env(env.macros, depth=env.depth + 1)) if kids else UNKNOWN
-        del i
-    sub = Env(env.macros, bound, {}, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
-    expr = [x for x in rets[0].get_children() if x.kind.is_expression()]
-    got = evaluate(expr[0], sub) if expr else UNKNOWN
-    kinds = {v.kind for v in bound.values()}
+    got = evaluate(expr[0], _deeper(env, bound))
+    if got.value is not None:
+        return got
     for k in ("param", "toolkit", "driver", "runtime"):
-        if k in kinds and got.value is None:
-            param = next((v for v in bound.values() if v.kind == k), got)
-            return Val(None, k, param=param.param, tparam=param.tparam, text=param.text)
+        src = next((v for v in bound.values() if v.kind == k), None)
+        if src is not None:
+            return Val(None, k, param=src.param, tparam=src.tparam, text=src.text)
     return got
 
 
-_HANDLERS = {
+_HANDLERS: dict[Any, Callable[[Any, Env], Val]] = {
     K.CALL_EXPR: _call,
     K.INTEGER_LITERAL: _integer,
     K.STRING_LITERAL: _string,
     K.DECL_REF_EXPR: _ref,
-    K.MEMBER_REF_EXPR: lambda c, env: _member(c, env),
+    K.MEMBER_REF_EXPR: _member,
     K.BINARY_OPERATOR: _binary,
     K.CONDITIONAL_OPERATOR: _conditional,
     K.UNARY_OPERATOR: _unary,

@@ -88,6 +88,8 @@ class Site:
     via: tuple[str, ...] = ()
     export: bool = False
     roles: tuple[Role, Role, Role] = (Role(), Role(), Role())
+    parents: tuple[Any, ...] = ()           # the enclosing cursors (for a driver-version check around it)
+    callers: tuple[int, ...] = ()           # a wrapper's request: the lines that call the wrapper
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,7 @@ class Walker:
             if s.symbol.kind == "param" and s.fn is not None and len(s.via) < 8:
                 callers = by_callee.get(key(s.fn.cursor), [])
                 if callers:
-                    yield _wrapper_site(s)
+                    yield _wrapper_site(s, tuple(sorted({c.location.line for c, _, _ in callers})))
                     pending += [self._bind(s, c, fn, par) for c, fn, par in callers]
                     continue
             yield s
@@ -263,7 +265,7 @@ class Walker:
             vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
         roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
         return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
-                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles)
+                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
 
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
@@ -295,27 +297,24 @@ class Walker:
         args = list(c.get_arguments())
         if w.cursor.kind == K.LAMBDA_EXPR and len(args) > len(w.params):
             args = args[1:]   # operator() of the closure: the closure object comes first
-        binds: dict[str, Role] = {}
-        for i, p in enumerate(w.params):
-            if i < len(args) and not _is_default_arg(args[i]):
-                binds[key(p)] = Role(args[i], caller)
-            else:
-                kids = [x for x in p.get_children() if x.kind.is_expression()]
-                binds[key(p)] = Role(kids[-1], None) if kids else Role(fixed=UNKNOWN)
+        binds = _binds(w, args, caller)
         tbinds = {n: _template_arg(c, i) for i, n in enumerate(w.tparams)}
-        roles = tuple(r.rebind(w, binds, tbinds) for r in s.roles)
-        target = s.target
-        if isinstance(target, tuple) and target[0] == "param" and target[1] < len(args):
-            target = self._target(args[target[1]], caller)
-        elif isinstance(target, tuple) and target[0] == "return":
-            own = self.type_info(_sugared(c))
-            exp = _written_export(c)
-            if own is not None and exp is not None and own.pfn is None:
-                own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
-            target = own if own is not None and own.sig is not None else self._landing(c, par)
-        r3 = (roles[0], roles[1], roles[2])
-        return Site(c, caller, s.api, self.value(r3[0]), self.value(r3[1]), self.value(r3[2]), target,
-                    "not_applicable", True, (), (*s.via, w.name), s.export, roles=r3)
+        r0, r1, r2 = (r.rebind(w, binds, tbinds) for r in s.roles)
+        return Site(c, caller, s.api, self.value(r0), self.value(r1), self.value(r2),
+                    self._bound_target(s.target, c, args, caller, par), "not_applicable", True, (),
+                    (*s.via, w.name), s.export, roles=(r0, r1, r2), parents=(*s.parents, *par))
+
+    def _bound_target(self, target: Any, c: Any, args: list[Any], caller: Fn | None, par: list[Any]) -> Any:
+        """Where the pointer of a wrapper's request lands, seen from one call of the wrapper."""
+        if not isinstance(target, tuple):
+            return target
+        if target[0] == "param":
+            return self._target(args[target[1]], caller) if target[1] < len(args) else None
+        own = self.type_info(_sugared(c))
+        exp = _written_export(c)
+        if own is not None and exp is not None and own.pfn is None:
+            own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
+        return own if own is not None and own.sig is not None else self._landing(c, par)
 
     def _default(self, fn: Fn, i: int) -> Val:
         if i >= len(fn.params):
@@ -420,36 +419,40 @@ class Walker:
 
     def _query(self, s: Site, tinfo: TypeInfo | None, line: int, col: int, where: str) -> Query:
         sym = s.symbol.value if isinstance(s.symbol.value, str) else None
-        ver = s.version.value if isinstance(s.version.value, int) else None
-        vkind = "literal" if ver is not None and s.version.kind == "literal" else s.version.kind
-        if s.api == "cudaGetDriverEntryPoint":
-            vkind = "runtime"
-        fm = ""
-        if isinstance(s.flags.value, int):
-            fm = FLAG_NUMBERS.get(s.flags.value, "")
-        elif s.flags.text:
-            fm = flag_mode(s.flags.text)
-        ftext = s.flags.text or (str(s.flags.value) if s.flags.value is not None else "")
-        fm = fm or flag_mode(" ".join(tokens_of_flags(s)))
+        ver, vkind = _version(s)
+        literal = ver is not None and vkind == "literal"
+        t = tinfo or TypeInfo("", None, None, None, None)
         return Query(
-            api=s.api, line=line, col=col, symbol=sym, version=ver if vkind == "literal" else None,
-            pins=(ver,) if ver is not None and vkind == "literal" else (), version_text=s.version.text,
-            version_kind=vkind if (ver is not None or vkind != "literal") else "other", flags_text=ftext,
-            flags_mode=fm, status=s.status, result_used=s.result_used, unchecked=s.unchecked,
-            target_type=(tinfo.pfn or tinfo.spelling) if tinfo else None,
-            handwritten=tinfo.handwritten if tinfo else None, via=" -> ".join(s.via), wrapped=bool(s.via),
-            where=where, target_sig=tinfo.sig if tinfo else None, target_export=tinfo.export if tinfo else None,
-            guard=_guard(s.call, self))
+            api=s.api, line=line, col=col, symbol=sym, version=ver if literal else None,
+            pins=(ver,) if literal and ver is not None else (), version_text=s.version.text, version_kind=vkind,
+            flags_text=s.flags.text or ("" if s.flags.value is None else str(s.flags.value)),
+            flags_mode=_flags_mode(s.flags), status=s.status, result_used=s.result_used, unchecked=s.unchecked,
+            target_type=(t.pfn or t.spelling) if tinfo else None, handwritten=t.handwritten,
+            via=" -> ".join(s.via), wrapped=bool(s.via), where=where, target_sig=t.sig, target_export=t.export,
+            guard=_guard(s.parents, s.fn))
 
 
-def tokens_of_flags(s: Site) -> list[str]:
-    return [s.flags.text] if s.flags.text else []
+def _version(s: Site) -> tuple[int | None, str]:
+    """The pin (when it is a number) and where the version came from."""
+    if s.api == "cudaGetDriverEntryPoint":
+        return None, "runtime"
+    ver = s.version.value if isinstance(s.version.value, int) else None
+    if ver is not None and s.version.kind == "literal":
+        return ver, "literal"
+    kind = s.version.kind
+    return ver, "other" if kind == "literal" else kind
 
 
-def _wrapper_site(s: Site) -> Site:
+def _flags_mode(v: Val) -> str:
+    if isinstance(v.value, int):
+        return FLAG_NUMBERS.get(v.value, "")
+    return flag_mode(v.text) if v.text else ""
+
+
+def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
     """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
     return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
-                s.status, s.result_used, s.unchecked, s.via, s.export)
+                s.status, s.result_used, s.unchecked, s.via, s.export, callers=callers)
 
 
 def _lambda_of(c: Any) -> Any:
@@ -516,6 +519,18 @@ def _written_export(c: Any) -> str | None:
     return None
 
 
+def _binds(w: Fn, args: list[Any], caller: Fn | None) -> dict[str, Role]:
+    """A wrapper's parameters bound to a call's arguments, or to their defaults where the call has none."""
+    binds: dict[str, Role] = {}
+    for i, p in enumerate(w.params):
+        if i < len(args) and not _is_default_arg(args[i]):
+            binds[key(p)] = Role(args[i], caller)
+        else:
+            kids = [x for x in p.get_children() if x.kind.is_expression()]
+            binds[key(p)] = Role(kids[-1], None) if kids else Role(fixed=UNKNOWN)
+    return binds
+
+
 def _is_default_arg(a: Any) -> bool:
     """A default argument the compiler filled in (no extent in the file, nothing under it)."""
     return a.kind == K.UNEXPOSED_EXPR and a.extent.start.file is None and not list(a.get_children())
@@ -570,7 +585,7 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
     return True, ()
 
 
-def _used_after(fn: Fn, d: Any, call: Any) -> bool:  # noqa: D103 - the result variable's test
+def _used_after(fn: Fn, d: Any, call: Any) -> bool:
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
 
@@ -604,8 +619,45 @@ def _dependent(ty: Any) -> bool:
     return ty.kind in (T.DEPENDENT,) or "type-parameter" in can.spelling or can.kind == T.UNEXPOSED
 
 
-def _guard(call: Any, w: Walker) -> int:
-    """The driver version an enclosing ``if (drv >= N)`` guarantees (0 when none is seen)."""
+_GE = {">=": 0, ">": 1}
+_LE = {"<=": 0, "<": 1}
+
+
+def _guard(parents: tuple[Any, ...], fn: Fn | None) -> int:
+    """The driver version an enclosing ``if (drv >= N)`` (or ``N <= drv``) guarantees, where ``drv`` was
+    filled by cuDriverGetVersion in the same function (0 when there is none)."""
+    if fn is None or not fn.driver_vars:
+        return 0
+    best = 0
+    for i, p in enumerate(parents):
+        if p.kind != K.IF_STMT or i + 1 >= len(parents):
+            continue
+        kids = list(p.get_children())
+        if len(kids) < 2 or kids[1].hash != parents[i + 1].hash:
+            continue   # the request is not in the then-branch
+        best = max(best, _guarantee(kids[0], fn))
+    return best
+
+
+def _guarantee(cond: Any, fn: Fn) -> int:
+    c = cond
+    while c.kind in _THROUGH and list(c.get_children()):
+        c = next(iter(c.get_children()))
+    if c.kind != K.BINARY_OPERATOR:
+        return 0
+    kids = list(c.get_children())
+    toks = tokens(c)
+    op = next((t for t in toks if t in _GE or t in _LE), "")
+    if len(kids) != 2 or not op:
+        return 0
+    left, right = _decl_of(kids[0]), _decl_of(kids[1])
+    env = Env({})
+    if left is not None and key(left) in fn.driver_vars and op in _GE:
+        n = evaluate(kids[1], env).value
+        return n + _GE[op] if isinstance(n, int) else 0
+    if right is not None and key(right) in fn.driver_vars and op in _LE:
+        n = evaluate(kids[0], env).value
+        return n + _LE[op] if isinstance(n, int) else 0
     return 0
 
 
