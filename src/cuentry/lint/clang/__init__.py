@@ -134,7 +134,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
 
     cat = opts.cat or catalog()
     args, headers = arguments(path, opts, cat)
-    flags = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_INCOMPLETE
+    flags = ci.TranslationUnit.PARSE_INCOMPLETE
     try:
         tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
     except ci.TranslationUnitLoadError as exc:

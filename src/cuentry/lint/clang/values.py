@@ -192,7 +192,7 @@ def _var(d: Any, env: Env) -> Val:
         return UNKNOWN
     sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
     got = evaluate(init[-1], sub)
-    toks = tokens(init[-1])
+    toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
     if any(t in TOOLKIT_MACROS for t in toks):
         return Val(got.value, "toolkit", text=d.spelling)
     if any(t in ("cuDriverGetVersion", "cudaDriverGetVersion") for t in toks):

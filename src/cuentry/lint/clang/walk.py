@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,41 @@ _CASTS = frozenset({K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATI
                     K.CXX_FUNCTIONAL_CAST_EXPR})
 _THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
 _DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
+
+
+class Macros(Mapping[str, list[str]]):
+    """The object-like macros of a translation unit, tokenized on first use (a TU has thousands)."""
+
+    def __init__(self) -> None:
+        self._cursors: dict[str, Any] = {}
+        self._tokens: dict[str, list[str] | None] = {}
+
+    def add(self, c: Any) -> None:
+        self._cursors[c.spelling] = c
+
+    def _get(self, name: str) -> list[str] | None:
+        if name not in self._tokens:
+            c = self._cursors.get(name)
+            toks = tokens(c) if c is not None else []
+            self._tokens[name] = toks[1:] if len(toks) >= 2 and toks[1] != "(" else None
+        return self._tokens[name]
+
+    def __getitem__(self, name: str) -> list[str]:
+        got = self._get(name) if name in self._cursors else None
+        if got is None:
+            raise KeyError(name)
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._cursors and self._get(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cursors)
+
+    def __len__(self) -> int:
+        return len(self._cursors)
 
 
 @dataclass
@@ -105,13 +139,14 @@ class Walker:
     def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...],
                  text: str = "") -> None:
         self.tu, self.path, self.cat, self.norm, self.skip, self.text = tu, path, cat, norm, skip, text
-        self.macros: dict[str, list[str]] = {}
+        self.macros = Macros()
         self.fns: dict[str, Fn] = {}
         self.direct: list[tuple[Any, Fn | None, list[Any]]] = []   # (call, fn, parents)
         self.calls: list[tuple[Any, Fn | None, list[Any]]] = []
         self.flag_uses: list[tuple[str, int, int]] = []
         self.api_names: dict[str, str] = {}
         self._getters: dict[str, str] | None = None
+        self._file_macros: dict[str, str] | None = None
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -121,9 +156,7 @@ class Walker:
     def run(self) -> Walker:
         for c in self.tu.cursor.get_children():
             if c.kind == K.MACRO_DEFINITION:
-                toks = tokens(c)
-                if len(toks) >= 2 and "(" not in toks[1:2]:
-                    self.macros[c.spelling] = toks[1:]
+                self.macros.add(c)
                 continue
             if c.kind == K.MACRO_INSTANTIATION or not self.ours(c):
                 continue
@@ -261,7 +294,7 @@ class Walker:
             status = "missing"
         vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
         written = self._written(args, vi) if vi is not None else ""
-        if any(t in TOOLKIT_MACROS for t in re.findall(r"\w+", written)):
+        if self._toolkit_words(written):
             vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
         roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
         return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
@@ -278,6 +311,17 @@ class Walker:
         total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
                     and key(x.referenced) == h)
         return total > inside
+
+    def _toolkit_words(self, written: str, depth: int = 0) -> bool:
+        """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
+        if self._file_macros is None:
+            self._file_macros = dict(_DEFINE.findall(self.text))
+        for w in re.findall(r"[A-Za-z_]\w*", written):
+            if w in TOOLKIT_MACROS:
+                return True
+            if depth < 8 and w in self._file_macros and self._toolkit_words(self._file_macros[w], depth + 1):
+                return True
+        return False
 
     def _written(self, args: list[Any], i: int) -> str:
         """Argument ``i`` as the file spells it (its own tokens, or the text between its neighbours when a
