@@ -13,6 +13,7 @@ the engine then judges it with tree-sitter and says why.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ def _index(ci: Any) -> Any:
     with _LOCK:
         if not _INDEX:
             _INDEX.append(ci.Index.create())
+            atexit.register(_INDEX.clear)   # disposed while the bindings still exist, not at teardown
         return _INDEX[0]
 
 
