@@ -238,3 +238,16 @@ def test_cli_compile_commands_flags(tmp_path: Path) -> None:
     cc.write_text("{not json")
     code, _, e = _cli("lint", "--compile-commands", str(cc), str(src))
     assert code == 2 and "compile_commands" in e
+
+
+@pytest.mark.parametrize("name", SEM_FILES)
+def test_precompiled_headers_change_nothing(name: str) -> None:
+    """The generated headers precompiled (the default) and parsed each time give the same facts."""
+    _clang()
+    from cuentry.lint import clang
+
+    path = SEMANTIC / name
+    text = path.read_text()
+    fast = clang.extract(text, str(path), clang.Options(toolkit="13.0"))
+    slow = clang.extract(text, str(path), clang.Options(toolkit="13.0", pch=False))
+    assert fast.queries == slow.queries and fast.exports == slow.exports

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resourc
 CUDA_PREAMBLE = os.path.join(RESOURCE_DIR, "cuda_host_preamble.h")
 _CU = (".cu", ".cuh")
 _C = (".c",)
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 _INDEX: list[Any] = []
 
 
@@ -65,6 +66,7 @@ class Options:
     toolkit: str | None = None                       # write headers for this toolkit even if cuda.h is found
     commands: dict[str, list[str]] = field(default_factory=dict)   # file -> its compile flags
     cat: Catalog | None = None
+    pch: bool = True                                 # precompile the generated headers (same facts, faster)
 
 
 def _flags_of(argv: Sequence[str]) -> list[str]:
@@ -118,6 +120,42 @@ def _includes(argv: Sequence[str]) -> list[str]:
     return out
 
 
+_INCLUDES_CUDA = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<(cuda|cudaTypedefs)\.h>", re.M)
+_PCH: dict[str, str | None] = {}
+_PCH_SENSITIVE = re.compile(r"CUDA_API_PER_THREAD_DEFAULT_STREAM|__CUDA_API_VERSION|CUDA_FORCE_API_VERSION")
+
+
+def _pch(ci: Any, args: list[str], text: str) -> str | None:
+    """A precompiled header of the generated cuda.h + cudaTypedefs.h for these flags (built once per process),
+    or None where it could change the meaning: a file that does not include cuda.h itself, or that (or its
+    flags) sets a macro the header reads."""
+    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and "cuentry-lint-cuda" in a), None)
+    heads = sorted(set(_INCLUDES_CUDA.findall(text)))
+    if gen is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
+        return None
+    lang = [("c-header" if a == "c" else "c++-header" if a == "c++" else a) for a in args]
+    if "cuda" in lang:
+        return None   # the CUDA host parse keeps its preamble first
+    header = "cudaTypedefs" if "cudaTypedefs" in heads else "cuda"   # only what the file itself includes
+    keyed = "\0".join([header, *lang])
+    with _LOCK:
+        if keyed in _PCH:
+            return _PCH[keyed]
+        out = None
+        try:
+            hdr = os.path.join(gen, f"pch-{len(_PCH)}.h")
+            with open(hdr, "w", encoding="utf-8") as fh:
+                fh.write(f"#include <{header}.h>\n")
+            tu = _index(ci).parse(hdr, args=lang, options=ci.TranslationUnit.PARSE_INCOMPLETE)
+            if _first_error(tu, hdr) is None:
+                tu.save(hdr + ".pch")
+                out = hdr + ".pch"
+        except Exception:
+            out = None
+        _PCH[keyed] = out
+        return out
+
+
 def _first_error(tu: Any, path: str) -> str | None:
     for d in tu.diagnostics:
         if d.severity >= 3:
@@ -137,6 +175,9 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     cat = opts.cat or catalog()
     args, headers = arguments(path, opts, cat)
     flags = ci.TranslationUnit.PARSE_INCOMPLETE
+    pch = _pch(ci, args, text) if opts.pch else None
+    if pch is not None:
+        args = [*args, "-include-pch", pch]
     try:
         tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
     except ci.TranslationUnitLoadError as exc:
