@@ -20,7 +20,7 @@ from cuentry.lint.signature import Normalizer, normalizer  # noqa: E402
 
 CORPUS = Path(__file__).parent / "lint_corpus"
 SEMANTIC = CORPUS / "semantic"
-SEM_FILES = sorted(p.name for p in SEMANTIC.iterdir() if p.suffix == ".cpp")
+SEM_FILES = sorted(p.name for p in SEMANTIC.iterdir() if p.suffix in (".cpp", ".cu"))
 EXPECT = re.compile(r"expect(?:\[(clang|tree-sitter)\])?:\s*((?:CE\d{3}(?:/\w+)?\s*)+)")
 OLD_EXPECT = re.compile(r"expect:\s*((?:CE\d{3}\s*)+)")
 

@@ -194,19 +194,34 @@ def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
 def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None,
             settings: Settings | None = None) -> Unit:
     """The facts of one file, by its suffix (C family unless it ends in .py): clang when it is installed
-    and the file parses, tree-sitter otherwise (the unit says which, and why)."""
+    and the file parses, tree-sitter otherwise (the unit says which, and why).
+
+    A file clang judges is also read by tree-sitter (cheap): that front end's wrappers and prototype defaults
+    are what other files of the run use, and its requests through wrappers defined in *other* files (which
+    clang, seeing one translation unit, cannot follow) are added to clang's.
+    """
     if path.endswith(PY_SUFFIXES):
         from .python import extract as py
 
         return py(text, path)
+    from .cfamily import extract as cf
+
     settings = settings or Settings(include_dirs=include_dirs)
     unit, why = _clang(text, path, settings)
+    ts = cf(text, path, include_dirs) if shared is None else cf(text, path, include_dirs, shared.apis, shared.defaults)
     if unit is None:
-        from .cfamily import extract as cf
-
-        unit = cf(text, path, include_dirs) if shared is None else \
-            cf(text, path, include_dirs, shared.apis, shared.defaults)
-        unit.note = why
+        ts.note = why
+        ts.floor = settings.floor
+        return ts
+    own = set(ts.apis)
+    foreign = set(shared.apis) - own if shared is not None else set()
+    seen = {(q.line, q.symbol) for q in unit.queries}
+    for q in ts.queries:
+        first = q.via.split(" -> ")[0] if q.via else ""
+        if first in foreign and (q.line, q.symbol) not in seen:
+            unit.queries.append(q)
+    unit.queries.sort(key=lambda q: (q.line, q.col))
+    unit.apis, unit.defaults, unit.called = ts.apis, ts.defaults, ts.called
     unit.floor = settings.floor
     return unit
 
