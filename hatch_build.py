@@ -18,6 +18,16 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
     PLUGIN_NAME = "cuentry-call-extension"
+    _tmp: str | None = None
+
+    def _cleanup(self) -> None:
+        """Remove the build's temporary folder (a cuentry-calls-* folder left in TMPDIR per install was a bug)."""
+        tmp, self._tmp = self._tmp, None
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        self._cleanup()
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
@@ -30,12 +40,14 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
             return
         src = os.path.join(self.root, "src")
         sys.path.insert(0, src)
+        tmp = tempfile.mkdtemp(prefix="cuentry-calls-")
+        self._tmp = tmp  # removed in finalize(), once the wheel holds the extension
         try:
             from cuentry.calls._fastgen import build
 
-            tmp = tempfile.mkdtemp(prefix="cuentry-calls-")
             so = build(tmp)
         except Exception as exc:
+            self._cleanup()
             self.app.display_warning(f"cuentry: compiled call extension not built ({type(exc).__name__}: {exc}); "
                                      "the pure backend will be used")
             return
@@ -52,6 +64,7 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
             staged = f"{dest}.{os.getpid()}.tmp"
             shutil.copy2(so, staged)
             os.replace(staged, dest)
+            self._cleanup()
         else:
             build_data["force_include"][so] = f"cuentry/calls/{name}"
         build_data["pure_python"] = False

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The steps of cuentry's GitHub Action (action.yml), as one script so the tests run exactly what CI runs.
 #
+#   cuentry-action.sh preflight  Linux and a C compiler (RUNNER_OS, CC), or one ::error line and exit 2
 #   cuentry-action.sh lint    reads INPUT_PATHS, INPUT_SELECT, INPUT_IGNORE, INPUT_SARIF_FILE
 #   cuentry-action.sh check   reads INPUT_MANIFEST, INPUT_DRIVER, INPUT_DRIVER_VERSION
 #   cuentry-action.sh gate    reads INPUT_FAIL_ON_FINDINGS, FINDINGS, LINT_EXIT
@@ -114,9 +115,25 @@ do_gate() {
     return 0
 }
 
+# The action runs on Linux runners with a C compiler: the fake driver and the interposer are ELF libraries
+# built on the runner. Anything else stops here, with what to change.
+do_preflight() {
+    local os=${RUNNER_OS:-$(uname -s)}
+    if [ "$os" != "Linux" ]; then
+        printf '::error title=cuentry::the cuentry action runs on Linux runners only (this one is %s): use runs-on: ubuntu-24.04\n' "$os"
+        return 2
+    fi
+    if ! command -v "${CC:-gcc}" >/dev/null 2>&1 && ! command -v cc >/dev/null 2>&1; then
+        printf '::error title=cuentry::the cuentry action needs a C compiler (gcc) to build its fake driver: apt-get install -y gcc, or set CC\n'
+        return 2
+    fi
+    return 0
+}
+
 case ${1:-} in
+    preflight) do_preflight ;;
     lint) do_lint ;;
     check) do_check ;;
     gate) do_gate ;;
-    *) echo "usage: cuentry-action.sh lint|check|gate" >&2; exit 2 ;;
+    *) echo "usage: cuentry-action.sh preflight|lint|check|gate" >&2; exit 2 ;;
 esac

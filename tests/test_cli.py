@@ -79,7 +79,7 @@ def test_resolve_failure_against_the_driver(fake: dict[str, str], monkeypatch: p
 @pytest.mark.parametrize("argv,needle", [
     (["resolve", "cuMemAloc", "--version", "3020", "--stream", "legacy"], "misspelled"),
     (["resolve", "cuMemAlloc", "--version", "12.5", "--stream", "legacy"], "not a release"),
-    (["resolve", "cuMemAlloc", "--version", "abc", "--stream", "legacy"], "invalid CUDA version"),
+    (["resolve", "cuMemAlloc", "--version", "abc", "--stream", "legacy"], "not an ABI version number"),
     (["resolve", "cuMemAlloc", "--version", "3020", "--stream", "default"], "default"),
 ])
 def test_resolve_bad_input(fake: dict[str, str], argv: list[str], needle: str) -> None:

@@ -124,7 +124,7 @@ def test_doctor_reports_how_each_was_found(fake: dict[str, str], monkeypatch: py
     _pf_answer(monkeypatch, SimpleNamespace(abs_path=fake["full"], found_via="site-packages"))
     rep = _doctor("--driver", fake["full"], "--runtime", fake["full"])
     assert rep["driver"]["how"] == "argument" and rep["runtime"]["how"] == "argument"
-    assert rep["runtime"]["searched"][-1]["outcome"] == "loaded"
+    assert rep["runtime"]["searched"][-1]["reason"] == "loaded"
     assert rep["discovery"]["cuda_pathfinder"]
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     rep = _doctor()
@@ -137,8 +137,8 @@ def test_doctor_without_pathfinder(fake: dict[str, str], monkeypatch: pytest.Mon
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     rep = _doctor()
     assert rep["runtime"]["found"] is False
-    assert rep["runtime"]["searched"][0] == {"candidate": "cudart", "how": "cuda-pathfinder",
-                                            "outcome": loader.PATHFINDER_MISSING}
+    assert rep["runtime"]["searched"][0] == {"path": "cudart", "how": "cuda-pathfinder",
+                                            "reason": loader.PATHFINDER_MISSING}
     out, err = io.StringIO(), io.StringIO()
     assert main(["doctor"], stdout=out, stderr=err) == 3  # no driver
     text = out.getvalue()

@@ -30,6 +30,7 @@ from cuentry.generate import generate_c, generate_python
 from cuentry.generate.c import CUDA_H_RENAMES
 from cuentry.generate.model import plan
 from cuentry.generate.python import _param_name, class_name
+from cuentry.table import Table
 
 from .conftest import CUDA_INCLUDE
 
@@ -325,7 +326,7 @@ def _c_entries(t: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
 
 def _py_entries(name: str, drv: Driver) -> dict[str, tuple[str, list[str]]]:
     m = _manifest(name)
-    rep = m.table(source=drv).report()
+    rep = Table.from_manifest(m, source=drv).report()
     out = {}
     for r in rep["entries"]:
         status = r["status"] if r["status"] in ("resolved", "fallback") else "none"
@@ -522,7 +523,7 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
             assert type(t).__mro__[1].__name__ == class_name(n)
             assert mod.MIN_DRIVER == _manifest(n).min_driver()
             got = {r["name"]: (r["status"], r["abi"]) for r in t.report()["entries"]}
-            want = {r["name"]: (r["status"], r["abi"]) for r in _manifest(n).table(source=drv).report()["entries"]}
+            want = {r["name"]: (r["status"], r["abi"]) for r in Table.from_manifest(_manifest(n), source=drv).report()["entries"]}
             assert got == want
     finally:
         drv.close()

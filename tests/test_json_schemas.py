@@ -81,11 +81,19 @@ def test_check(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     code, doc = _run("check", str(m), "--driver", fake["full"])
     assert code == 0 and doc["ok"] is True
     assert {e["status"] for e in doc["entries"]} >= {"resolved", "unavailable"}
+    assert doc["driver"]["path"] == fake["full"] and doc["driver"]["version"] == 12040
+    assert doc["searched"] and all(set(s) >= {"path", "reason"} for s in doc["searched"])
+    assert doc["searched"][-1] == {"path": fake["full"], "reason": "loaded", "how": "argument"}
     _valid("check", doc)
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     code, doc = _run("check", str(m))
     assert code == 3 and "error" in doc
+    assert doc["driver"] == {"path": None, "version": None}
+    assert doc["searched"] == doc["error"]["searched"] and doc["searched"][0]["path"] == "/nonexistent/libcuda.so.1"
+    assert doc["searched"][0]["reason"] and "reasons" not in doc["error"]
     _valid("check", doc)
+    bad = {**doc, "searched": ["/nonexistent/libcuda.so.1"]}  # the old shape: strings
+    assert list(_validator("check").iter_errors(bad))
 
 
 def test_failure_with_json(tmp_path: Path) -> None:

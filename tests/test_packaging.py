@@ -23,7 +23,7 @@ def test_cibuildwheel_builds_manylinux_x86_64_and_aarch64_only() -> None:
                           capture_output=True, text=True, check=False, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     ids = set(proc.stdout.split())
-    want = {f"cp3{m}-manylinux_{a}" for m in (11, 12, 13) for a in ("x86_64", "aarch64")}
+    want = {f"cp3{m}-manylinux_{a}" for m in (11, 12, 13, 14) for a in ("x86_64", "aarch64")}
     assert ids == want
 
 
@@ -44,9 +44,108 @@ def test_wheel_declares_plugin_and_dependencies() -> None:
     assert any(d.startswith("mkdocs") for d in proj["optional-dependencies"]["docs"])
 
 
-def test_wheels_workflow_uses_the_pyproject_configuration() -> None:
+def test_release_workflow_builds_tests_and_publishes_every_artifact() -> None:
     yaml = pytest.importorskip("yaml")
-    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "wheels.yml").read_text())
-    steps = wf["jobs"]["wheels"]["steps"]
-    assert any(s.get("uses", "").startswith("pypa/cibuildwheel@") for s in steps)
-    assert set(wf["jobs"]["wheels"]["strategy"]["matrix"]["os"]) == {"ubuntu-24.04", "ubuntu-24.04-arm"}
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as True
+    assert on["push"]["tags"] == ["v*"]
+    jobs = wf["jobs"]
+    steps = jobs["wheels"]["steps"]
+    assert any(s.get("uses", "").startswith("pypa/cibuildwheel@v3") for s in steps)
+    assert set(jobs["wheels"]["strategy"]["matrix"]["os"]) == {"ubuntu-24.04", "ubuntu-24.04-arm"}
+    pure = "\n".join(s.get("run", "") for s in jobs["pure"]["steps"])
+    assert "CUENTRY_NO_COMPILE=1 python -m build --wheel" in pure and "--sdist" in pure
+    assert "ci_backend.py pure" in pure and "ci_backend.py compiled" in pure and pure.count("pytest") == 2
+    pub = jobs["publish"]
+    assert pub["permissions"] == {"id-token": "write"} and set(pub["needs"]) == {"wheels", "pure"}
+    assert any(s.get("uses", "") == "pypa/gh-action-pypi-publish@release/v1" for s in pub["steps"])
+    assert not any("password" in (s.get("with") or {}) for s in pub["steps"])  # trusted publishing, no token
+    assert "mike deploy" in "\n".join(s.get("run", "") for s in jobs["docs"]["steps"])
+
+
+# Current majors (checked December 2026): one place, so a bump is one edit here and in the files.
+ACTION_MAJORS = {"actions/checkout": "v7", "actions/setup-python": "v7", "actions/upload-artifact": "v7",
+                 "actions/download-artifact": "v8", "github/codeql-action/upload-sarif": "v4"}
+
+
+def test_every_workflow_and_the_action_use_current_action_majors() -> None:
+    import re
+
+    files = [*(ROOT / ".github" / "workflows").glob("*.yml"), ROOT / "action.yml",
+             *(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
+    seen = set()
+    for f in files:
+        for name, ver in re.findall(r"uses:\s*([\w./-]+)@([\w.]+)", f.read_text()):
+            if name in ACTION_MAJORS:
+                seen.add(name)
+                assert ver == ACTION_MAJORS[name], f"{f.name}: {name}@{ver}, current is {ACTION_MAJORS[name]}"
+    assert {"actions/checkout", "actions/setup-python", "github/codeql-action/upload-sarif"} <= seen
+
+
+def test_one_repository_url_everywhere() -> None:
+    import re
+
+    urls = PYPROJECT["project"]["urls"]
+    assert urls["Repository"] == "https://github.com/cuentry/cuentry"
+    files = [ROOT / "action.yml", ROOT / ".pre-commit-hooks.yaml", ROOT / "mkdocs.yml", ROOT / "README.md",
+             ROOT / "CHANGELOG.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "src").rglob("*.py")]
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert "OWNER/cuentry" not in text and "<owner>/cuentry" not in text, f
+        for owner in re.findall(r"github\.com/([\w.-]+)/cuentry\b", text):
+            assert owner == "cuentry", f"{f}: github.com/{owner}/cuentry"
+
+
+def test_release_metadata_is_complete() -> None:
+    proj = PYPROJECT["project"]
+    assert proj["version"] == "0.1.0" and proj["license"] == "Apache-2.0"
+    assert set(proj["license-files"]) == {"LICENSE", "NOTICE"}
+    assert proj["readme"] == "README.md" and proj["authors"]
+    assert {"Homepage", "Documentation", "Repository", "Issues", "Changelog"} <= set(proj["urls"])
+    cls = proj["classifiers"]
+    assert "Programming Language :: Python :: 3.14" in cls and not any(c.startswith("License ::") for c in cls)
+    lic = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in lic and "Version 2.0, January 2004" in lic and "END OF TERMS AND CONDITIONS" in lic
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert "Keep a Changelog" in changelog and f"## [{proj['version']}] - " in changelog
+    assert "## [Unreleased]" in changelog
+
+
+def test_action_says_linux_and_gcc() -> None:
+    import subprocess as sp
+
+    text = (ROOT / "action.yml").read_text()
+    assert "Linux runners only" in text and "gcc" in text and "cuentry-action.sh\" preflight" in text
+    script = str(ROOT / "action" / "cuentry-action.sh")
+    bash = shutil.which("bash") or "/bin/bash"
+    r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "macOS"}, capture_output=True, text=True,
+               check=False)
+    assert r.returncode == 2 and "Linux runners only" in r.stdout and "macOS" in r.stdout
+    r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "Linux", "CC": "no-such-cc",
+                                                   "PATH": "/nonexistent"}, capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "needs a C compiler" in r.stdout
+    if shutil.which("cc") or shutil.which("gcc"):
+        r = sp.run([bash, script, "preflight"], env={**os.environ, "RUNNER_OS": "Linux"}, capture_output=True,
+                   text=True, check=False)
+        assert r.returncode == 0, r.stdout
+
+
+def test_a_wheel_build_leaves_no_temporary_folder_and_ships_the_c_template(tmp_path: Path) -> None:
+    """hatch_build.py removes its cuentry-calls-* folder; the wheel has the fake driver's template and the license."""
+    import importlib.util
+    import zipfile
+
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("hatchling not installed (it is in the [test] extra)")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                           str(tmp_path / "dist"), str(ROOT)], env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not list(tmp.glob("cuentry-calls-*")), list(tmp.iterdir())
+    (wheel,) = (tmp_path / "dist").glob("cuentry-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "cuentry/testing/fake_cuda.c.in" in names
+    assert any(n.endswith("licenses/LICENSE") for n in names) and any(n.endswith("licenses/NOTICE") for n in names)

@@ -34,9 +34,9 @@ _EXPORTS = {
     "kernel_params": "cuentry.calls",
     "Out": "cuentry.calls",
     "Table": "cuentry.table",
-    "Entry": "cuentry.table",
-    "required": "cuentry.table",
-    "optional": "cuentry.table",
+    "Entry": "cuentry.entry",
+    "required": "cuentry.entry",
+    "optional": "cuentry.entry",
     "Unavailable": "cuentry.table",
     "CuentryError": "cuentry.errors",
     "ResolutionError": "cuentry.errors",
@@ -45,6 +45,8 @@ _EXPORTS = {
     "UnknownVersionError": "cuentry.errors",
     "DriverNotFoundError": "cuentry.errors",
     "TableResolutionError": "cuentry.errors",
+    "TableDeclarationError": "cuentry.errors",
+    "ManifestError": "cuentry.errors",
     "UnavailableError": "cuentry.errors",
 }
 
@@ -58,11 +60,13 @@ __all__ = [
     "Driver",
     "DriverNotFoundError",
     "Entry",
+    "ManifestError",
     "Out",
     "ResolutionError",
     "Resolved",
     "Runtime",
     "Table",
+    "TableDeclarationError",
     "TableResolutionError",
     "Unavailable",
     "UnavailableError",
@@ -87,17 +91,20 @@ if TYPE_CHECKING:
     from .catalog import Abi, Catalog, format_version, get_catalog, parse_version
     from .diagnostics import Classification, Diagnostic
     from .driver import Driver, Resolved, Runtime, default_driver, resolve
+    from .entry import Entry, optional, required
     from .errors import (
         CudaError,
         CuentryError,
         DriverNotFoundError,
+        ManifestError,
         ResolutionError,
+        TableDeclarationError,
         TableResolutionError,
         UnavailableError,
         UnknownSymbolError,
         UnknownVersionError,
     )
-    from .table import Entry, Table, Unavailable, optional, required
+    from .table import Table, Unavailable
 
 
 def __getattr__(name: str) -> Any:

@@ -804,9 +804,55 @@ def _targets(output: Path | None, in_place: bool) -> tuple[str, Path, Path | Non
     if _is_package_file(output):
         raise UsageError(f"-o {output} is the installed package's own catalog",
                          hint="pass --in-place to replace it on purpose")
+    folder = output.parent
+    if not folder.is_dir():
+        raise UsageError(f"-o {output}: the folder {folder} does not exist",
+                         hint=f"create it first (mkdir -p {folder}) or write the catalog into an existing folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"-o {output}: the folder {folder} is not writable by you",
+                         hint="write the catalog into a folder you own")
     if suffix == ".json":
         return "json", output, None
     return "py", output, output.with_name(output.stem + ".types.json")
+
+
+_TOOLKIT = re.compile(r"(\d{1,2})\.(\d{1,2})")
+_CUDA_VERSION = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)[ \t]*(?:/[/*].*)?$", re.M)
+
+
+def check_toolkit(toolkit: str) -> int:
+    """The CUDA_VERSION number of a `--toolkit` release such as `13.0`; UsageError for anything else."""
+    m = _TOOLKIT.fullmatch(toolkit.strip())
+    if not m:
+        raise UsageError(f"--toolkit {toolkit!r} is not a CUDA toolkit release",
+                         hint="give the release of the headers as MAJOR.MINOR, e.g. --toolkit 13.0 "
+                              "(the value of CUDA_VERSION in their cuda.h: 13000 is 13.0)")
+    return int(m[1]) * 1000 + int(m[2]) * 10
+
+
+def headers_cuda_version(include: Path) -> int | None:
+    """CUDA_VERSION as `cuda.h` in `include` defines it, or None when it cannot be read there."""
+    try:
+        with open(include / "cuda.h", "rb") as fh:
+            text = fh.read(1 << 22)
+    except OSError:
+        return None
+    m = _CUDA_VERSION.search(text)
+    return int(m[1]) if m else None
+
+
+def check_headers_release(include: Path, toolkit: str) -> str | None:
+    """Refuse headers whose CUDA_VERSION is another release than `toolkit`; a note when it is not stated."""
+    want = check_toolkit(toolkit)
+    have = headers_cuda_version(include)
+    if have is None:  # not a toolkit's cuda.h (a test's headers): --toolkit is all there is
+        return None
+    if have // 10 != want // 10:
+        release = f"{have // 1000}.{have % 1000 // 10}"
+        raise UsageError(f"--toolkit {toolkit}, but the headers in {include} are CUDA {release} "
+                         f"(cuda.h defines CUDA_VERSION {have})",
+                         hint=f"pass --toolkit {release}, or point --include at the {toolkit} headers")
+    return None
 
 
 def _replace(path: Path, text: str) -> None:
@@ -842,6 +888,9 @@ def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in
     """
     fmt, main_file, types_file = _targets(output, in_place)
     notes: list[str] = []
+    note = check_headers_release(include, toolkit)
+    if note:
+        notes.append(note)
     if in_place and not history:
         notes.append(f"writing the package's own catalog without --history: each ABI's toolkit list will name "
                      f"only {toolkit}")

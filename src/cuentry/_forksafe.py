@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
+__all__ = ["Lock", "RLock", "reinit_after_fork"]
+
 
 class _ForkSafe:
     """A lock (or re-entrant lock) that a forked child gets back unlocked."""

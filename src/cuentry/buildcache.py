@@ -38,6 +38,16 @@ from pathlib import Path
 
 from .errors import BuildCacheError, BuildError
 
+__all__ = [
+    "STAMP",
+    "cached_build",
+    "check_root",
+    "default_root",
+    "entry_key",
+    "file_digest",
+    "write_new",
+]
+
 STAMP = "sha256"
 _OWNER_ONLY = 0o077
 _OTHERS_WRITE = 0o022

@@ -90,6 +90,14 @@ else:
         def __reduce__(self):
             return (type(self), (str.__str__(self),))
 
+__all__ = [
+    "Classification",
+    "Diagnostic",
+    "classify",
+    "cu_result_name",
+    "driver_too_old_hint",
+]
+
 
 class Classification(str, Enum):
     """Why a query ended as it did."""

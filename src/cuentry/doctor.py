@@ -1,6 +1,6 @@
 """What `cuentry doctor` reports, as data: the driver and runtime found, and catalog coverage on them.
 
-The CLI prints it (`cuentry doctor`, `--json`); programs can call :func:`report`.
+The CLI prints it (`cuentry doctor`, `--json`); programs can call [report][cuentry.doctor.report].
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ Progress = Callable[[int, int], None]
 
 
 def coverage(drv: Driver, cat: Catalog | None = None, progress: Progress | None = None) -> dict[str, Any]:
-    """Resolve each symbol's newest legacy ABI on ``drv``; count and classify what does not resolve."""
+    """Resolve each symbol's newest legacy ABI on `drv`; count and classify what does not resolve."""
     cat = catalog() if cat is None else cat
     symbols = cat.symbols()
     resolved = 0
@@ -35,7 +35,8 @@ def coverage(drv: Driver, cat: Catalog | None = None, progress: Progress | None 
             g = cat.group(sym)
             failures.append({"symbol": sym, "version": abi.version, "group": g.id if g else None,
                              "classification": d.classification.value, "hint": d.hint,
-                             "result_name": d.result_name, "query_name": d.query_name})
+                             "result": d.result, "result_name": d.result_name,
+                             "query": d.query, "query_name": d.query_name})
         if progress is not None and (i % 25 == 0 or i == len(symbols)):
             progress(i, len(symbols))
     by_class = Counter(f["classification"] for f in failures)
@@ -49,21 +50,30 @@ def _backend() -> dict[str, str]:
     return backend()
 
 
+def _place(path: str, how: str, reason: str) -> dict[str, str]:
+    """One place looked at: the decided `searched` shape ({"path", "reason"}), with how it came to be asked."""
+    return {"path": path, "reason": reason, "how": how}
+
+
+def _attempts(attempts: Any) -> list[dict[str, str]]:
+    return [_place(a["candidate"], a["how"], a["outcome"]) for a in describe(attempts)]
+
+
 def _searched(exc: DriverError, driver: str | None) -> list[dict[str, str]]:
-    """Each place looked at and what happened there (the same shape as a found driver's ``searched``)."""
+    """Each place looked at and what happened there (the same shape as a found driver's `searched`)."""
     searched = getattr(exc, "searched", None)
     if searched is None:  # a stub refused, for instance: the candidates, without outcomes
-        return [{"candidate": c, "how": h, "outcome": ""} for c, h in driver_candidates(driver)]
+        return [_place(c, h, "") for c, h in driver_candidates(driver)]
     reasons = list(getattr(exc, "reasons", ())) + [""] * len(searched)
     hows = dict(driver_candidates(driver))
-    return [{"candidate": c, "how": getattr(exc, "how", None) or hows.get(c, ""), "outcome": r}
+    return [_place(c, getattr(exc, "how", None) or hows.get(c, ""), r)
             for c, r in zip(searched, reasons, strict=False)]
 
 
 def _runtime_searched(exc: DriverError, runtime: str | None) -> list[dict[str, str]]:
     """Each place the runtime search looked at, how it came to look there, and what happened."""
     hows = {**dict(runtime_candidates(runtime)), "cudart": PATHFINDER_HOW}
-    return [{"candidate": c, "how": hows.get(c, ""), "outcome": r}
+    return [_place(c, hows.get(c, ""), r)
             for c, r in zip(getattr(exc, "searched", ()), getattr(exc, "reasons", ()), strict=False)]
 
 
@@ -76,12 +86,15 @@ def report(driver: str | None = None, runtime: str | None = None, *,
     drv = None
     try:
         drv = Driver.load(driver, allow_stub=True)
-        rep["driver"] = {"found": True, **drv.info(), "searched": describe(drv.attempts)}
+        rep["driver"] = {"found": True, **drv.info(), "version": drv.driver_version, "searched": _attempts(drv.attempts)}
     except DriverError as exc:
-        rep["driver"] = {"found": False, "error": exc.to_dict(), "searched": _searched(exc, driver)}
+        rep["driver"] = {"found": False, "path": None, "version": None, "error": exc.to_dict(),
+                         "searched": _searched(exc, driver)}
     try:
-        rt = Runtime.load(runtime or (driver if driver and drv is not None and drv.fake else None))
-        rep["runtime"] = {"found": True, **rt.info(), "searched": describe(rt.attempts)}
+        # Only the runtime asked for or found: the fake libcuda also answers the runtime's calls, but it is
+        # not the process's libcudart, and showing it as one would be a lie (--runtime names it on purpose).
+        rt = Runtime.load(runtime)
+        rep["runtime"] = {"found": True, **rt.info(), "searched": _attempts(rt.attempts)}
         rt.close()
     except DriverError as exc:
         rep["runtime"] = {"found": False, "error": exc.to_dict(),

@@ -13,6 +13,35 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+__all__ = [
+    "ArgumentError",
+    "ArgumentRangeError",
+    "BuildCacheError",
+    "BuildError",
+    "CatalogDataError",
+    "CatalogError",
+    "CudaError",
+    "CuentryError",
+    "DriverBusyError",
+    "DriverClosedError",
+    "DriverError",
+    "DriverNotFoundError",
+    "ForkError",
+    "HeaderParseError",
+    "LibraryPathError",
+    "ManifestError",
+    "ResolutionError",
+    "StubLibraryError",
+    "TableDeclarationError",
+    "TableError",
+    "TableResolutionError",
+    "UnavailableError",
+    "UnknownSymbolError",
+    "UnknownVariantError",
+    "UnknownVersionError",
+    "UsageError",
+]
+
 
 class CuentryError(Exception):
     """Base of every cuentry error; never raised directly."""
@@ -158,7 +187,9 @@ class DriverNotFoundError(DriverError):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "searched": list(self.searched), "reasons": list(self.reasons)}
+        reasons = list(self.reasons) + [""] * len(self.searched)
+        return {**super().to_dict(),
+                "searched": [{"path": p, "reason": r} for p, r in zip(self.searched, reasons, strict=False)]}
 
 
 class LibraryPathError(DriverNotFoundError):

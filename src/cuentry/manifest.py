@@ -27,18 +27,17 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .catalog import Abi, Catalog, catalog
+from .entry import FALLBACK_CHAIN_LIMIT, RESERVED, Entry, bind_entry, bind_pin, floor_of
 from .errors import CuentryError, ManifestError
 from .names import DEFAULT, Stream, catalog_stream, parse_pfn_name, parse_stream
 
-if TYPE_CHECKING:
-    from .table import Entry, Table
+__all__ = ["FALLBACK_CHAIN_LIMIT", "FORMAT_HINT", "MAX_BYTES", "Manifest", "load", "loads", "read_text"]
 
 MAX_BYTES = 1 << 20  # a manifest lists entry points: 1 MiB is far beyond any real one
-FALLBACK_CHAIN_LIMIT = 16
 
 _TOP_KEYS = ("table", "required", "optional")
 _TABLE_KEYS = ("name", "stream", "required", "optional")
@@ -47,67 +46,34 @@ _PIN = r"(?P<sym>[A-Za-z_][A-Za-z0-9_]*)@(?P<ver>[0-9]{1,9})"
 FORMAT_HINT = ("entries are 'symbol@version' (cuMemAlloc@3020), 'PFN_cuMemAlloc_v3020', or "
                "{ symbol = \"cuMemAlloc\", version = 3020 } with optional name and fallback")
 
-Path = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class EntrySpec:
-    """One entry of a manifest, as written (validated against the catalog)."""
-
-    symbol: str
-    version: int
-    required: bool
-    name: str | None = None
-    variant: str | None = None          # "", "ptds" or "ptsz" when written as a PFN name
-    fallback: tuple[EntrySpec, ...] = ()
-    line: int = 0
-    column: int = 0
-
-    @property
-    def attr(self) -> str:
-        """The name the entry is reached by: ``name``, or the symbol."""
-        return self.name or self.symbol
-
-    def describe(self) -> str:
-        return f"{self.symbol}@{self.version}"
+_Where = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
 class Manifest:
-    """A validated manifest: a table name, one stream mode and its entries."""
+    """A validated manifest: a table name, one stream mode and its entries, each bound once.
+
+    Every [Entry][cuentry.entry.Entry] (and each entry of its fallback chain) carries
+    the ABI [Catalog.bind][cuentry.catalog.Catalog.bind] returned for it in this
+    manifest's mode while the file was read; a table, `cuentry check` and both
+    generators use those entries as they are. A table of the manifest:
+    [Table.from_manifest][cuentry.table.Table.from_manifest].
+    """
 
     path: str
     name: str
     stream: Stream
-    entries: tuple[EntrySpec, ...]
+    entries: tuple[Entry, ...]
     cat: Catalog
 
-    def abi(self, e: EntrySpec) -> Abi:
-        """The ABI ``e``'s pin binds in this manifest's stream mode (the catalog decides)."""
-        return self.cat.bind(e.symbol, e.version, self.stream, e.variant)
+    def abi(self, e: Entry) -> Abi:
+        """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading: not asked again)."""
+        return bind_entry(e, self.stream, self.cat).bound_abi  # returns a bound entry as it is
 
     def min_driver(self) -> int:
-        """The deployment floor: the highest pin among the required entries (0 when none)."""
-        return max((e.version for e in self.entries if e.required), default=0)
-
-    def table_entries(self) -> list[Entry]:
-        """The entries as :mod:`cuentry.table` declarations (fallback chains included)."""
-        return [_to_entry(e) for e in self.entries]
-
-    def table(self, **kwargs: Any) -> Table:
-        """A :class:`cuentry.Table` of this manifest (keyword arguments go to the Table)."""
-        from .table import Table
-
-        return Table(self.name, self.table_entries(), stream=self.stream, cat=self.cat, **kwargs)
-
-
-def _to_entry(e: EntrySpec) -> Entry:
-    from .table import Entry
-
-    chain: Entry | None = None
-    for fb in reversed(e.fallback):
-        chain = Entry(fb.symbol, fb.version, False, chain, None, fb.variant)
-    return Entry(e.symbol, e.version, e.required, chain, e.name, e.variant)
+        """The deployment floor ([driver_floor][cuentry.entry.driver_floor]): each required entry
+        needs one pin of its chain; optional entries never raise it (0 when nothing is required)."""
+        return floor_of(self.entries)
 
 
 # --- reading --------------------------------------------------------------------------
@@ -196,8 +162,8 @@ class _Positions:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.where: dict[Path, tuple[int, int]] = {}
-        self._aot: dict[Path, int] = {}
+        self.where: dict[_Where, tuple[int, int]] = {}
+        self._aot: dict[_Where, int] = {}
 
     @classmethod
     def scan(cls, text: str) -> _Positions:
@@ -208,7 +174,7 @@ class _Positions:
             pass  # positions are a courtesy: tomllib has already judged the text
         return self
 
-    def at(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
+    def at(self, path: _Where, *, key: bool = False) -> tuple[int | None, int | None]:
         probe = path + ("=",) if key else path
         while probe:
             got = self.where.get(probe)
@@ -217,10 +183,10 @@ class _Positions:
             probe = probe[:-1]
         return None, None
 
-    def _mark(self, path: Path, i: int) -> None:
+    def _mark(self, path: _Where, i: int) -> None:
         self.where.setdefault(path, _position(self.text, i))
 
-    def _mark_key(self, path: Path, i: int, base: int = 0, *, header: bool = False) -> None:
+    def _mark_key(self, path: _Where, i: int, base: int = 0, *, header: bool = False) -> None:
         """A key starts at ``i``; a dotted key's prefixes (and a header's table) are tables that start there too."""
         for n in range(base + 1, len(path) + 1):
             self._mark(path[:n] + ("=",), i)
@@ -276,7 +242,7 @@ class _Positions:
 
     def _scan(self) -> None:
         t = self.text
-        base: Path = ()
+        base: _Where = ()
         i = 0
         while True:
             i = self._skip_ws(i, True)
@@ -300,7 +266,7 @@ class _Positions:
             self._mark_key(path, start, len(base))
             i = self._value(path, self._skip_ws(i + 1, False))
 
-    def _value(self, path: Path, i: int) -> int:
+    def _value(self, path: _Where, i: int) -> int:
         """Scan one value starting at ``i`` (arrays and inline tables iteratively); return the end."""
         t = self.text
         stack: list[list[Any]] = []  # frames: [kind, path, next index]
@@ -355,7 +321,7 @@ class _Validator:
         self.cat = cat
         self.stream: Stream = "legacy"
 
-    def error(self, where: Path, detail: str, *, key: bool = False, hint: str = "") -> ManifestError:
+    def error(self, where: _Where, detail: str, *, key: bool = False, hint: str = "") -> ManifestError:
         line, col = self.pos.at(where, key=key)
         return ManifestError(self.path, detail, line=line, column=col, hint=hint or FORMAT_HINT)
 
@@ -373,7 +339,7 @@ class _Validator:
             raise self.error(("table", "name"), f"name must be a non-empty string, got {_show(name)}",
                              hint="e.g. name = \"mylib\" (the default is the file's name)")
         self.stream = self._stream(table)
-        specs: list[tuple[EntrySpec, Path]] = []
+        specs: list[tuple[Entry, _Where]] = []
         for kind in ("required", "optional"):
             specs.extend(self._list(table, data, kind))
         if not specs:
@@ -382,7 +348,7 @@ class _Validator:
         self._no_duplicates(specs)
         return Manifest(self.path, name, self.stream, tuple(s for s, _ in specs), self.cat)
 
-    def _keys(self, obj: dict[str, Any], at: Path, allowed: tuple[str, ...], hint: str) -> None:
+    def _keys(self, obj: dict[str, Any], at: _Where, allowed: tuple[str, ...], hint: str) -> None:
         for k in obj:
             if k not in allowed:
                 raise self.error(at + (k,), f"unknown key {k!r}", key=True, hint=hint)
@@ -401,28 +367,25 @@ class _Validator:
                              hint="a library pins its mode: \"legacy\" or \"per_thread\"")
         return catalog_stream(mode)
 
-    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[EntrySpec, Path]]:
+    def _list(self, table: dict[str, Any], data: dict[str, Any], kind: str) -> list[tuple[Entry, _Where]]:
         if kind in table and kind in data:
             raise self.error((kind,), f"{kind} is given twice (top level and in [table])", key=True)
-        at: Path = ("table", kind) if kind in table else (kind,)
+        at: _Where = ("table", kind) if kind in table else (kind,)
         items = table.get(kind, data.get(kind, []))
         if not isinstance(items, list):
             raise self.error(at, f"{kind} must be an array of entries, got {_show(items)}")
         return [(self._entry(it, at + (i,), kind == "required", 0), at + (i,)) for i, it in enumerate(items)]
 
-    def _entry(self, it: object, at: Path, required: bool, depth: int) -> EntrySpec:
+    def _entry(self, it: object, at: _Where, required: bool, depth: int) -> Entry:
         line, col = self.pos.at(at)
         if isinstance(it, str):
             symbol, version, variant = self._pin_text(it, at)
-            spec = EntrySpec(symbol, version, required, None, variant, (), line or 0, col or 0)
-        elif isinstance(it, dict):
-            spec = self._entry_table(it, at, required, depth, line or 0, col or 0)
-        else:
-            raise self.error(at, f"an entry is a string or an inline table, got {_show(it)}")
-        self._bind(spec, at)
-        return spec
+            return self._bound(Entry(symbol, version, required, None, None, variant, line=line or 0, column=col or 0), at)
+        if isinstance(it, dict):
+            return self._entry_table(it, at, required, depth, line or 0, col or 0)
+        raise self.error(at, f"an entry is a string or an inline table, got {_show(it)}")
 
-    def _entry_table(self, it: dict[str, Any], at: Path, required: bool, depth: int, line: int, col: int) -> EntrySpec:
+    def _entry_table(self, it: dict[str, Any], at: _Where, required: bool, depth: int, line: int, col: int) -> Entry:
         self._keys(it, at, _ENTRY_KEYS, "entry keys: symbol, version, pfn, name, fallback")
         name = it.get("name")
         if name is not None and (not isinstance(name, str) or not name.isidentifier()):
@@ -436,10 +399,15 @@ class _Validator:
             symbol, version, variant = self._pfn(it["pfn"], at + ("pfn",))
         else:
             symbol, version, variant = self._symbol_version(it, at), self._version(it, at), None
-        fallback = self._fallbacks(it.get("fallback"), at + ("fallback",), depth) if "fallback" in it else ()
-        return EntrySpec(symbol, version, required, name, variant, fallback, line, col)
+        entry = self._bound(Entry(symbol, version, required, None, name, variant, line=line, column=col), at)
+        if "fallback" not in it:
+            return entry
+        tail: Entry | None = None
+        for fb in reversed(self._fallbacks(it["fallback"], at + ("fallback",), depth)):
+            tail = replace(fb, fallback=tail)
+        return replace(entry, fallback=tail)
 
-    def _symbol_version(self, it: dict[str, Any], at: Path) -> str:
+    def _symbol_version(self, it: dict[str, Any], at: _Where) -> str:
         sym = it.get("symbol")
         if sym is None:
             raise self.error(at, "the entry needs symbol and version (or pfn)")
@@ -447,7 +415,7 @@ class _Validator:
             raise self.error(at + ("symbol",), f"symbol must be a string, got {_show(sym)}")
         return sym
 
-    def _version(self, it: dict[str, Any], at: Path) -> int:
+    def _version(self, it: dict[str, Any], at: _Where) -> int:
         if "version" not in it:
             raise self.error(at, f"{it.get('symbol')!r}: no version",
                              hint="pin one of the symbol's ABI versions (the number in PFN_cuX_vNNNNN)")
@@ -457,7 +425,7 @@ class _Validator:
                              hint="e.g. version = 3020 (the number in PFN_cuMemAlloc_v3020)")
         return v
 
-    def _fallbacks(self, raw: object, at: Path, depth: int) -> tuple[EntrySpec, ...]:
+    def _fallbacks(self, raw: object, at: _Where, depth: int) -> tuple[Entry, ...]:
         items = raw if isinstance(raw, list) else [raw]
         if depth >= 1 or len(items) > FALLBACK_CHAIN_LIMIT:
             raise self.error(at, "a fallback chain is one flat list of entries (at most "
@@ -466,7 +434,7 @@ class _Validator:
         listed = isinstance(raw, list)
         return tuple(self._entry(x, at + (i,) if listed else at, False, depth + 1) for i, x in enumerate(items))
 
-    def _pin_text(self, text: str, at: Path) -> tuple[str, int, str | None]:
+    def _pin_text(self, text: str, at: _Where) -> tuple[str, int, str | None]:
         import re
 
         if text.startswith("PFN_"):
@@ -479,22 +447,22 @@ class _Validator:
             raise self.error(at, f"{text!r} is not a pin", hint="write 'symbol@version', e.g. 'cuMemAlloc@3020'")
         return m.group("sym"), int(m.group("ver")), None
 
-    def _pfn(self, text: str, at: Path) -> tuple[str, int, str]:
+    def _pfn(self, text: str, at: _Where) -> tuple[str, int, str]:
         parsed = parse_pfn_name(text)
         if parsed is None or text != text.strip():
             raise self.error(at, f"{text!r} is not a PFN typedef name",
                              hint="write it as PFN_<symbol>_v<version>[_ptds|_ptsz]")
         return parsed
 
-    def _bind(self, spec: EntrySpec, at: Path) -> None:
+    def _bound(self, e: Entry, at: _Where) -> Entry:
+        """``e`` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
         try:
-            self.cat.bind(spec.symbol, spec.version, self.stream, spec.variant)
+            abi = bind_pin(self.cat, e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
-            raise self.error(at, f"entry {spec.describe()!r}: {exc.message}", hint=exc.hint) from None
+            raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
+        return replace(e, abi=abi, stream=self.stream, cat=self.cat)
 
-    def _no_duplicates(self, specs: list[tuple[EntrySpec, Path]]) -> None:
-        from .table import RESERVED
-
+    def _no_duplicates(self, specs: list[tuple[Entry, _Where]]) -> None:
         seen: set[str] = set()
         for spec, at in specs:
             if spec.attr in seen:

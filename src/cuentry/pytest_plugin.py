@@ -1,23 +1,23 @@
 """cuentry's pytest plugin: test CUDA entry-point code at any driver version, with or without a GPU.
 
-Installed with cuentry and loaded by pytest through the ``pytest11`` entry
-point (disable it with ``-p no:cuentry``). It gives:
+Installed with cuentry and loaded by pytest through the `pytest11` entry
+point (disable it with `-p no:cuentry`). It gives:
 
-* ``cuentry_fake_driver``: a fixture returning a factory. ``cuentry_fake_driver(version=12040)``
+* `cuentry_fake_driver`: a fixture returning a factory. `cuentry_fake_driver(version=12040)`
   builds cuentry's fake driver (C generated from the catalog, compiled once with
   the system C compiler and cached), makes it pretend to be that driver release
-  and points ``$CUENTRY_DRIVER`` at it for the rest of the test, so code that
-  calls ``cuentry.Driver.load()`` gets it. The variant follows the version (11.3
-  to 11.8: only the v1 ``cuGetProcAddress``; older: none) unless given.
-* ``@pytest.mark.requires_driver(">=12.4")``: skip the test unless the driver
-  cuentry finds (the real one, or ``$CUENTRY_DRIVER``) satisfies every clause
-  (``>=``, ``>``, ``<=``, ``<``, ``==``, ``!=``; comma-separated; releases
-  ``12.4`` or numbers ``12040``). No driver, or the toolkit's stub: skipped too.
-* ``cuentry_emulate``: a factory fixture on machines with a driver:
-  ``cuentry_emulate(12040).run([sys.executable, "-m", "mylib.selftest"])`` runs
-  a command under ``cuentry emulate --driver 12040``, so a library's fallbacks
+  and points `$CUENTRY_DRIVER` at it for the rest of the test, so code that
+  calls `cuentry.Driver.load()` gets it. The variant follows the version (11.3
+  to 11.8: only the v1 `cuGetProcAddress`; older: none) unless given.
+* `@pytest.mark.requires_driver(">=12.4")`: skip the test unless the driver
+  cuentry finds (the real one, or `$CUENTRY_DRIVER`) satisfies every clause
+  (`>=`, `>`, `<=`, `<`, `==`, `!=`; comma-separated; releases
+  `12.4` or numbers `12040`). No driver, or the toolkit's stub: skipped too.
+* `cuentry_emulate`: a factory fixture on machines with a driver:
+  `cuentry_emulate(12040).run([sys.executable, "-m", "mylib.selftest"])` runs
+  a command under `cuentry emulate --driver 12040`, so a library's fallbacks
   are exercised on a newer real driver. Skipped, with the reason, when the
-  ``cuentry emulate`` command is not installed or no driver is found.
+  `cuentry emulate` command is not installed or no driver is found.
 
 Why a factory: a test often needs a particular driver release, and one fixture
 per release would not scale. The plugin imports nothing heavy at load time
@@ -26,7 +26,7 @@ installed); the catalog and the driver are touched only by tests that use a
 fixture or the marker.
 
 Bad input fails the test with one line naming the fix: an unknown version
-(``cuentry_fake_driver(version=12345)``), a malformed marker, an unknown variant.
+(`cuentry_fake_driver(version=12345)`), a malformed marker, an unknown variant.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def newest_known() -> int:
 
 
 def known_version(value: object, what: str = "cuentry_fake_driver") -> int:
-    """``value`` as a CUDA driver version the fake driver can pretend to be, or SpecError.
+    """`value` as a CUDA driver version the fake driver can pretend to be, or SpecError.
 
-    Accepted: an int like 12040 or a string like ``"12.4"``/``"12040"``, a real
+    Accepted: an int like 12040 or a string like `"12.4"`/`"12040"`, a real
     release number (major*1000 + minor*10) from 3.2 to the newest toolkit the
     catalog knows.
     """
@@ -96,7 +96,7 @@ def known_version(value: object, what: str = "cuentry_fake_driver") -> int:
 
 
 def _checked(value: object, what: str) -> tuple[int, str]:
-    """(version, "") or (0, the one-line error); pytest.fail is called outside ``except`` so no chain is shown."""
+    """(version, "") or (0, the one-line error); pytest.fail is called outside `except` so no chain is shown."""
     try:
         return known_version(value, what), ""
     except SpecError as exc:
@@ -104,12 +104,10 @@ def _checked(value: object, what: str) -> tuple[int, str]:
 
 
 def variant_for(version: int) -> str:
-    """The fake driver variant a real driver of ``version`` matches."""
-    if version >= 12000:
-        return "full"
-    if version >= 11030:
-        return "v1"
-    return "nogpa"
+    """The fake driver variant a real driver of `version` matches (the rule lives in `cuentry.testing.fakeenv`)."""
+    from .testing.fakeenv import variant_for as rule
+
+    return rule(version)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +120,7 @@ class FakeDriver:
     _opened: list[Any] = dataclasses.field(default_factory=list, repr=False, compare=False)
 
     def load(self, **kw: Any) -> Driver:
-        """``cuentry.Driver.load`` of this library; closed when the test ends."""
+        """`cuentry.Driver.load` of this library; closed when the test ends."""
         from .driver import Driver
 
         d = Driver.load(str(self.path), allow_stub=self.variant == "stub", **kw)
@@ -139,7 +137,7 @@ def _have_compiler() -> bool:
 
 def _fake_factory(monkeypatch: pytest.MonkeyPatch,
                   opened: list[Any]) -> Callable[..., FakeDriver]:
-    from .errors import BuildError
+    from .errors import BuildError, UsageError
     from .testing import fakedriver
 
     current: dict[str, int] = {}
@@ -152,6 +150,10 @@ def _fake_factory(monkeypatch: pytest.MonkeyPatch,
         if var not in fakedriver.VARIANTS:
             pytest.fail(f"cuentry_fake_driver: unknown variant {var!r}; choose one of "
                         f"{', '.join(fakedriver.VARIANTS)}", pytrace=False)
+        try:
+            fakedriver.check_variant(var, v)
+        except UsageError as exc:
+            pytest.fail(f"cuentry_fake_driver(version={version!r}, variant={var!r}): {exc} ({exc.hint})", pytrace=False)
         if current and current["version"] != v:
             # The fake driver reads its version from the environment at every call: one per test.
             pytest.fail(f"cuentry_fake_driver: this test already has a fake driver at {current['version']}; "
@@ -176,11 +178,11 @@ def _fake_factory(monkeypatch: pytest.MonkeyPatch,
 
 @pytest.fixture
 def cuentry_fake_driver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeDriver]]:
-    """Factory: ``cuentry_fake_driver(version=12040, variant=None) -> FakeDriver``.
+    """Factory: `cuentry_fake_driver(version=12040, variant=None) -> FakeDriver`.
 
-    Sets ``$CUENTRY_DRIVER`` and ``$CUENTRY_FAKE_DRIVER_VERSION`` for the test
-    (restored after it). ``FakeDriver.load()`` returns a loaded
-    :class:`cuentry.Driver`, closed at teardown. Skips when no C compiler exists.
+    Sets `$CUENTRY_DRIVER` and `$CUENTRY_FAKE_DRIVER_VERSION` for the test
+    (restored after it). `FakeDriver.load()` returns a loaded
+    [cuentry.Driver][cuentry.driver.Driver], closed at teardown. Skips when no C compiler exists.
     """
     opened: list[Any] = []
     yield _fake_factory(monkeypatch, opened)
@@ -192,7 +194,7 @@ def cuentry_fake_driver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..
 
 
 def parse_spec(spec: object) -> list[tuple[str, int]]:
-    """``">=12.4,<13"`` -> [(">=", 12040), ("<", 13000)]; SpecError when malformed."""
+    """`">=12.4,<13"` -> [(">=", 12040), ("<", 13000)]; SpecError when malformed."""
     from .catalog import parse_version
 
     if not isinstance(spec, str) or not spec.strip():
@@ -220,7 +222,7 @@ _PROBES: dict[str | None, tuple[int | None, str]] = {}
 def probe_driver() -> tuple[int | None, str]:
     """(version, description) of the driver cuentry would load, or (None, why not); cached per $CUENTRY_DRIVER.
 
-    Uses ``cuDriverGetVersion`` only (no ``cuInit``), so it is cheap and never
+    Uses `cuDriverGetVersion` only (no `cuInit`), so it is cheap and never
     creates a context.
     """
     key = os.environ.get(DRIVER_ENV)
@@ -245,7 +247,7 @@ def probe_driver() -> tuple[int | None, str]:
 
 
 def requirement_skip_reason(spec: object) -> str | None:
-    """Why a test marked ``requires_driver(spec)`` must be skipped here, or None to run it."""
+    """Why a test marked `requires_driver(spec)` must be skipped here, or None to run it."""
     from .catalog import format_version
 
     clauses = parse_spec(spec)
@@ -286,7 +288,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def emulate_available() -> str | None:
-    """None when ``cuentry emulate`` is installed, else why not (the skip reason)."""
+    """None when `cuentry emulate` is installed, else why not (the skip reason)."""
     import importlib.util
 
     try:
@@ -300,16 +302,16 @@ def emulate_available() -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class Emulation:
-    """Runs commands under ``cuentry emulate --driver VERSION``."""
+    """Runs commands under `cuentry emulate --driver VERSION`."""
 
     version: int
 
     def command(self, cmd: Sequence[str]) -> list[str]:
-        """The full command line that runs ``cmd`` under emulation."""
+        """The full command line that runs `cmd` under emulation."""
         return [sys.executable, "-m", "cuentry", "emulate", "--driver", str(self.version), "--", *cmd]
 
     def run(self, cmd: Sequence[str], **kw: Any) -> subprocess.CompletedProcess[str]:
-        """``subprocess.run`` of ``cmd`` under emulation (text mode, output captured unless given)."""
+        """`subprocess.run` of `cmd` under emulation (text mode, output captured unless given)."""
         if isinstance(cmd, str):
             raise TypeError("cuentry_emulate(...).run: give the command as a list of arguments, not a string")
         kw.setdefault("capture_output", True)
@@ -320,10 +322,10 @@ class Emulation:
 
 @pytest.fixture
 def cuentry_emulate() -> Callable[..., Emulation]:
-    """Factory: ``cuentry_emulate(version) -> Emulation`` (see :class:`Emulation`).
+    """Factory: `cuentry_emulate(version) -> Emulation` (see [Emulation][cuentry.pytest_plugin.Emulation]).
 
-    Skips when the ``cuentry emulate`` command is missing or no driver is found
-    (a GPU machine, or ``$CUENTRY_DRIVER`` pointing at cuentry's fake driver).
+    Skips when the `cuentry emulate` command is missing or no driver is found
+    (a GPU machine, or `$CUENTRY_DRIVER` pointing at cuentry's fake driver).
     """
     why = emulate_available()
     if why:

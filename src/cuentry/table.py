@@ -10,6 +10,8 @@
             required("cuMemAlloc", 3020),
             required("PFN_cuStreamBeginCapture_v10010_ptsz"),
             optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
+            required("cuCtxCreate", 12050, fallback=[optional("cuCtxCreate", 11040),
+                                                     optional("cuCtxCreate", 3020)]),  # one of three
             optional("cuMulticastCreate", 12010),            # unavailable -> reason object
         ],
         stream="per_thread",                                  # or "legacy", or stream_from_env()
@@ -24,7 +26,14 @@ fails makes resolution raise :class:`TableResolutionError` listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
 query result and pointer), else take their own fallback: another entry, a
-Python callable, or an :class:`Unavailable` carrying the reason.
+Python callable, or an :class:`Unavailable` carrying the reason. A required entry
+may fall back to other entries too (never to a callable): it fails only when every
+pin of its chain does, and [Table.min_driver][cuentry.table.Table.min_driver] is
+the driver floor that follows ([driver_floor][cuentry.entry.driver_floor]).
+
+Entries are [Entry][cuentry.entry.Entry] records: a table binds each pin once, in
+its mode, and keeps the bound entries (``table.entries``); entries a manifest has
+bound in the table's mode are used as they are.
 """
 
 from __future__ import annotations
@@ -33,14 +42,14 @@ import os
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _forksafe
-from .catalog import Abi, Catalog, catalog
+from .catalog import Catalog, catalog
 from .diagnostics import Diagnostic
 from .driver import Driver, Runtime, default_driver
+from .entry import RESERVED, Entry, bind_entry, floor_of, optional, required
 from .errors import (
-    CuentryError,
     ForkError,
     ResolutionError,
     TableDeclarationError,
@@ -48,7 +57,21 @@ from .errors import (
     UnavailableError,
     UsageError,
 )
-from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, is_identifier, parse_stream
+from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
+
+if TYPE_CHECKING:
+    from .manifest import Manifest
+
+__all__ = [
+    "RESERVED",
+    "STREAM_ENV",
+    "Entry",
+    "Table",
+    "Unavailable",
+    "optional",
+    "required",
+    "stream_from_env",
+]
 
 STREAM_ENV = "CUENTRY_PER_THREAD_DEFAULT_STREAM"
 _TRUE = {"1", "true", "yes", "on"}
@@ -73,68 +96,6 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
     if v in _FALSE:
         return LEGACY
     raise UsageError(f"${env}={raw!r} is neither on nor off", hint="use 1/true/yes/on or 0/false/no/off")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One declared entry point: (symbol, fixed ABI version), required or optional."""
-
-    symbol: str
-    version: int
-    required: bool = True
-    fallback: Entry | Callable[..., Any] | None = None
-    name: str | None = None
-    variant: str | None = None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
-
-    @property
-    def attr(self) -> str:
-        return self.name or self.symbol
-
-    def describe(self) -> str:
-        return f"{self.symbol}@{self.version}"
-
-
-def _entry(spec: str, version: int | None, required: bool, fallback: Any, name: str | None) -> Entry:
-    if not isinstance(spec, str) or not spec:
-        raise TableDeclarationError(f"entry needs a symbol name or PFN typedef name, got {spec!r}",
-                                    hint="required('cuMemAlloc', 3020) or required('PFN_cuMemAlloc_v3020')")
-    if not is_identifier(spec):  # control characters, spaces, non-ASCII: refused where they are written
-        raise TableDeclarationError(f"entry {spec!r} is not a C identifier",
-                                    hint="driver function names are ASCII identifiers like cuMemAlloc")
-    variant = None
-    if spec.startswith("PFN_"):
-        try:
-            abi = catalog().parse_pfn(spec)
-        except CuentryError as exc:
-            raise TableDeclarationError(f"{spec}: {exc.message}", hint=exc.hint) from None
-        if version is not None and version != abi.version:
-            raise TableDeclarationError(f"{spec} says version {abi.version} but version={version} was given",
-                                        hint="give the PFN name alone")
-        spec, version, variant = abi.symbol, abi.version, abi.variant
-    if version is None:
-        raise TableDeclarationError(f"{spec}: no ABI version given",
-                                    hint=f"pin one of its ABI versions, e.g. {spec!r}, {_versions_hint(spec)}")
-    if fallback is not None and not isinstance(fallback, Entry) and not callable(fallback):
-        raise TableDeclarationError(f"{spec}: fallback must be an entry, a callable or None, got {type(fallback).__name__}")
-    return Entry(spec, version, required, fallback, name, variant)
-
-
-def _versions_hint(symbol: str) -> str:
-    try:
-        return " or ".join(str(v) for v in catalog().versions(symbol))
-    except CuentryError:
-        return "the number in PFN_<symbol>_vNNNNN"
-
-
-def required(symbol: str, version: int | None = None, *, name: str | None = None) -> Entry:
-    """A required entry: the table fails to resolve without it."""
-    return _entry(symbol, version, True, None, name)
-
-
-def optional(symbol: str, version: int | None = None, *, fallback: Entry | Callable[..., Any] | None = None,
-             name: str | None = None) -> Entry:
-    """An optional entry with its own fallback (another entry, a callable, or None for Unavailable)."""
-    return _entry(symbol, version, False, fallback, name)
 
 
 class _Lazy:
@@ -201,8 +162,6 @@ class _State:
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
-RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available", "reason", "report", "reset", "resolve",
-                       "min_driver", "resolved", "driver"})
 
 
 def _after_fork() -> None:
@@ -215,6 +174,53 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
+def _listed(name: object, entries: object) -> tuple[Any, ...]:
+    """The declared entries as a tuple; a table name that is not a string or entries that are not an
+    iterable are declaration errors."""
+    if not isinstance(name, str) or not name.strip():
+        raise TableDeclarationError(f"a table's name is a non-empty string, got {name!r}",
+                                    hint="Table('mylib', [required(...), ...], stream='legacy')")
+    if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+        raise TableDeclarationError(f"table {name!r}: entries must be a list of required(...)/optional(...), "
+                                    f"got {type(entries).__name__}", hint="Table('mylib', [required('cuMemAlloc', 3020)], ...)")
+    return tuple(entries)
+
+
+def _mode(name: str, stream: object) -> Stream:
+    if stream is None:
+        raise TableDeclarationError(f"table {name!r}: no stream mode",
+                                    hint="pass stream='legacy' or stream='per_thread' (or stream_from_env())")
+    try:
+        mode = parse_stream(stream)
+    except UsageError as exc:
+        raise TableDeclarationError(f"table {name!r}: {exc.message}", hint=exc.hint) from None
+    if mode == DEFAULT:
+        raise TableDeclarationError(f"table {name!r}: stream mode 'default' is not allowed in a table",
+                                    hint="a library pins its mode: 'legacy' or 'per_thread'")
+    return catalog_stream(mode)
+
+
+def _check_source(name: str, source: object) -> None:
+    if source is None or isinstance(source, (Driver, Runtime)) or callable(source):
+        return
+    raise TableDeclarationError(f"table {name!r}: source must be a Driver, a Runtime, a function returning one, "
+                                f"or None, got {type(source).__name__}",
+                                hint="leave source out to use cuentry.default_driver(), or pass Driver.load(path)")
+
+
+def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
+    attr = e.attr
+    if not isinstance(attr, str) or not attr.isidentifier():
+        raise TableDeclarationError(f"table {name!r}: entry name {attr!r} is not a Python identifier",
+                                    hint="required('cuMemAlloc', 3020, name='mem_alloc')")
+    if attr in seen:
+        raise TableDeclarationError(f"table {name!r}: {attr} is declared twice",
+                                    hint="give one of them name='...' to hold both")
+    if attr in RESERVED or attr.startswith("_"):
+        raise TableDeclarationError(f"table {name!r}: {attr!r} clashes with a Table attribute",
+                                    hint="give it another name='...'")
+
+
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
@@ -224,10 +230,11 @@ class Table:
     """
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
-        listed = tuple(entries)
+        listed = _listed(name, entries)
         slots = tuple(dict.fromkeys(
             e.attr for e in listed
-            if isinstance(e, Entry) and e.attr.isidentifier() and e.attr not in RESERVED and not e.attr.startswith("_")))
+            if isinstance(e, Entry) and isinstance(e.attr, str) and e.attr.isidentifier() and e.attr not in RESERVED
+            and not e.attr.startswith("_")))
         sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
                                            "__qualname__": cls.__qualname__})
         self: Table = object.__new__(sub)
@@ -246,31 +253,24 @@ class Table:
     ) -> None:
         self._lock = _forksafe.RLock()
         declared = self.__dict__.pop("_declared_entries", None)
-        self._init(name, list(entries if declared is None else declared), stream, source, on_fork,
+        if cat is not None and not isinstance(cat, Catalog):
+            raise TableDeclarationError(f"table {name!r}: cat must be a cuentry Catalog, got {type(cat).__name__}",
+                                        hint="leave cat out to use the installed catalog")
+        self._init(name, list(_listed(name, entries) if declared is None else declared), stream, source, on_fork,
                    catalog() if cat is None else cat)
         _TABLES.add(self)
 
     def _init(self, name: str, entries: list[Entry], stream: Any, source: Any, on_fork: str, cat: Catalog) -> None:
-        if stream is None:
-            raise TableDeclarationError(f"table {name!r}: no stream mode",
-                                        hint="pass stream='legacy' or stream='per_thread' (or stream_from_env())")
-        try:
-            mode = parse_stream(stream)
-        except UsageError as exc:
-            raise TableDeclarationError(f"table {name!r}: {exc.message}", hint=exc.hint) from None
-        if mode == DEFAULT:
-            raise TableDeclarationError(f"table {name!r}: stream mode 'default' is not allowed in a table",
-                                        hint="a library pins its mode: 'legacy' or 'per_thread'")
+        self.stream: Stream = _mode(name, stream)
         if on_fork not in ("reresolve", "refuse"):
             raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
+        _check_source(name, source)
         self.name = name
-        self.stream: Stream = catalog_stream(mode)
         self._source = source
         self._on_fork = on_fork
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
-        self._abis: dict[Entry, Abi] = {}
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
@@ -278,46 +278,28 @@ class Table:
             if not isinstance(e, Entry):
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
-            for x in self._chain(e):
-                self._abis[x] = self._validate(x)
-            if e.attr in seen:
-                raise TableDeclarationError(f"table {name!r}: {e.attr} is declared twice",
-                                            hint="give one of them name='...' to hold both")
-            if e.attr in RESERVED or e.attr.startswith("_"):
-                raise TableDeclarationError(f"table {name!r}: {e.attr!r} clashes with a Table attribute",
-                                            hint="give it another name='...'")
-            seen[e.attr] = e
+            _check_attr(name, e, seen)
+            seen[e.attr] = bind_entry(e, self.stream, cat, where=f"table {name!r}: ")
         self.entries: tuple[Entry, ...] = tuple(seen.values())
         self._fill_lazy()
 
-    @staticmethod
-    def _chain(e: Entry) -> list[Entry]:
-        out = [e]
-        while isinstance(out[-1].fallback, Entry):
-            if len(out) > 16:
-                raise TableDeclarationError(f"{e.describe()}: fallback chain is too long")
-            nxt = out[-1].fallback
-            assert isinstance(nxt, Entry)
-            out.append(nxt)
-        return out
-
-    def _validate(self, e: Entry) -> Abi:
-        """The ABI the entry's pin binds in this table's mode (the catalog decides), or a declaration error."""
-        try:
-            return self._cat.bind(e.symbol, e.version, self.stream, e.variant)
-        except CuentryError as exc:
-            raise TableDeclarationError(f"table {self.name!r}: {exc.message}", hint=exc.hint) from None
-
     @classmethod
-    def from_manifest(cls, path: str | os.PathLike[str], **kwargs: Any) -> Table:
-        """A table declared by a manifest file (the format of `cuentry check` and `cuentry generate`).
+    def from_manifest(cls, manifest: str | os.PathLike[str] | Manifest, **kwargs: Any) -> Table:
+        """A table declared by a manifest (the format of `cuentry check` and `cuentry generate`).
 
-        Keyword arguments (``source``, ``on_fork``, ``cat``) go to the table;
-        a malformed manifest raises :class:`ManifestError` with its line and column.
+        Args:
+            manifest: the manifest file's path, or a [Manifest][cuentry.manifest.Manifest] already read
+                (its entries are bound already: nothing is bound again).
+            **kwargs: ``source``, ``on_fork``, ``cat`` go to the table.
+
+        Raises:
+            ManifestError: a malformed manifest, with its line and column.
         """
-        from .manifest import load
+        from .manifest import Manifest, load
 
-        return load(path, cat=kwargs.get("cat")).table(**{k: v for k, v in kwargs.items() if k != "cat"})
+        m = manifest if isinstance(manifest, Manifest) else load(manifest, cat=kwargs.get("cat"))
+        rest = {k: v for k, v in kwargs.items() if k != "cat"}
+        return cls(m.name, m.entries, stream=m.stream, cat=m.cat, **rest)
 
     # --- resolution --------------------------------------------------------------
     def _get_source(self) -> Driver | Runtime:
@@ -360,7 +342,7 @@ class Table:
         return self
 
     def _ask(self, src: Driver | Runtime, e: Entry) -> tuple[Any, Diagnostic]:
-        abi = self._abis[e]
+        abi = e.bound_abi  # every entry of a table is bound at declaration
         too_old = src.too_old(e.symbol, e.version, self.stream, abi)
         if too_old is not None:
             raise too_old
@@ -416,9 +398,9 @@ class Table:
         return None if st.status == "resolved" else st.attempts[0]
 
     def min_driver(self) -> int:
-        """The lowest driver version this table needs: the highest pin among required entries."""
-        pins = [e.version for e in self.entries if e.required]
-        return max(pins) if pins else 0
+        """The lowest driver version on which this table resolves: [driver_floor][cuentry.entry.driver_floor]
+        of its entries (each required entry needs one pin of its chain; optional ones never raise it)."""
+        return floor_of(self.entries)
 
     def report(self) -> dict[str, Any]:
         """Per entry: what it resolved to and why anything did not. JSON-serialisable.

@@ -1,8 +1,8 @@
 """The cuentry command line: the only code that prints.
 
-One module per command (``cuentry.cli.<module>``), each with ``register(sub)``
-that adds its parser and ``run(args, out) -> int``. Every report takes
-``--json`` (schemas in docs/cli.md). Exit codes: 0 success; 1 the thing checked
+One module per command (`cuentry.cli.<module>`), each with `register(sub)`
+that adds its parser and `run(args, out) -> int`. Every report takes
+`--json` (schemas in docs/cli.md). Exit codes: 0 success; 1 the thing checked
 failed (a required entry, a resolution, a lint finding); 2 bad input (usage,
 unknown symbol/version, malformed manifest); 3 no usable driver.
 """
@@ -61,7 +61,7 @@ def _add_verbosity(p: argparse.ArgumentParser, default: object) -> None:
 
 @contextlib.contextmanager
 def _logging(verbosity: int, stream: TextIO) -> Iterator[None]:
-    """Send the ``cuentry`` loggers to ``stream`` at the level ``verbosity`` asks, for one CLI run."""
+    """Send the `cuentry` loggers to `stream` at the level `verbosity` asks, for one CLI run."""
     import logging
 
     level = {-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)

@@ -1,7 +1,7 @@
 """`cuentry catalog build`: regenerate the catalog from CUDA typedef headers.
 
-Writes where ``-o`` says, in the format its extension names (``.json`` or
-``.py``); the installed package's own catalog only with ``--in-place``.
+Writes where `-o` says, in the format its extension names (`.json` or
+`.py`); the installed package's own catalog only with `--in-place`.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import EXIT_OK, SubParsers
+from . import EXIT_OK, EXIT_USAGE, SubParsers
 from .output import Out
 
 
 def register(sub: SubParsers) -> None:
     cb = sub.add_parser("catalog", help="catalog maintenance")
     cbs = cb.add_subparsers(dest="catalog_command", metavar="ACTION")
+    # `cuentry catalog` alone: this command's help (its actions), not the top-level one.
+    cb.set_defaults(func=lambda args, out: _help(cb, out))
     b = cbs.add_parser("build", help="regenerate the catalog from CUDA typedef headers (needs pycparser, cc)")
     b.add_argument("--include", required=True, help="CUDA include directory holding cudaTypedefs.h")
     b.add_argument("--toolkit", required=True, help="the toolkit release of --include, e.g. 13.0")
@@ -28,6 +30,12 @@ def register(sub: SubParsers) -> None:
                        help="replace the installed package's own catalog (cuentry/_catalog_data.py, _data/types.json)")
     b.add_argument("--json", action="store_true", help="what was written, as JSON")
     b.set_defaults(func=run)
+
+
+def _help(parser: argparse.ArgumentParser, out: Out) -> int:
+    out.error(parser.format_help().rstrip())
+    out.error("cuentry: error: catalog needs an action (build)")
+    return EXIT_USAGE
 
 
 def run(args: argparse.Namespace, out: Out) -> int:

@@ -68,7 +68,7 @@ def _print_driver(d: dict[str, Any], out: Out) -> None:
     out.wrap(f"{out.bad('not found')}: {message}", 12, "driver      ")
     out.print(f"{_IND}searched:")
     for s in d["searched"]:
-        out.wrap(f"{s['candidate']}  [{s['how']}]" + (f"  -> {s['outcome']}" if s["outcome"] else ""), 18, f"{_IND}  ")
+        out.wrap(f"{s['path']}  [{s['how']}]" + (f"  -> {s['reason']}" if s["reason"] else ""), 18, f"{_IND}  ")
     out.wrap(cli_terms(d["error"]["hint"]), 17, f"{_IND}fix: ")
     out.wrap("(no GPU here? `cuentry doctor --driver \"$(cuentry fake-driver)\"` shows the report on cuentry's "
              "fake driver)", 12, _IND)
@@ -90,7 +90,7 @@ def _print_doctor(r: dict[str, Any], out: Out, *, explicit_runtime: bool = False
     else:
         out.print(f"runtime     {out.warn('not found')} (optional; only the --runtime path needs it)")
         for s in rt.get("searched", []):
-            out.wrap(f"{s['candidate']}  -> {s['outcome']}", 14, "              ")
+            out.wrap(f"{s['path']}  -> {s['reason']}", 14, "              ")
     pf = r["discovery"]["cuda_pathfinder"]
     out.wrap(f"cuda-pathfinder {pf}" if pf else f"{out.warn('cuda-pathfinder not installed')} (pip install "
              "cuda-pathfinder): libcudart is searched with cuentry's own list", 12, "discovery   ")

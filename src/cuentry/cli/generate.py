@@ -10,6 +10,8 @@ from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
 from .output import Out
 
+__all__ = ["EPILOG", "register", "run", "write_atomic"]
+
 EPILOG = """\
 c       one self-contained header, C99 and C++11: struct NAME_table, NAME_load(), NAME_load_with(),
         NAME_available(), NAME_report(), NAME_MIN_DRIVER; definitions where NAME_IMPLEMENTATION
@@ -75,12 +77,11 @@ def _check(args: argparse.Namespace, out: Out, text: str) -> int:
 
 
 def run(args: argparse.Namespace, out: Out) -> int:
-    from ..generate import generate_c, generate_python
-    from ..generate.model import plan
+    from ..generate import generate
     from ..manifest import load
 
-    m = load(args.manifest)
-    text = generate_c(m) if args.language == "c" else generate_python(m)
+    gen = generate(load(args.manifest), args.language)
+    text, p = gen.text, gen.plan
     if args.check:
         return _check(args, out, text)
     if args.output == "-":
@@ -93,7 +94,6 @@ def run(args: argparse.Namespace, out: Out) -> int:
     if os.path.isdir(args.output):
         raise UsageError(f"-o {args.output} is a directory", hint="name the file to write, e.g. -o acme.h")
     write_atomic(args.output, text)
-    p = plan(m)
     if args.json:
         out.json({"ok": True, "language": args.language, "manifest": args.manifest, "output": args.output,
                   "table": p.name,

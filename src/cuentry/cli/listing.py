@@ -7,9 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..catalog import Abi, catalog, parse_version
+from ..catalog import Abi, Catalog, catalog, parse_version
+from ..errors import UsageError
 from . import EXIT_OK, SubParsers
 from .output import Out, terminal_width
+
+__all__ = ["UNGROUPED", "group_rows", "register", "run"]
 
 
 def register(sub: SubParsers) -> None:
@@ -21,23 +24,46 @@ def register(sub: SubParsers) -> None:
     ls.set_defaults(func=run)
 
 
+UNGROUPED = "(in no doc group)"
+
+
+def group_rows(cat: Catalog) -> list[dict[str, Any]]:
+    """One row per doc group with its symbol count, and a last row (id null) for symbols in none:
+    the counts add up to the catalog's symbols."""
+    counts = Counter(cat.group(s) for s in cat.symbols())
+    rows: list[dict[str, Any]] = [{"id": g.id, "title": g.title, "symbols": counts.get(g, 0)}
+                                  for g in cat.groups.values()]
+    listed = sum(r["symbols"] for r in rows)
+    if listed < len(cat.symbols()):
+        rows.append({"id": None, "title": UNGROUPED, "symbols": len(cat.symbols()) - listed})
+    return rows
+
+
+def _print_groups(args: argparse.Namespace, out: Out, cat: Catalog) -> int:
+    rows = group_rows(cat)
+    if args.json:
+        out.json(rows)
+    else:
+        out.table([[r["id"] or "-", r["title"], str(r["symbols"])] for r in rows], ["group", "title", "symbols"])
+    return EXIT_OK
+
+
+def _abi_row(a: Abi) -> dict[str, Any]:
+    return {"symbol": a.symbol, "version": a.version, "variant": a.variant, "exported": a.exported,
+            "group": a.group, "first_toolkit": a.toolkits[0] if a.toolkits else None, "declaration": a.c_typedef()}
+
+
 def run(args: argparse.Namespace, out: Out) -> int:
     cat = catalog()
     if args.groups:
-        counts = Counter((cat.group(s) or None) for s in cat.symbols())
-        rows: list[dict[str, Any]] = [{"id": g.id, "title": g.title, "symbols": counts.get(g, 0)}
-                                      for g in cat.groups.values()]
-        if args.json:
-            out.json(rows)
-        else:
-            out.table([[r["id"], r["title"], str(r["symbols"])] for r in rows], ["group", "title", "symbols"])
-        return EXIT_OK
+        return _print_groups(args, out, cat)
+    for flag, value in (("--since", args.since), ("--group", args.group)):
+        if value is not None and not isinstance(value, str):  # argparse turns "--since=--" into []
+            raise UsageError(f"{flag} needs a value", hint=f"write {flag}=VALUE")
     since = parse_version(args.since) if args.since is not None else None
     abis: Sequence[Abi] = cat.select(group=args.group, since=since)
     if args.json:
-        out.json([{"symbol": a.symbol, "version": a.version, "variant": a.variant, "exported": a.exported,
-                   "group": a.group, "first_toolkit": a.toolkits[0] if a.toolkits else None,
-                   "declaration": a.c_typedef()} for a in abis])
+        out.json([_abi_row(a) for a in abis])
         return EXIT_OK
     header = ["symbol", "version", "stream", "exported", "group", "since toolkit"]
     table = [[a.symbol, str(a.version), a.variant or "legacy", a.exported or "?", a.group or "-",

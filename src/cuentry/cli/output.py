@@ -16,7 +16,7 @@ _ANSI = re.compile(r"\033\[[0-9;]*m")
 
 
 def plain(text: str) -> str:
-    """``text`` without ANSI colour codes (for measuring widths)."""
+    """`text` without ANSI colour codes (for measuring widths)."""
     return _ANSI.sub("", text)
 
 
@@ -37,6 +37,29 @@ def cli_terms(text: str) -> str:
     for api, cli in _CLI_TERMS:
         text = text.replace(api, cli)
     return text
+
+
+def suggestion_objects(symbol: str, texts: Sequence[str]) -> list[dict[str, Any]]:
+    """A diagnostic's suggestions in the decided JSON shape: {"symbol", "version", "stream", "reason"}, never prose."""
+    if not texts:
+        return []
+    from ..catalog import catalog
+
+    found = [{"symbol": s.symbol, "version": s.version, "stream": s.stream, "reason": s.reason}
+             for s in catalog().suggest(symbol)]
+    return found or [{"symbol": t.split(" ", 1)[0], "version": None, "stream": None, "reason": t} for t in texts]
+
+
+def diagnostic_json(d: Any) -> dict[str, Any]:
+    """A Diagnostic as the CLI's JSON: hint in the CLI's terms, suggestions as objects, `driver` as {path, version}.
+
+    Every command that prints a diagnostic (resolve; check and trace through their owners) uses this one shape.
+    """
+    doc: dict[str, Any] = d.to_dict()
+    doc["hint"] = cli_terms(doc["hint"])
+    doc["suggestions"] = suggestion_objects(doc["symbol"], doc.get("suggestions") or [])
+    doc["driver"] = {"path": doc.get("library"), "version": doc.get("driver_version")}
+    return doc
 
 
 def _one_line(exc: CuentryError) -> str:
@@ -94,7 +117,7 @@ class Out:
         print(json.dumps(obj, indent=2, sort_keys=False), file=self.stream)
 
     def fail(self, exc: CuentryError, code: int) -> int:
-        """Report ``exc`` as the CLI's one-line error (and its hint); return ``code``."""
+        """Report `exc` as the CLI's one-line error (and its hint); return `code`."""
         self.error(f"cuentry: error: {_one_line(exc)}")
         if exc.hint:
             self.error(f"  hint: {cli_terms(exc.hint)}")
@@ -103,7 +126,7 @@ class Out:
         return code
 
     def wrap(self, text: str, indent: int = 0, first: str = "") -> None:
-        """Print ``first + text`` fitted to the terminal; continuation lines indented by ``indent``.
+        """Print `first + text` fitted to the terminal; continuation lines indented by `indent`.
 
         Words are never split (a path stays whole, so it can be copied); a line
         that must be wrapped loses its colour.

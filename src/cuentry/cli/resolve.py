@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import CatalogError, ResolutionError, UsageError
+from ..errors import CatalogError, CuentryError, ResolutionError, UsageError
 from ..names import DEFAULT, STREAM_CHOICES, parse_stream
 from . import EXIT_FAIL, EXIT_OK, EXIT_USAGE, SubParsers
-from .output import Out, cli_terms
+from .output import Out, cli_terms, diagnostic_json
 
 
 def register(sub: SubParsers) -> None:
@@ -56,7 +56,7 @@ def _catalog_refusal(args: argparse.Namespace) -> tuple[Any, int] | None:
         raise UsageError("stream mode 'default' was not explicitly allowed",
                          hint="pin --stream legacy or --stream per-thread (libraries must not inherit the "
                               "application's mode); pass --allow-default to ask with CU_GET_PROC_ADDRESS_DEFAULT anyway")
-    version = _version_arg(args.version)
+    version = _version_arg(args.version, sym, mode)
     try:
         catalog().bind(sym, version, catalog_stream(mode))
     except CatalogError as exc:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
     refused = _catalog_refusal(args)
     if refused is not None:
         return _show(refused[0], refused[1], args, out)
-    version = _version_arg(args.version)
+    version = _version_arg(args.version, args.symbol, parse_stream(args.stream))
     src: Any
     if args.runtime is not None:
         src = Runtime.load(args.runtime or None)
@@ -99,24 +99,48 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
 def _show(d: Any, code: int, args: argparse.Namespace, out: Out) -> int:
     if args.json:
-        doc = d.to_dict()
-        doc["hint"] = cli_terms(doc["hint"])
-        out.json(doc)
+        out.json(diagnostic_json(d))
         return code
     mark = out.ok("ok") if d.ok else out.bad("FAILED")
     out.wrap(d.summary(), 4, f"{mark}  ")
     if d.access != "-":  # a refusal before asking has no second layer to show
-        out.wrap(d.log_line(), 6, "    ")
+        line = d.log_line()
+        if d.hint and line.endswith(f" hint={d.hint!r}"):  # printed once, below, in the CLI's terms
+            line = line[: -len(f" hint={d.hint!r}")]
+        out.wrap(line, 6, "    ")
     if d.hint:
         out.wrap(cli_terms(d.hint), 10, "    hint: ")
     return code
 
 
-def _version_arg(text: str) -> int:
+def _version_arg(text: str, symbol: str, mode: Any) -> int:
+    """--version as an ABI version number; a release (`12.5`) or a non-number is refused with the pin to use."""
+    from ..catalog import catalog
     from ..names import check_version, parse_version
 
-    v = parse_version(text)
-    if "." in text:
-        raise UsageError(f"--version {text}: give the ABI version number (e.g. 3020), not a release",
-                         hint="the number in PFN_cuX_vNNNNN; `cuentry show SYMBOL` lists them")
-    return check_version(v)
+    raw = text.strip()
+    if not raw.isdigit():
+        try:
+            release = parse_version(raw)
+        except CuentryError:
+            release = None
+        if release is None or "." not in raw:
+            raise UsageError(f"--version {text!r} is not an ABI version number",
+                             hint=f"give the number in PFN_{symbol}_vNNNNN, e.g. --version 3020; "
+                                  f"`cuentry show {symbol}` lists them")
+        raise UsageError(f"--version {text}: give the ABI version number, not a release",
+                         hint=_release_hint(catalog(), symbol, release, mode))
+    return check_version(parse_version(raw))
+
+
+def _release_hint(cat: Any, symbol: str, release: int, mode: Any) -> str:
+    """Which ABI a driver of `release` would give for `symbol` (Catalog.bind decides): the number to pin."""
+    from ..names import catalog_stream
+
+    name = f"{release // 1000}.{release % 1000 // 10}"
+    try:
+        abi = cat.bind(symbol, release, catalog_stream(mode))
+    except CatalogError as exc:
+        # bind names the ABI the driver would give for a number between ABIs ("pin 11040")
+        return f"--version takes ABI versions: {name} read as {release}: {exc.hint}"
+    return f"--version {abi.version} (PFN_{symbol}_v{abi.version}: the ABI a {name} driver gives)"

@@ -8,6 +8,8 @@ from ..catalog import Catalog, catalog, format_version
 from . import EXIT_OK, SubParsers
 from .output import Out
 
+__all__ = ["register", "run"]
+
 
 def register(sub: SubParsers) -> None:
     s = sub.add_parser("show", help="every ABI of one symbol: signature, first toolkit, exported name")

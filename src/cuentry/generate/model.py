@@ -1,47 +1,70 @@
-"""What the generators need from a manifest: each entry's chain of pins, resolved against the catalog.
+"""What the generators need from a manifest, computed once for both the C and the Python generator.
 
-The manifest (:mod:`cuentry.manifest`) says what the user asked for; this module
-turns it into the facts code generation needs and computes them once, for both
-the C and the Python generator: for each entry, its pins in order (the entry
-itself, then its fallback chain), the ABI each pin binds in the table's stream
-mode (:meth:`Manifest.abi`, which asks :meth:`Catalog.bind`), the first version of that symbol
-in that mode, the symbol's ABI versions, and whether a fallback can share the
-entry's function-pointer type.
+The manifest (:mod:`cuentry.manifest`) gives bound [Entry][cuentry.entry.Entry]
+records: each pin of each chain already carries the ABI
+[Catalog.bind][cuentry.catalog.Catalog.bind] returned for it while the manifest
+was read. A [Plan][cuentry.generate.model.Plan] adds what only a generated loader
+needs: the table member each pin lands in (a fallback of another function type
+gets a member of its own), the symbol's first ABI version in the table's mode
+and its ABI versions, and the driver floor
+([driver_floor][cuentry.entry.driver_floor]). Nothing is bound again here.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
-from ..catalog import Abi
+from ..catalog import Abi, Catalog
+from ..entry import Entry, bind_entry, floor_of
 from ..errors import TableDeclarationError
-from ..manifest import EntrySpec, Manifest
+from ..manifest import Manifest
 from ..names import FLAG_NAMES, FLAGS, Stream
+
+__all__ = ["Generated", "Pin", "Plan", "Slot", "function_type", "plan"]
 
 
 @dataclass(frozen=True)
 class Pin:
-    """One (symbol, version) the generated loader asks for, and what the catalog knows of it."""
+    """One pin of an entry's chain as the generated loader sees it: the bound entry and where it lands."""
 
-    symbol: str
-    version: int
-    abi: Abi                     # the ABI the driver gives for this pin in the table's mode
+    entry: Entry                 # the pin itself (bound: entry.abi is the ABI it binds)
     first: int                   # the symbol's first ABI version in the table's mode
     versions: tuple[int, ...]    # all ABI versions of the symbol, ascending
     member: str                  # the table member that receives it
 
     @property
+    def symbol(self) -> str:
+        return self.entry.symbol
+
+    @property
+    def version(self) -> int:
+        return self.entry.version
+
+    @property
+    def abi(self) -> Abi:
+        return self.entry.bound_abi  # manifests bind every pin while reading
+
+    @property
     def key(self) -> str:
-        return f"{self.symbol}@{self.version}"
+        return self.entry.key
 
 
 @dataclass(frozen=True)
 class Slot:
-    """One manifest entry: its name, whether it is required, its pins in the order they are tried."""
+    """One bound entry of the manifest and its pins in the order they are tried (a view: the entry is
+    the manifest's own record, not a copy)."""
 
-    attr: str
-    required: bool
+    entry: Entry
     pins: tuple[Pin, ...]
+
+    @property
+    def attr(self) -> str:
+        return self.entry.attr
+
+    @property
+    def required(self) -> bool:
+        return self.entry.required
 
     @property
     def abi(self) -> Abi:
@@ -57,13 +80,18 @@ class Slot:
 
 @dataclass(frozen=True)
 class Plan:
-    """A whole table, ready to be written out."""
+    """A whole table, ready to be written out: the manifest's bound entries and where each pin lands."""
 
     name: str
     source: str
     stream: Stream
     slots: tuple[Slot, ...]
-    min_driver: int
+    min_driver: int              # driver_floor of the entries: the generated NAME_MIN_DRIVER / MIN_DRIVER
+    cat: Catalog
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(s.entry for s in self.slots)
 
     @property
     def pins(self) -> tuple[Pin, ...]:
@@ -83,38 +111,59 @@ class Plan:
         return tuple(dict.fromkeys(abi for s in self.slots for _, abi in s.members()))
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What a generator wrote and the plan it wrote it from (the CLI reports from the plan)."""
+
+    language: str
+    text: str
+    plan: Plan
+
+
 def function_type(abi: Abi) -> tuple[str, ...]:
     """An ABI's function type without parameter names: two ABIs with equal ones can share a member."""
     return (abi.signature.returns, *(" ".join(p.canonical.split()) for p in abi.signature.params))
 
 
-def _chain(e: EntrySpec) -> list[EntrySpec]:
-    return [e, *e.fallback]
+def _member(e: Entry, x: Entry, main: Abi, i: int) -> str:
+    if i == 0 or function_type(x.bound_abi) == function_type(main):
+        return e.attr
+    if x.symbol == e.symbol:
+        return f"{e.attr}_{x.version}"
+    return f"{e.attr}_{x.symbol}_{x.version}"
+
+
+_PLANS: weakref.WeakKeyDictionary[Manifest, Plan] = weakref.WeakKeyDictionary()
 
 
 def plan(manifest: Manifest) -> Plan:
-    """Resolve every pin of ``manifest`` against its catalog (the manifest has validated them)."""
+    """The plan of ``manifest``'s table, from its bound entries (nothing is bound again).
+
+    Planned once per manifest: the generators and the CLI's report of what they wrote get the same
+    [Plan][cuentry.generate.model.Plan] object.
+    """
+    got = _PLANS.get(manifest)
+    if got is None:
+        got = _PLANS[manifest] = _plan(manifest)
+    return got
+
+
+def _plan(manifest: Manifest) -> Plan:
     cat = manifest.cat
     stream = manifest.stream
-    slots: list[Slot] = []
     taken: dict[str, str] = {}
-    for e in manifest.entries:
-        main_abi = manifest.abi(e)
+    slots: list[Slot] = []
+    for declared in manifest.entries:
+        e = bind_entry(declared, stream, cat)  # a manifest's entries are bound already: returned as they are
+        main = e.bound_abi
         pins: list[Pin] = []
-        for i, spec in enumerate(_chain(e)):
-            abi = main_abi if i == 0 else manifest.abi(spec)
-            if i == 0 or function_type(abi) == function_type(main_abi):
-                member = e.attr
-            elif spec.symbol == e.symbol:
-                member = f"{e.attr}_{spec.version}"
-            else:
-                member = f"{e.attr}_{spec.symbol}_{spec.version}"
+        for i, x in enumerate(e.chain):
+            member = _member(e, x, main, i)
             owner = taken.setdefault(member, e.attr)
             if owner != e.attr:
                 raise TableDeclarationError(
                     f"table {manifest.name!r}: member {member} of {e.attr} clashes with entry {owner}",
                     hint=f"give {e.attr} or {owner} another name = \"...\" in the manifest")
-            pins.append(Pin(spec.symbol, spec.version, abi, cat.first_version(spec.symbol, stream),
-                            cat.versions(spec.symbol), member))
-        slots.append(Slot(e.attr, e.required, tuple(pins)))
-    return Plan(manifest.name, manifest.path, stream, tuple(slots), manifest.min_driver())
+            pins.append(Pin(x, cat.first_version(x.symbol, stream), cat.versions(x.symbol), member))
+        slots.append(Slot(e, tuple(pins)))
+    return Plan(manifest.name, manifest.path, stream, tuple(slots), floor_of(s.entry for s in slots), cat)

@@ -24,7 +24,8 @@ from .model import Plan, Slot, plan
 
 if TYPE_CHECKING:
     from ..catalog import Abi
-    from ..manifest import EntrySpec, Manifest
+    from ..entry import Entry
+    from ..manifest import Manifest
 
 _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
                 contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
@@ -34,8 +35,7 @@ _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "H
 
 def generate_python(manifest: Manifest) -> str:
     """The module text for ``manifest``'s table."""
-    p = plan(manifest)
-    return render(p, manifest)
+    return render(plan(manifest))
 
 
 def class_name(name: str) -> str:
@@ -85,16 +85,16 @@ def _protocol(abi: Abi) -> list[str]:
     ]
 
 
-def _entry_expr(e: EntrySpec, required: bool) -> str:
-    fn = "required" if required else "optional"
+def _entry_expr(e: Entry) -> str:
+    """The declaration of a bound entry, as required()/optional() accept it (a required entry's fallback
+    chain included)."""
+    fn = "required" if e.required else "optional"
     name = f", name={e.name!r}" if e.name else ""
-    fb = ""
-    if e.fallback:
-        chain = None
-        for spec in reversed(e.fallback):
-            inner = f", fallback={chain}" if chain else ""
-            chain = f"optional({spec.symbol!r}, {spec.version}{inner})"
-        fb = f", fallback={chain}"
+    chain = None
+    for x in reversed(e.chain[1:]):
+        inner = f", fallback={chain}" if chain else ""
+        chain = f"optional({x.symbol!r}, {x.version}{inner})"
+    fb = f", fallback={chain}" if chain else ""
     return f"{fn}({e.symbol!r}, {e.version}{name}{fb})"
 
 
@@ -105,8 +105,8 @@ def _annotation(s: Slot) -> str:
     return " | ".join(kinds)
 
 
-def render(p: Plan, manifest: Manifest) -> str:
-    """The module text for a plan."""
+def render(p: Plan, manifest: Manifest | None = None) -> str:
+    """The module text for a plan (``manifest`` is accepted for older callers; the plan holds its entries)."""
     for s in p.slots:
         if keyword.iskeyword(s.attr) or keyword.issoftkeyword(s.attr):
             raise TableDeclarationError(f"table {p.name!r}: entry name {s.attr!r} is a Python keyword",
@@ -154,8 +154,8 @@ def render(p: Plan, manifest: Manifest) -> str:
     out += ["", "", f"def table(**kwargs: Any) -> {cls}:",
             f'    """Declare a new {cls} (keyword arguments go to cuentry.Table: source, on_fork)."""',
             f"    return {cls}(", f"        {p.name!r},", "        ["]
-    for e in manifest.entries:
-        out.append(f"            {_entry_expr(e, e.required)},")
+    for e in p.entries:
+        out.append(f"            {_entry_expr(e)},")
     out += ["        ],", f"        stream={p.stream!r},", "        **kwargs,", "    )", "", "",
             f"{_py_ident(p.name)}: {cls} = table()", ""]
     return "\n".join(out)

@@ -1,0 +1,108 @@
+"""Where a command's input comes from: a file, or standard input for `-` (`cuentry check -`, `cuentry lint -`).
+
+Standard input gets the same limits as a file: UTF-8 only (a BOM is dropped), at most `limit` bytes, read
+once. A terminal on stdin is refused (the command would wait for typing that nobody meant).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO
+
+from ..errors import ManifestError, UsageError
+
+if TYPE_CHECKING:
+    from ..manifest import Manifest
+
+__all__ = ["MANIFEST_LIMIT", "SOURCE_LIMIT", "STDIN", "STDIN_NAME", "load_manifest", "read_input", "stdin_paths"]
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+MANIFEST_LIMIT = 1 << 20  # as for a manifest file (cuentry.manifest.MAX_BYTES)
+SOURCE_LIMIT = 16 << 20  # as for a linted file
+
+
+def _stdin_bytes(stream: BinaryIO | None, limit: int, what: str) -> bytes:
+    src = stream if stream is not None else getattr(sys.stdin, "buffer", None)
+    if src is None:
+        raise UsageError(f"{what} from standard input ('-'), but there is no standard input",
+                         hint="pipe it in: ... | cuentry COMMAND -, or give a file")
+    isatty = getattr(src, "isatty", None)
+    if callable(isatty) and isatty():
+        raise UsageError(f"{what} from standard input ('-'), but standard input is a terminal",
+                         hint="pipe or redirect it in (cuentry check - < acme.toml), or give the file's path")
+    data = src.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"{what} on standard input is over {limit >> 20} MiB", hint="give a smaller input")
+    return bytes(data)
+
+
+def read_input(path: str, *, what: str = "input", limit: int = MANIFEST_LIMIT,
+               stdin: BinaryIO | None = None) -> tuple[str, str]:
+    """(text, name) of `path`, or of standard input when `path` is `-` (name `<stdin>`).
+
+    Args:
+        path: a file's path, or `-`.
+        what: what the input is, for the error messages ("manifest").
+        limit: the most bytes accepted.
+        stdin: the stream to read for `-` (default: the process's standard input).
+
+    Returns:
+        The text (UTF-8, BOM dropped) and the name to report it under.
+
+    Raises:
+        UsageError: stdin is a terminal or missing, the input is too big, or not UTF-8.
+        ManifestError: a file that cannot be read (not a regular file, too big, not UTF-8).
+    """
+    if path != STDIN:  # the manifest reader's checks: a regular file, the limit, UTF-8
+        from ..manifest import read_text
+
+        return read_text(path, what=what, limit=limit), path
+    data = _stdin_bytes(stdin, limit, what)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} on standard input is not UTF-8 (byte {exc.start})",
+                         hint="give UTF-8 text") from None
+    return (text[1:] if text.startswith("\ufeff") else text), STDIN_NAME
+
+
+def load_manifest(path: str, *, stdin: BinaryIO | None = None) -> Manifest:
+    """`cuentry.manifest.load(path)`, or the manifest text on standard input for `-`.
+
+    Raises:
+        ManifestError: unreadable or malformed (at its line and column, under the name `<stdin>`).
+    """
+    from ..manifest import load, loads
+
+    if path != STDIN:
+        return load(path)
+    try:
+        text, name = read_input(path, what="manifest", limit=MANIFEST_LIMIT, stdin=stdin)
+    except UsageError as exc:
+        raise ManifestError(STDIN_NAME, exc.message, hint=exc.hint) from None
+    return loads(text, name)
+
+
+@contextlib.contextmanager
+def stdin_paths(paths: Sequence[str], *, suffix: str = ".cpp", stdin: BinaryIO | None = None) -> Iterator[list[str]]:
+    """`paths` with a `-` replaced by a private temporary file holding standard input (for `cuentry lint -`).
+
+    The file is named `stdin<suffix>` (the suffix picks the language) in a 0700 directory removed afterwards.
+    """
+    if STDIN not in paths:
+        yield list(paths)
+        return
+    if paths.count(STDIN) > 1:
+        raise UsageError("'-' (standard input) is given more than once", hint="give '-' once")
+    text, _ = read_input(STDIN, what="source", limit=SOURCE_LIMIT, stdin=stdin)
+    with tempfile.TemporaryDirectory(prefix="cuentry-stdin-") as tmp:
+        target = os.path.join(tmp, f"stdin{suffix}")
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        yield [target if p == STDIN else p for p in paths]
