@@ -251,3 +251,22 @@ def test_precompiled_headers_change_nothing(name: str) -> None:
     fast = clang.extract(text, str(path), clang.Options(toolkit="13.0"))
     slow = clang.extract(text, str(path), clang.Options(toolkit="13.0", pch=False))
     assert fast.queries == slow.queries and fast.exports == slow.exports
+
+
+def test_wrapper_defined_in_another_file_with_a_prototype_default(tmp_path: Path) -> None:
+    """clang follows a wrapper whose body is in another translation unit of the run (by its USR), with the
+    default its header prototype declares."""
+    _clang()
+    (tmp_path / "loader.h").write_text(
+        "#pragma once\n#include <cuda.h>\nCUresult get_entry(const char* name, void** fn, int version = 12000);\n")
+    (tmp_path / "loader.cpp").write_text(
+        '#include "loader.h"\nCUresult get_entry(const char* name, void** fn, int version) {\n'
+        "  CUdriverProcAddressQueryResult q;\n"
+        "  CUresult r = cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n"
+        "  return r == CUDA_SUCCESS && q == CU_GET_PROC_ADDRESS_SUCCESS ? r : CUDA_ERROR_NOT_FOUND;\n}\n")
+    (tmp_path / "use.cpp").write_text(
+        '#include "loader.h"\nvoid init(void** a, void** b, void** c) {\n  get_entry("cuMemCreate", a);\n'
+        '  get_entry("cuCtxCreate_v2", b, 3020);\n  get_entry("cuMemMap", c, 10020);\n}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(toolkit="13.0"))
+    got = {(Path(f.path).name, f.line, f.code, f.engine) for f in rep.findings}
+    assert got == {("use.cpp", 3, "CE010", "clang"), ("use.cpp", 4, "CE003", "clang")}

@@ -148,10 +148,15 @@ class Shared:
 
     apis: dict[str, Any] = field(default_factory=dict)
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)
+    clang: dict[str, Any] = field(default_factory=dict)       # the clang engine's wrappers, by USR
 
     def learn(self, unit: Unit) -> bool:
         """Take a file's wrappers and defaults; True when something new was learnt."""
         new = False
+        for usr, spec in unit.clang_apis.items():
+            if usr not in self.clang:
+                self.clang[usr] = spec
+                new = True
         for name, spec in unit.apis.items():
             if name not in self.apis:
                 self.apis[name] = spec
@@ -165,7 +170,7 @@ class Shared:
         return new
 
 
-def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
+def _clang(text: str, path: str, settings: Settings, shared: Shared | None = None) -> tuple[Unit | None, str]:
     """The clang engine's facts, or None and why it could not judge the file."""
     from . import clang
 
@@ -181,7 +186,8 @@ def _clang(text: str, path: str, settings: Settings) -> tuple[Unit | None, str]:
             return None, "its macros expand beyond the linter's bound (a macro bomb?): judged by tree-sitter"
     try:
         unit = clang.extract(text, path, clang.Options(settings.include_dirs, settings.defines, settings.std,
-                                                       settings.toolkit, settings.commands))
+                                                       settings.toolkit, settings.commands,
+                                                       foreign=shared.clang if shared is not None else {}))
     except clang.NotParsed as exc:
         return None, f"{exc}; judged by tree-sitter"
     except UsageError:
@@ -207,7 +213,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
     from .cfamily import extract as cf
 
     settings = settings or Settings(include_dirs=include_dirs)
-    unit, why = _clang(text, path, settings)
+    unit, why = _clang(text, path, settings, shared)
     ts = cf(text, path, include_dirs) if shared is None else cf(text, path, include_dirs, shared.apis, shared.defaults)
     if unit is None:
         ts.note = why

@@ -99,6 +99,7 @@ class Unit:
     headers: str = ""                       # clang: which CUDA headers the file was parsed against
     note: str = ""                          # why the preferred engine did not judge it (a missing include...)
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
+    clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -67,6 +67,7 @@ class Options:
     commands: dict[str, list[str]] = field(default_factory=dict)   # file -> its compile flags
     cat: Catalog | None = None
     pch: bool = True                                 # precompile the generated headers (same facts, faster)
+    foreign: dict[str, dict[str, Any]] = field(default_factory=dict)   # other files' wrappers, by USR
 
 
 def _flags_of(argv: Sequence[str]) -> list[str]:
@@ -188,6 +189,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
     w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
+    w.foreign = opts.foreign
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
 
@@ -198,6 +200,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
         return ""
 
     unit.queries, unit.exports = w.facts(where)
+    unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())

@@ -147,6 +147,8 @@ class Walker:
         self.api_names: dict[str, str] = {}
         self._getters: dict[str, str] | None = None
         self._file_macros: dict[str, str] | None = None
+        self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
+        self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -240,9 +242,9 @@ class Walker:
             env.tparams = dict(r.tbinds)
         return evaluate(r.cursor, env)
 
-    def sites(self) -> Iterator[Site]:
-        """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
-        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+    def _callees(self) -> dict[str, list[tuple[Any, Fn | None, list[Any]]]]:
+        """Every call of a function of this translation unit, by the called function's key (a template's
+        specializations under the template too, a lambda under the lambda)."""
         by_callee: dict[str, list[tuple[Any, Fn | None, list[Any]]]] = {}
         for c, fn, par in self.calls:
             lam = _lambda_of(c)
@@ -255,6 +257,16 @@ class Walker:
                 by_callee.setdefault(key(tmpl if tmpl is not None else ref), []).append((c, fn, par))
                 if tmpl is not None:
                     by_callee.setdefault(key(ref), []).append((c, fn, par))
+        return by_callee
+
+    def sites(self) -> Iterator[Site]:
+        """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
+        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+        by_callee = self._callees()
+        local = {key(f.cursor) for f in self.fns.values()}
+        for usr, spec in self.foreign.items():
+            if usr not in local:
+                pending += [self._foreign(spec, c, fn, par) for c, fn, par in by_callee.get(usr, [])]
         seen = 0
         while pending and seen < 4096:
             s = pending.pop()
@@ -262,10 +274,46 @@ class Walker:
             if s.symbol.kind == "param" and s.fn is not None and len(s.via) < 8:
                 callers = by_callee.get(key(s.fn.cursor), [])
                 if callers:
+                    self.wrappers[key(s.fn.cursor)] = s
                     yield _wrapper_site(s, tuple(sorted({c.location.line for c, _, _ in callers})))
                     pending += [self._bind(s, c, fn, par) for c, fn, par in callers]
                     continue
+                self.wrappers[key(s.fn.cursor)] = s
             yield s
+
+    def portable(self) -> dict[str, dict[str, Any]]:
+        """The wrappers of this translation unit as data other files' translation units can use (by USR): each
+        role a parameter index or a constant; wrappers whose roles are expressions of parameters are left out."""
+        out: dict[str, dict[str, Any]] = {}
+        for usr, s in self.wrappers.items():
+            if s.fn is None or not usr.startswith("c:") or s.export:
+                continue
+            roles = [_portable_role(self, r) for r in s.roles]
+            target = s.target if isinstance(s.target, tuple) else None
+            if any(r is None for r in roles) or (s.target is not None and target is None):
+                continue
+            out[usr] = {"name": s.fn.name, "api": s.api, "roles": roles, "target": target}
+        return out
+
+    def _foreign(self, spec: dict[str, Any], c: Any, caller: Fn | None, par: list[Any]) -> Site:
+        """A call of a wrapper defined in another file of the run, as the request it makes."""
+        args = [a for a in c.get_arguments()]
+        decl = c.referenced
+        params = [p for p in decl.get_children() if p.kind == K.PARM_DECL] if decl is not None else []
+        roles = []
+        for kind, v in spec["roles"]:
+            if kind == "fixed":
+                roles.append(Role(fixed=v))
+            elif v < len(args) and not _is_default_arg(args[v]):
+                roles.append(Role(args[v], caller))
+            else:
+                kids = [x for x in params[v].get_children() if x.kind.is_expression()] if v < len(params) else []
+                roles.append(Role(kids[-1], None) if kids else Role(fixed=UNKNOWN))
+        target = spec["target"]
+        r0, r1, r2 = roles
+        return Site(c, caller, spec["api"], self.value(r0), self.value(r1), self.value(r2),
+                    self._bound_target(target, c, args, caller, par) if target else None, "not_applicable", True,
+                    (), (spec["name"],), False, roles=(r0, r1, r2), parents=tuple(par))
 
     def _direct(self, c: Any, fn: Fn | None, par: list[Any]) -> Site | None:
         args = list(c.get_arguments())
@@ -560,6 +608,23 @@ def _written_export(c: Any) -> str | None:
         if x.kind == K.DECL_REF_EXPR and x.referenced is not None and x.referenced.kind == K.FUNCTION_DECL \
                 and x.referenced.spelling.startswith("cu"):
             return str(x.referenced.spelling)
+    return None
+
+
+def _portable_role(w: Walker, r: Role) -> tuple[str, Any] | None:
+    """A role as data: ("param", index) when it is the wrapper's parameter itself, ("fixed", value) when it
+    does not depend on the parameters; None otherwise."""
+    if r.fixed is not None:
+        return ("fixed", r.fixed)
+    v = w.value(r)
+    if v.kind != "param":
+        return ("fixed", v)
+    c = r.cursor
+    while c is not None and c.kind in _THROUGH | _CASTS:
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    if c is not None and c.kind == K.DECL_REF_EXPR and v.param is not None and r.binds is None:
+        return ("param", v.param)
     return None
 
 
