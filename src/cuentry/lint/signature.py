@@ -3,12 +3,12 @@
 A pointer is right when its canonical function type is the one of the ABI the
 request binds, however the source spells it. Both sides are reduced to one
 spelling: typedef names of the catalog resolved to their canonical types
-(``CUdeviceptr`` -> ``unsigned long long``, ``CUresult`` -> ``cudaError_enum``),
-``struct``/``enum``/``union`` tags and calling conventions (``CUDAAPI``,
-``__stdcall``) dropped, qualifiers put in one order at each pointer level
-(``char const *`` is ``const char *``), a parameter's top-level ``const`` and
-array-to-pointer decay applied, integer synonyms folded (``unsigned`` is
-``unsigned int``), and the fixed-width and size types mapped to the integer type
+(`CUdeviceptr` -> `unsigned long long`, `CUresult` -> `cudaError_enum`),
+`struct`/`enum`/`union` tags and calling conventions (`CUDAAPI`,
+`__stdcall`) dropped, qualifiers put in one order at each pointer level
+(`char const *` is `const char *`), a parameter's top-level `const` and
+array-to-pointer decay applied, integer synonyms folded (`unsigned` is
+`unsigned int`), and the fixed-width and size types mapped to the integer type
 they are on the platform (LP64, or LLP64 on Windows).
 """
 
@@ -54,7 +54,7 @@ class Normalizer:
         self.base = platform_map(windows)
 
     def type(self, text: str, *, param: bool = True) -> str:
-        """One type, canonical; ``param`` applies a parameter's adjustments (top-level const, decay)."""
+        """One type, canonical; `param` applies a parameter's adjustments (top-level const, decay)."""
         return self._type(_ATTR.sub(" ", text), param, 0)
 
     def _resolve(self, toks: list[str], depth: int) -> list[str]:
@@ -109,7 +109,7 @@ class Normalizer:
         return ", ".join(o for o in out if o != "void" or len(out) > 1)
 
     def signature(self, returns: str, params: Sequence[str]) -> str:
-        """``R (P1, P2)`` canonical."""
+        """`R (P1, P2)` canonical."""
         ps = [self.type(p) for p in params]
         return f"{self.type(returns, param=False)} ({', '.join(p for p in ps if p != 'void' or len(ps) > 1)})"
 
@@ -129,7 +129,7 @@ def _segment(seg: str) -> str:
 
 
 def _paren_groups(toks: list[str]) -> list[list[str]]:
-    """The top-level ``( ... )`` groups of a token list, without their parentheses."""
+    """The top-level `( ... )` groups of a token list, without their parentheses."""
     groups: list[list[str]] = []
     level = 0
     for t in toks:
@@ -151,8 +151,11 @@ _CACHE: dict[int, Normalizer] = {}
 
 
 def normalizer(cat: Catalog) -> Normalizer:
-    """The normalizer with ``cat``'s typedefs (one per catalog)."""
+    """The normalizer with `cat`'s typedefs (one per catalog)."""
     got = _CACHE.get(id(cat))
     if got is None:
         got = _CACHE[id(cat)] = Normalizer(cat.types.get("typedefs", {}))
     return got
+
+
+__all__ = ["Normalizer", "normalizer", "platform_map"]

@@ -1,13 +1,13 @@
-"""The semantic engine for C, C++ and CUDA: libclang (the ``libclang`` wheel, ``pip install 'cuentry[clang]'``).
+"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[clang]'`).
 
-Each file is parsed as a translation unit with its real flags (``-I``/``-D``/``-std``, or its entry of a
-``compile_commands.json``); ``.cu``/``.cuh`` files in clang's CUDA mode, host side. Against the real
-``cuda.h``/``cudaTypedefs.h`` when they are found, or against headers :mod:`.headers` writes from the
-catalog for one toolkit. Macros, aliases, ``decltype``, templates and constants are then resolved by
-the compiler; :mod:`.walk` evaluates each request's symbol, version and flags and the canonical type of
-the pointer it fills, into the same :class:`~cuentry.lint.facts.Unit` facts the tree-sitter engine makes.
+Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`, or its entry of a
+`compile_commands.json`); `.cu`/`.cuh` files in clang's CUDA mode, host side. Against the real
+`cuda.h`/`cudaTypedefs.h` when they are found, or against headers `.headers` writes from the
+catalog for one toolkit. Macros, aliases, `decltype`, templates and constants are then resolved by
+the compiler; `.walk` evaluates each request's symbol, version and flags and the canonical type of
+the pointer it fills, into the same `Unit` facts the tree-sitter engine makes.
 
-A file that does not parse (an error in it, an include that is not found) raises :class:`NotParsed`;
+A file that does not parse (an error in it, an include that is not found) raises `NotParsed`;
 the engine then judges it with tree-sitter and says why.
 """
 
@@ -168,7 +168,7 @@ def _first_error(tu: Any, path: str) -> str | None:
 
 
 def extract(text: str, path: str, opts: Options) -> Unit:
-    """The facts of one C/C++/CUDA file, judged with clang; :class:`NotParsed` when it does not parse."""
+    """The facts of one C/C++/CUDA file, judged with clang; `NotParsed` when it does not parse."""
     import clang.cindex as ci
 
     from .walk import Walker
@@ -205,3 +205,6 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())
     return unit
+
+
+__all__ = ["CUDA_PREAMBLE", "RESOURCE_DIR", "NotParsed", "Options", "arguments", "available", "extract"]

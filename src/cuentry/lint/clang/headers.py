@@ -1,14 +1,14 @@
 """Toolkit headers written from the catalog, for parsing where no CUDA toolkit is installed.
 
-When ``cuda.h``/``cudaTypedefs.h`` are not found, the clang engine parses against
-declarations generated here for one toolkit of the catalog's history (``--toolkit
-12.4``; the newest by default): every type the signatures use (enums, structs,
-typedefs), ``CUDA_VERSION``, the flag enums, the toolkit's own ``#define cuX
-cuX_v2`` renames (per-thread ones under ``CUDA_API_PER_THREAD_DEFAULT_STREAM``),
+When `cuda.h`/`cudaTypedefs.h` are not found, the clang engine parses against
+declarations generated here for one toolkit of the catalog's history
+(`--toolkit 12.4`; the newest by default): every type the signatures use (enums, structs,
+typedefs), `CUDA_VERSION`, the flag enums, the toolkit's own `#define cuX cuX_v2`
+renames (per-thread ones under `CUDA_API_PER_THREAD_DEFAULT_STREAM`),
 a prototype of every entry point as that toolkit declares it, and every PFN
-typedef with its unversioned ``PFN_cuX`` alias. Macros and ``decltype(&cuX)``
+typedef with its unversioned `PFN_cuX` alias. Macros and `decltype(&cuX)`
 then resolve exactly as against that toolkit's own headers. A minimal
-``cuda_runtime_api.h`` declares the runtime's entry-point calls.
+`cuda_runtime_api.h` declares the runtime's entry-point calls.
 
 The headers are data made from the catalog (not C templates): they are written
 once per toolkit into a private temporary directory of this process.
@@ -34,7 +34,7 @@ _DIRS: dict[tuple[str, int], str] = {}
 
 
 def toolkit_version(toolkit: str) -> int:
-    """``"12.4"`` -> 12040 (the CUDA_VERSION that toolkit defines)."""
+    """`"12.4"` -> 12040 (the CUDA_VERSION that toolkit defines)."""
     m = re.fullmatch(r"(\d+)\.(\d+)", toolkit.strip())
     if not m:
         raise UsageError(f"{toolkit!r} is not a toolkit release", hint="write it as MAJOR.MINOR, e.g. --toolkit 12.4")
@@ -66,7 +66,7 @@ def declare(ctype: str, name: str) -> str:
 
 
 def in_toolkit(cat: Catalog, symbol: str, tk: int, per_thread: bool) -> Abi | None:
-    """The ABI a toolkit's cuda.h declares for ``symbol`` (newest of the mode at or below its version)."""
+    """The ABI a toolkit's cuda.h declares for `symbol` (newest of the mode at or below its version)."""
     best = None
     for a in cat.abis(symbol):
         if bool(a.variant) == per_thread and a.version <= tk:
@@ -152,7 +152,7 @@ def _prototypes(cat: Catalog, tk: int) -> Iterable[str]:
 
 
 def cuda_h(cat: Catalog, toolkit: str) -> str:
-    """The generated ``cuda.h`` of one toolkit."""
+    """The generated `cuda.h` of one toolkit."""
     tk = toolkit_version(toolkit)
     out = [f"/* cuda.h of CUDA {toolkit}, written by cuentry lint from its catalog (not NVIDIA's header). */",
            "#ifndef __cuda_cuda_h__", "#define __cuda_cuda_h__", "#include <stddef.h>", "#include <stdint.h>",
@@ -167,7 +167,7 @@ def cuda_h(cat: Catalog, toolkit: str) -> str:
 
 
 def typedefs_h(cat: Catalog, toolkit: str) -> str:
-    """The generated ``cudaTypedefs.h``: every PFN typedef, and ``PFN_cuX`` for the toolkit's own ABI."""
+    """The generated `cudaTypedefs.h`: every PFN typedef, and `PFN_cuX` for the toolkit's own ABI."""
     tk = toolkit_version(toolkit)
     out = [f"/* cudaTypedefs.h of CUDA {toolkit}, written by cuentry lint from its catalog. */",
            "#ifndef CUDATYPEDEFS_H", "#define CUDATYPEDEFS_H", "#include <cuda.h>",
@@ -183,7 +183,7 @@ def typedefs_h(cat: Catalog, toolkit: str) -> str:
 
 
 def runtime_h(toolkit: str) -> str:
-    """A minimal ``cuda_runtime_api.h``: the runtime's entry-point calls, flags and version calls."""
+    """A minimal `cuda_runtime_api.h`: the runtime's entry-point calls, flags and version calls."""
     tk = toolkit_version(toolkit)
     flags = ", ".join(f"{n} = {_flag_value(n)}" for n in sorted(
         names.DEFAULT_FLAG_NAMES | names.LEGACY_FLAG_NAMES | names.PER_THREAD_FLAG_NAMES) if n.startswith("cuda"))
@@ -207,7 +207,7 @@ def runtime_h(toolkit: str) -> str:
 
 
 def generated_dir(cat: Catalog, toolkit: str) -> str:
-    """A private directory holding the generated headers of ``toolkit`` (written once per process)."""
+    """A private directory holding the generated headers of `toolkit` (written once per process)."""
     key = (toolkit, id(cat))
     with _LOCK:
         got = _DIRS.get(key)
@@ -226,7 +226,7 @@ def generated_dir(cat: Catalog, toolkit: str) -> str:
 
 
 def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
-    """The directory of a real ``cuda.h`` (with ``cudaTypedefs.h`` beside it): the -I directories, then
+    """The directory of a real `cuda.h` (with `cudaTypedefs.h` beside it): the -I directories, then
     $CUDA_HOME/$CUDA_PATH, then /usr/local/cuda; None when there is none."""
     cands = list(include_dirs)
     for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
@@ -238,3 +238,7 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
         if os.path.isfile(os.path.join(d, "cuda.h")) and os.path.isfile(os.path.join(d, "cudaTypedefs.h")):
             return d
     return None
+
+
+__all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
+           "runtime_h", "toolkit_version", "typedefs_h"]

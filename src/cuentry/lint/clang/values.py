@@ -1,9 +1,9 @@
 """Constants evaluated on the clang AST: literals, macros, constexpr/const variables, enums, template
 arguments, default arguments, parameters bound by the caller, simple arithmetic and ternaries.
 
-A value is ``Val(value, kind)``: ``value`` an int or a str when known; ``kind`` says where it came from
-(``literal``, ``toolkit`` for CUDA_VERSION and friends, ``driver``/``runtime`` for a version query's
-out-parameter, ``param`` for a parameter of the enclosing function not bound yet, ``other``).
+A value is `Val(value, kind)`: `value` an int or a str when known; `kind` says where it came from
+(`literal`, `toolkit` for CUDA_VERSION and friends, `driver`/`runtime` for a version query's
+out-parameter, `param` for a parameter of the enclosing function not bound yet, `other`).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def _ref(c: Any, env: Env) -> Val:
 
 
 def _member(c: Any, env: Env) -> Val:
-    """``name.c_str`` (the object), or a static constexpr member's value."""
+    """`name.c_str` (the object), or a static constexpr member's value."""
     d = c.referenced
     if d is not None and d.kind == K.VAR_DECL:
         return _var(d, env)
@@ -250,8 +250,8 @@ def _unary(c: Any, env: Env) -> Val:
 
 
 def _call(c: Any, env: Env) -> Val:
-    """A call's value: ``std::string("cuX")`` and ``name.c_str()`` are the string; a helper function whose body
-    returns one expression is evaluated with its parameters bound (``make_version(12, 0)`` is 12000)."""
+    """A call's value: `std::string("cuX")` and `name.c_str()` are the string; a helper function whose body
+    returns one expression is evaluated with its parameters bound (`make_version(12, 0)` is 12000)."""
     f = c.referenced
     if f is None or env.depth > 8:
         return UNKNOWN
@@ -302,3 +302,6 @@ _HANDLERS: dict[Any, Callable[[Any, Env], Val]] = {
     K.CXX_BOOL_LITERAL_EXPR: lambda c, env: Val(1 if tokens(c)[:1] == ["true"] else 0, "literal"),
     K.GNU_NULL_EXPR: lambda c, env: Val(0, "literal", text="NULL"),
 }
+
+
+__all__ = ["UNKNOWN", "Env", "Val", "evaluate", "key", "macro_value", "number", "tokens"]

@@ -372,8 +372,8 @@ class Walker:
         return False
 
     def _written(self, args: list[Any], i: int) -> str:
-        """Argument ``i`` as the file spells it (its own tokens, or the text between its neighbours when a
-        macro made it), for telling ``CUDA_VERSION`` from the number it expands to."""
+        """Argument `i` as the file spells it (its own tokens, or the text between its neighbours when a
+        macro made it), for telling `CUDA_VERSION` from the number it expands to."""
         own = " ".join(tokens(args[i]))
         if own or not 0 < i < len(args) - 1:
             return own
@@ -383,7 +383,7 @@ class Walker:
         return self.text[a.offset:b.offset] if 0 <= a.offset <= b.offset <= len(self.text) else ""
 
     def _bind(self, s: Site, c: Any, caller: Fn | None, par: list[Any]) -> Site:
-        """The request ``s`` (inside a wrapper) as the call ``c`` of that wrapper makes it."""
+        """The request `s` (inside a wrapper) as the call `c` of that wrapper makes it."""
         w = s.fn
         assert w is not None
         args = list(c.get_arguments())
@@ -429,7 +429,7 @@ class Walker:
         return self.type_info(ty)
 
     def _cast_of(self, d: Any, fn: Fn) -> Any:
-        """Where a ``void *`` that received the pointer goes: a cast of it (or the function's return)."""
+        """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
         h = key(d)
         stack = [(fn.cursor, False)]
         while stack:
@@ -548,7 +548,7 @@ def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
 
 
 def _lambda_of(c: Any) -> Any:
-    """The lambda a call ``load(...)`` calls, when ``load`` is a variable initialized with one."""
+    """The lambda a call `load(...)` calls, when `load` is a variable initialized with one."""
     ref = c.referenced
     if ref is None or ref.spelling != "operator()":
         return None
@@ -584,7 +584,7 @@ def _written_args(call: Any) -> list[list[str]] | None:
 
 
 def _sugared(c: Any) -> Any:
-    """The call's type as the template argument written at the call spells it (``get<PFN_cuX_vN>(...)``:
+    """The call's type as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
     a specialization's own arguments are canonical, the written ones keep the typedef)."""
     ty = c.type
     want = ty.get_canonical().spelling
@@ -600,7 +600,7 @@ def _sugared(c: Any) -> Any:
 
 
 def _written_export(c: Any) -> str | None:
-    """``get<decltype(&cuX)>(...)``: the function the written template argument takes the type of."""
+    """`get<decltype(&cuX)>(...)`: the function the written template argument takes the type of."""
     callee = next(iter(c.get_children()), None)
     if callee is None:
         return None
@@ -663,7 +663,7 @@ def _template_arg(c: Any, i: int) -> Val:
 
 
 def _decl_of(expr: Any) -> Any:
-    """The variable, field or parameter an expression like ``(void**)&p``, ``&t.fn`` or ``p`` names."""
+    """The variable, field or parameter an expression like `(void**)&p`, `&t.fn` or `p` names."""
     c = expr
     for _ in range(16):
         if c is None:
@@ -733,7 +733,7 @@ _LE = {"<=": 0, "<": 1}
 
 
 def _guard(parents: tuple[Any, ...], fn: Fn | None) -> int:
-    """The driver version an enclosing ``if (drv >= N)`` (or ``N <= drv``) guarantees, where ``drv`` was
+    """The driver version an enclosing `if (drv >= N)` (or `N <= drv`) guarantees, where `drv` was
     filled by cuDriverGetVersion in the same function (0 when there is none)."""
     if fn is None or not fn.driver_vars:
         return 0
@@ -770,4 +770,4 @@ def _guarantee(cond: Any, fn: Fn) -> int:
     return 0
 
 
-__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Walker"]
+__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker"]
