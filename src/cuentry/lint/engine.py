@@ -197,6 +197,22 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     return unit, ""
 
 
+def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
+    """Into clang's facts, tree-sitter's requests clang cannot see: those through wrappers defined in other files
+    (when clang did not follow them), and those in the ``#if`` branches the flags leave out (tree-sitter lints
+    every branch: a request there that clang has no match for on its line)."""
+    seen = {(q.line, q.symbol) for q in unit.queries}
+    same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
+    for q in ts.queries:
+        first = q.via.split(" -> ")[0] if q.via else ""
+        through_other_file = first in foreign and (q.line, q.symbol) not in seen
+        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same
+        if through_other_file or in_left_out_branch:
+            unit.queries.append(q)
+    have = set(unit.flag_uses)
+    unit.flag_uses += [f for f in ts.flag_uses if f not in have]
+
+
 def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None,
             settings: Settings | None = None) -> Unit:
     """The facts of one file, by its suffix (C family unless it ends in .py): clang when it is installed
@@ -219,13 +235,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
         ts.note = why
         ts.floor = settings.floor
         return ts
-    own = set(ts.apis)
-    foreign = set(shared.apis) - own if shared is not None else set()
-    seen = {(q.line, q.symbol) for q in unit.queries}
-    for q in ts.queries:
-        first = q.via.split(" -> ")[0] if q.via else ""
-        if first in foreign and (q.line, q.symbol) not in seen:
-            unit.queries.append(q)
+    _merge(unit, ts, set(shared.apis) - set(ts.apis) if shared is not None else set())
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.apis, unit.defaults, unit.called = ts.apis, ts.defaults, ts.called
     unit.floor = settings.floor
