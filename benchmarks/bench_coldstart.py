@@ -1,4 +1,5 @@
-"""Cold start: a fresh process that imports, loads the driver, resolves cuCtxGetCurrent and calls it.
+"""Cold start: a fresh process that imports, loads the driver, resolves cuCtxGetCurrent and calls it
+(through ``Driver.call``, and as a library would: a one-entry ``Table`` and ``out()`` before it resolved).
 
 Compared, in one run, as fresh subprocesses interleaved round by round (so drift
 hits all alike), against a hand-written ctypes program doing the same
@@ -6,7 +7,10 @@ hits all alike), against a hand-written ctypes program doing the same
 importable (the GPU host), against cuda.bindings (import + cuInit + first call).
 Goal (issue 11): cuentry at most 15 ms over the ctypes program on the dev VM.
 
-    python benchmarks/bench_coldstart.py [--driver PATH] [--runs N] [--json]
+    python benchmarks/bench_coldstart.py [--driver PATH] [--runs N] [--installed] [--json]
+
+--installed measures the cuentry this interpreter imports (a regular, non-editable
+`pip install .` in a fresh venv: what users run) instead of this checkout's src/.
 
 Without --driver (or $CUENTRY_DRIVER): the real driver where the loader finds one (the GPU host),
 else the fake driver, built here; --fake forces the fake.
@@ -51,6 +55,14 @@ f = d.call("cuCtxGetCurrent", 4000)
 assert f(cuentry.out("CUcontext")) in (0, 201)
 """
 
+TABLE = r"""
+import sys
+import cuentry
+t = cuentry.Table("app", [cuentry.required("cuCtxGetCurrent", 4000)], stream="legacy",
+                  source=cuentry.Driver.load(sys.argv[1]))
+assert t.cuCtxGetCurrent(cuentry.out("CUcontext")) in (0, 201)
+"""
+
 BINDINGS = r"""
 from cuda.bindings import driver
 (err,) = driver.cuInit(0)
@@ -79,11 +91,15 @@ def _real_driver() -> str | None:
     return None if found.fake or found.stub else found.path
 
 
+_ENV: list[dict[str, str]] = []
+
+
 def _run(code: str, driver: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one fresh process; CPU time is less disturbed by a busy machine."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code, driver], check=True, env=env(), stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-c", code, driver], check=True, env=_ENV[0] if _ENV else env(),
+                   stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -94,12 +110,22 @@ def main() -> int:
     ap.add_argument("--driver", default=os.environ.get("CUENTRY_DRIVER"))
     ap.add_argument("--fake", action="store_true", help="use the fake driver even where a real one is installed")
     ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--installed", action="store_true", help="measure the installed cuentry, not this checkout's src/")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     driver = a.driver or (None if a.fake else _real_driver()) or _fake_driver()
-    compileall.compile_dir(SRC, quiet=1)  # an installed package has its bytecode compiled at install time
-    cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY}
-    probe = subprocess.run([sys.executable, "-c", "import cuda.bindings.driver"], env=env(), capture_output=True)
+    if a.installed:
+        _ENV.append({k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+        where = subprocess.run([sys.executable, "-c", "import cuentry; print(cuentry.__file__)"], env=_ENV[0],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        if where.startswith(SRC):
+            raise SystemExit(f"--installed: this interpreter imports cuentry from the checkout ({where}); "
+                             "use a venv with a regular `pip install .`")
+    else:
+        compileall.compile_dir(SRC, quiet=1)  # an installed package has its bytecode compiled at install time
+    cases = {"python -c pass": "pass", "hand-written ctypes": CTYPES, "cuentry": CUENTRY, "cuentry table": TABLE}
+    probe = subprocess.run([sys.executable, "-c", "import cuda.bindings.driver"], env=_ENV[0] if _ENV else env(),
+                           capture_output=True)
     if probe.returncode == 0:
         cases["cuda.bindings"] = BINDINGS
     for code in cases.values():  # warm the page cache
@@ -115,10 +141,12 @@ def main() -> int:
              "ratio_to_ctypes": round(v / base, 3), "cpu_ms": round(cpu[k] * 1e3, 2),
              "cpu_over_ctypes_ms": round((cpu[k] - cbase) * 1e3, 2)} for k, v in med.items()]
     extra = (med["cuentry"] - base) * 1e3
-    res = {"driver": driver, "runs": a.runs, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
+    res = {"driver": driver, "runs": a.runs, "installed": a.installed, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
            "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
            "cuentry_cpu_over_ctypes_ms": round((cpu["cuentry"] - cbase) * 1e3, 2), "goal_ms": 15,
            "goal_met": extra <= 15}
+    res["cuentry_table_over_ctypes_ms"] = round((med["cuentry table"] - base) * 1e3, 2)
+    res["cuentry_table_cpu_over_ctypes_ms"] = round((cpu["cuentry table"] - cbase) * 1e3, 2)
     if "cuda.bindings" in med:
         res["cuda_bindings_over_ctypes_ms"] = round((med["cuda.bindings"] - base) * 1e3, 2)
     if a.json:

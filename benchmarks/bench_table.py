@@ -1,7 +1,9 @@
 """Function tables on a driver (the fake by default): resolution, cached access, call overhead.
 
 Every number is a ratio against a baseline measured in the same run (issue 4):
-  * resolving a 100-entry table, against 100 raw cuGetProcAddress_v2 calls (goal: < 2 ms absolute);
+  * resolving a 100-entry table (declaration included), against the 100 raw cuGetProcAddress_v2 calls it
+    makes (issue 23: at most 3x), and a fresh process's first such table (its one-time set-up included:
+    contracts and typed callables made; goal: within 2 ms of 3x the raw queries);
   * a cached entry access, against a plain attribute access (goal: within 1.5x);
   * a call through a resolved entry, against the fastest raw FFI call by hand (goal: within 1.3x),
     with ctypes (and cffi ABI mode, where cffi is installed) measured.
@@ -55,8 +57,10 @@ print(time.perf_counter() - t)
 """
 
 
-def _cold(path: str, runs: int = 5) -> float:
-    """The first 100-entry table of a fresh process (one-time set-up included), median seconds."""
+def _cold(path: str, runs: int = 7) -> tuple[float, float]:
+    """The first 100-entry table of a fresh process (one-time set-up included): (median, min) seconds.
+
+    The minimum is the figure a busy machine disturbs least."""
     import statistics
     import subprocess
     import sys
@@ -65,7 +69,7 @@ def _cold(path: str, runs: int = 5) -> float:
 
     vals = [float(subprocess.run([sys.executable, "-c", COLD, path], capture_output=True, text=True, env=env(),
                                  check=True).stdout.strip()) for _ in range(runs)]
-    return statistics.median(vals)
+    return statistics.median(vals), min(vals)
 
 
 def main() -> int:
@@ -110,9 +114,14 @@ def main() -> int:
     table_resolve()
     raw_ns = per_call(raw_queries, inner=1, repeats=30)
     tab_ns = per_call(table_resolve, inner=1, repeats=30)
+    res["raw_queries_100_ms"] = round(raw_ns / 1e6, 3)
     res["resolve_100_ms"] = round(tab_ns / 1e6, 3)
-    res["resolve_100_first_in_process_ms"] = round(_cold(path) * 1e3, 3)
+    cold_median, cold_min = _cold(path)
+    res["resolve_100_first_in_process_ms"] = round(cold_median * 1e3, 3)
+    res["resolve_100_first_in_process_min_ms"] = round(cold_min * 1e3, 3)
     res["resolve_100_vs_raw_queries"] = round(tab_ns / raw_ns, 2)
+    res["first_in_process_over_3x_raw_ms"] = round(cold_median * 1e3 - 3 * raw_ns / 1e6, 3)
+    res["first_in_process_min_over_3x_raw_ms"] = round(cold_min * 1e3 - 3 * raw_ns / 1e6, 3)
 
     # 2. cached access vs plain attribute
     t = Table("bench", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=drv).resolve()
@@ -212,7 +221,8 @@ def main() -> int:
                      "vs_empty_lambda": round(rr["entry"] / rr["empty"], 3)})
     res["more_calls_ns"] = rows
 
-    goals = {"resolve_100_under_2ms": res["resolve_100_ms"] < 2.0,  # type: ignore[operator]
+    goals = {"resolve_100_within_3x_raw_queries": res["resolve_100_vs_raw_queries"] <= 3.0,  # type: ignore[operator]
+             "first_table_within_2ms_of_3x_raw": res["first_in_process_over_3x_raw_ms"] <= 2.0,  # type: ignore[operator]
              "access_within_1.5x": res["access_ratio"] <= 1.5,  # type: ignore[operator]
              "call_within_1.3x": res["call_vs_fastest_raw"] <= 1.3}  # type: ignore[operator]
     res["goals"] = goals

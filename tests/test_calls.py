@@ -13,7 +13,7 @@ import pytest
 
 import cuentry
 from cuentry import Driver, address, as_bytes, as_str, kernel_params, out
-from cuentry.calls import Out, bind, compiled, struct_type
+from cuentry.calls import Out, bind, choice, compiled, struct_type
 from cuentry.errors import ArgumentError, ArgumentRangeError, DriverBusyError, DriverClosedError, UsageError
 
 BACKENDS = ["pure", "compiled"]
@@ -23,7 +23,7 @@ BACKENDS = ["pure", "compiled"]
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Bind on one backend (skipped for compiled where the extension is not installed)."""
     name = str(request.param)
-    monkeypatch.setenv("CUENTRY_BACKEND", name)
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice(name))
     if name == "compiled":
         try:
             compiled.extension()
@@ -103,7 +103,7 @@ def test_kernel_params_keep_their_storage() -> None:
 
 
 def test_unknown_backend_is_an_error(monkeypatch: pytest.MonkeyPatch, fake: dict[str, str], fake_version: Any) -> None:
-    monkeypatch.setenv("CUENTRY_BACKEND", "fastest")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("fastest"))
     with pytest.raises(UsageError, match="CUENTRY_BACKEND"):
         compiled.backend_mode()
     assert compiled.backend()["name"] == "invalid"
@@ -380,12 +380,13 @@ def test_close_refuses_to_unmap_under_a_running_call(fake: dict[str, str], fake_
 def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
     from cuentry.calls.values import PyOutBase
 
-    class PyOut(PyOutBase):
-        __slots__ = ()
+    with pytest.raises(TypeError, match="cannot be subclassed"):
+        class PyOut(PyOutBase):
+            __slots__ = ()
 
     storage = (ctypes.c_int * 1)()
     with pytest.raises(ArgumentError):
-        PyOut(storage, 2, 4, "i")  # larger than its storage
+        PyOutBase(storage, 2, 4, "i")  # larger than its storage
     assert isinstance(out("int"), Out)
 
 

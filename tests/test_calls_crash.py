@@ -17,9 +17,10 @@ SCRIPT = r"""
 import array, os, sys
 import cuentry
 from cuentry import Driver, out, address
+from cuentry.calls import choice
 case = sys.argv[2]
 for backend in ("pure", "auto"):
-    os.environ["CUENTRY_BACKEND"] = backend
+    choice.select(backend)
     d = Driver.load(sys.argv[1])
     call = d.call
     class S:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuentry import address, out
-from cuentry.calls import bind, compiled, contract
+from cuentry.calls import bind, choice, compiled, contract
 from cuentry.calls.shapes import SLOTS, catalog_shapes
 from cuentry.catalog import catalog
 
@@ -161,7 +161,7 @@ def _bound(rec: Any, abi: Any, backend: str, monkeypatch: pytest.MonkeyPatch) ->
     hints = contract.Hints(catalog().ffi_hints)
     shape = tuple(s.ctype for s in contract.Contract(abi, hints, lambda tag: None).specs)
     addr = ctypes.cast(getattr(lib, f"rec_{index[shape]}"), ctypes.c_void_p).value
-    monkeypatch.setenv("CUENTRY_BACKEND", backend)
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice(backend))
     got = _BOUND[(abi.pfn, backend)] = bind(abi, addr)
     assert got.backend == ("pure" if backend == "pure" else "compiled")
     return got

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -74,3 +75,13 @@ def test_a_real_pipe(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-c", code], input=MANIFEST, capture_output=True, text=True, timeout=60,
                        check=False)
     assert r.returncode == 0 and r.stdout.strip() == "3020", r.stderr
+
+
+def test_check_reads_the_manifest_from_stdin(tmp_path: Path) -> None:
+    from cuentry.testing import fakedriver
+
+    lib = fakedriver.build()
+    r = subprocess.run([sys.executable, "-m", "cuentry", "check", "-", "--driver", str(lib), "--json"],
+                       input=MANIFEST, capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["manifest"] == "-"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -334,19 +336,19 @@ def test_out_rejects_nonsense() -> None:
 
 
 def test_backend_is_reported_and_used(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cuentry.calls import compiled
+    from cuentry.calls import choice, compiled
 
     fn = driver.call("cuCtxGetCurrent", 4000)
     name = compiled.backend()["name"]
     assert fn.backend == name and name in ("compiled", "pure")
-    monkeypatch.setenv("CUENTRY_BACKEND", "pure")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("pure"))
     assert compiled.backend()["name"] == "pure"
     pure = driver.call("cuCtxGetCurrent", 4000)
     assert pure.backend == "pure" and pure.address == fn.address
     c1, c2 = out("CUcontext"), out("CUcontext")
     assert fn(c1) == pure(c2) == 0 and c1[0] == c2[0]
-    monkeypatch.setenv("CUENTRY_BACKEND", "auto")
-    monkeypatch.setenv("CUENTRY_BACKEND", "compiled")
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("auto"))
+    monkeypatch.setattr(choice, "_CHOICE", choice._Choice("compiled"))
     if compiled.backend()["name"] == "missing":  # no extension installed: asking for it is an error
         with pytest.raises(ImportError, match="compiled extension cuentry.calls._fastcall is not installed"):
             compiled.extension()
@@ -376,3 +378,105 @@ def test_compiled_and_pure_callables_carry_the_same_attributes(driver: Driver) -
     for attr in ("abi", "address", "exported", "checked", "backend", "ffi_type"):
         assert hasattr(fn, attr), attr
     assert fn.__name__ == "cuDeviceGetUuid" and fn.abi.pfn in fn.__doc__
+
+
+# --- loading: paths, no cuInit, the runtime without a driver (issues 23 and 25) -------------------
+
+
+def _device_count_rc(d: Driver) -> int:
+    import ctypes
+
+    f = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int))(d.library.address("cuDeviceGetCount"))
+    n = ctypes.c_int(-1)
+    return int(f(ctypes.byref(n)))
+
+
+def test_loading_never_initialises_the_driver(fake: dict[str, str], fake_version: Any) -> None:
+    """Only Driver calls cuInit, and only with init=True: the loader's stub probe does not (the pytest plugin's probe)."""
+    import ctypes
+
+    from cuentry.loader import load_driver
+
+    with Driver.load(fake["full"], init=False) as d:
+        ctypes.CFUNCTYPE(None)(d.library.address("cuentryFakeReset"))()
+        assert _device_count_rc(d) == 3  # CUDA_ERROR_NOT_INITIALIZED: the reset took
+        found = load_driver(fake["full"])
+        assert not found.stub
+        found.library.close()
+        with Driver.load(fake["full"], init=False) as d2:
+            assert d2.init_result is None and _device_count_rc(d2) == 3
+        with Driver.load(fake["full"]) as d3:
+            assert d3.init_result == 0 and _device_count_rc(d3) == 0
+
+
+def test_the_stub_is_still_recognised_without_cuinit(fake: dict[str, str], fake_version: Any, tmp_path: Path) -> None:
+    """A stub outside a stubs/ directory is known by its answer to cuDriverGetVersion."""
+    import shutil
+
+    from cuentry.errors import StubLibraryError
+
+    plain = tmp_path / "libcuda.so.1"
+    shutil.copy(fake["stub"], plain)
+    with pytest.raises(StubLibraryError):
+        Driver.load(str(plain))
+    with Driver.load(str(plain), allow_stub=True) as d:
+        assert d.stub
+
+
+def test_load_takes_a_path_like(fake: dict[str, str], fake_version: Any) -> None:
+    with Driver.load(Path(fake["full"])) as d:
+        assert d.path == os.path.realpath(fake["full"]) and d.call("cuCtxGetCurrent", 4000)(out("CUcontext")) == 0
+    with Runtime.load(Path(fake["full"])) as rt:
+        assert rt.runtime_version == 13000
+
+
+@pytest.mark.parametrize("bad", [b"/usr/lib/libcuda.so.1", 5, 1.5, ["libcuda.so.1"], object()])
+def test_load_refuses_what_is_not_a_path(bad: object) -> None:
+    with pytest.raises(UsageError, match="os.PathLike"):
+        Driver.load(bad)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="os.PathLike"):
+        Runtime.load(bad)  # type: ignore[arg-type]
+
+
+def test_runtime_without_a_driver_is_no_driver(fake: dict[str, str], fake_version: Any,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """libcudart's cudaErrorInsufficientDriver is "no driver" (DriverNotFoundError, CLI exit 3), not a failed lookup."""
+    from cuentry.calls.ffi import Bootstrap
+    from cuentry.cli import main
+    from cuentry.errors import DriverNotFoundError
+
+    monkeypatch.setattr(Bootstrap, "runtime_entry_point", lambda self, sym, ver, flags: (35, -1, 0))
+    with Runtime.load(fake["full"]) as rt, pytest.raises(DriverNotFoundError) as got:
+        rt.resolve("cuDeviceGetUuid", 11040, "legacy")
+    assert "cudaErrorInsufficientDriver" in str(got.value) and "install the NVIDIA driver" in got.value.hint
+    import io
+
+    o, e = io.StringIO(), io.StringIO()
+    code = main(["resolve", "cuDeviceGetUuid", "--version", "11040", "--stream", "legacy", "--runtime", fake["full"]],
+                stdout=o, stderr=e)
+    assert code == 3 and "see its name above" not in o.getvalue() + e.getvalue()
+    assert "cudaErrorInsufficientDriver" in o.getvalue() + e.getvalue()
+
+
+def test_resolve_checked_takes_only_what_precheck_returned(driver: Driver) -> None:
+    """Asking for one symbol and binding another's signature is refused, not done."""
+    sym, ver, mode, abi = driver.precheck("cuMemAlloc", 3020, "legacy", False)
+    assert driver.resolve_checked(sym, ver, mode, abi).function.abi is abi
+    other = driver.cat.bind("cuCtxGetCurrent", 4000)
+    for args in [("cuCtxGetCurrent", ver, mode, abi), (sym, ver, mode, other), (sym, True, mode, abi),
+                 (sym, 2000, mode, abi), (sym, ver, "sideways", abi)]:
+        with pytest.raises(UsageError, match="precheck"):
+            driver.resolve_checked(*args)  # type: ignore[arg-type]
+
+
+def test_tables_on_one_driver_share_what_its_answers_mean(driver: Driver) -> None:
+    """A second table costs its queries: the same answer gives the same function; diagnostics still full."""
+    from cuentry import Table, required
+
+    es = [required("cuMemAlloc", 3020), required("cuCtxGetCurrent", 4000)]
+    t1 = Table("a", es, stream="legacy", source=driver).resolve()
+    t2 = Table("b", es, stream="legacy", source=driver).resolve()
+    assert t1.cuMemAlloc is t2.cuMemAlloc and t1.cuCtxGetCurrent is t2.cuCtxGetCurrent
+    r1, r2 = t1.report()["entries"], t2.report()["entries"]
+    assert r1 == r2 and r1[0]["exported"] == "cuMemAlloc_v2" and r1[0]["attempts"][0]["classification"] == "ok"
+    assert driver.resolve("cuMemAlloc", 3020, "legacy").diagnostic == t2._states["cuMemAlloc"].diagnostic

@@ -287,3 +287,16 @@ def test_declarations_never_raise_anything_but_a_declaration_error(symbol: Any, 
         except TableDeclarationError:
             continue
         assert t.entries[0].abi is not None and t.min_driver() in (0, e.version)
+
+
+def test_a_declared_entry_is_bound_once_per_mode_and_the_memo_is_bounded() -> None:
+    from cuentry import entry as entry_mod
+    from cuentry.catalog import catalog
+
+    e = entry_mod.required("cuMemAlloc", 3020)
+    a = entry_mod.bind_entry(e, "legacy", catalog())
+    assert entry_mod.bind_entry(e, "legacy", catalog()) is a and a.abi is not None and a.stream == "legacy"
+    assert entry_mod.bind_entry(e, "per_thread", catalog()) is not a
+    for i in range(entry_mod._BOUND_ENTRIES_LIMIT + 10):
+        entry_mod.bind_entry(entry_mod.required("cuMemAlloc", 3020, name=f"m{i}"), "legacy", catalog())
+    assert len(entry_mod._BOUND_ENTRIES) <= entry_mod._BOUND_ENTRIES_LIMIT

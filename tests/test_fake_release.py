@@ -199,3 +199,13 @@ def test_primary_context_on_an_old_driver(load: Any) -> None:
     with primary_context(0, driver=d) as ctx:
         assert _current(d) == ctx != 0
     assert _current(d) == 0
+
+
+def test_loading_a_variant_at_a_release_it_cannot_be_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = fakedriver.build(variant="full")
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "11080")
+    with pytest.raises(UsageError, match="use the 'v1' variant for 11080"):
+        Driver.load(lib)
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "12040")
+    drv = Driver.load(lib)
+    assert drv.info()["version"] == 12040

@@ -6,12 +6,14 @@ generated Python module's table resolves exactly when the driver is at or above 
 check, Table.min_driver() and both generators report. Each consumer is a *leg* in ``LEGS``; a leg
 takes (manifest path, Manifest, driver library, driver) and says whether the table resolves there.
 The generated C loader's leg is added by its owner (``LEGS["c"] = ...``, same signature).
+``CUENTRY_FLOOR_EXAMPLES=300`` runs more examples per leg (default 40).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,13 +43,13 @@ RELEASES = sorted(v for v in (_EDGES | {v - 10 for v in _EDGES} | {parse_version
                               | {OLDEST, NEWEST}) if OLDEST <= v <= NEWEST)
 
 
-def _linux_pins() -> list[tuple[str, int]]:
-    """Legacy-mode pins whose ABI a Linux driver exports (a Windows-only ABI never resolves here)."""
+def _linux_pins(stream: str) -> list[tuple[str, int]]:
+    """Pins of one mode whose ABI a Linux driver exports (a Windows-only ABI never resolves here)."""
     out = []
     for s in CAT.symbols():
         for v in CAT.versions(s):
             try:
-                abi = CAT.bind(s, v, "legacy")
+                abi = CAT.bind(s, v, stream)  # type: ignore[arg-type]
             except Exception:
                 continue
             if "linux" in abi.platforms and abi.exported not in NOT_ON_LINUX:
@@ -55,32 +57,33 @@ def _linux_pins() -> list[tuple[str, int]]:
     return out
 
 
-PINS = _linux_pins()
-SYMBOLS = sorted({s for s, _ in PINS})
-_BY_SYMBOL = {s: sorted(v for t, v in PINS if t == s) for s in SYMBOLS}
+PINS = {mode: _linux_pins(mode) for mode in ("legacy", "per_thread")}
+_BY_SYMBOL = {mode: {s: sorted(v for t, v in pins if t == s) for s, _ in pins} for mode, pins in PINS.items()}
 
 
 @st.composite
-def chains(draw: st.DrawFn) -> list[tuple[str, int]]:
+def chains(draw: st.DrawFn, mode: str) -> list[tuple[str, int]]:
     """An entry's chain: mostly one symbol's ABIs newest first (a typical fallback), sometimes another symbol."""
-    sym = draw(st.sampled_from(SYMBOLS))
-    versions = draw(st.lists(st.sampled_from(_BY_SYMBOL[sym]), min_size=1, max_size=4, unique=True))
+    by_symbol = _BY_SYMBOL[mode]
+    sym = draw(st.sampled_from(sorted(by_symbol)))
+    versions = draw(st.lists(st.sampled_from(by_symbol[sym]), min_size=1, max_size=4, unique=True))
     chain = [(sym, v) for v in sorted(versions, reverse=True)]
     if draw(st.booleans()) and draw(st.booleans()):
-        chain.append(draw(st.sampled_from(PINS)))
+        chain.append(draw(st.sampled_from(PINS[mode])))
     return list(dict.fromkeys(chain))
 
 
 @st.composite
 def manifests(draw: st.DrawFn) -> str:
-    entries = draw(st.lists(st.tuples(st.booleans(), chains()), min_size=1, max_size=5))
+    mode = draw(st.sampled_from(sorted(PINS)))
+    entries = draw(st.lists(st.tuples(st.booleans(), chains(mode)), min_size=1, max_size=5))
     parts: dict[str, list[str]] = {"required": [], "optional": []}
     for i, (req, chain) in enumerate(entries):
         (sym, ver), rest = chain[0], chain[1:]
         fb = f", fallback = [{', '.join(json.dumps(f'{s}@{v}') for s, v in rest)}]" if rest else ""
         parts["required" if req else "optional"].append(f'{{ symbol = "{sym}", version = {ver}, name = "e{i}"{fb} }}')
     sep = ",\n  "
-    return ('[table]\nname = "prop"\nstream = "legacy"\n'
+    return (f'[table]\nname = "prop"\nstream = "{mode}"\n'
             + "".join(f"{k} = [\n  {sep.join(v)},\n]\n" for k, v in parts.items() if v))
 
 
@@ -136,7 +139,8 @@ def _drivers(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Callable[
 
 
 @pytest.mark.parametrize("leg", sorted(LEGS))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("CUENTRY_FLOOR_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=manifests(), release=st.sampled_from(RELEASES))
 def test_resolves_exactly_at_and_above_the_floor(leg: str, text: str, release: int, fake: dict[str, str],
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

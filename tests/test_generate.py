@@ -27,7 +27,6 @@ from cuentry.cli import main
 from cuentry.driver import Driver
 from cuentry.errors import TableDeclarationError
 from cuentry.generate import generate_c, generate_python
-from cuentry.generate.c import CUDA_H_RENAMES
 from cuentry.generate.model import plan
 from cuentry.generate.python import _param_name, class_name
 from cuentry.table import Table
@@ -88,7 +87,7 @@ def _compat_lines() -> list[str]:
         for s in plan(_manifest(n)).slots:
             for member, abi in s.members():
                 if abi.header == "cudaTypedefs.h" and release in abi.toolkits:
-                    lines.append(f"    {{ {abi.pfn} p = {n}_t.{member}; {n}_t.{member} = p; }}")
+                    lines.append(f"    {{ {abi.pfn} p = {n}_t.pfn_{member}; {n}_t.pfn_{member} = p; }}")
     return lines
 
 
@@ -150,14 +149,13 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
         items = []
         for sym in cat.symbols():
             v = cat.newest(sym, stream).version if newest else cat.first_version(sym, stream)
-            extra = ', name = "graph_instantiate"' if sym in CUDA_H_RENAMES else ""
-            items.append(f'{{ symbol = "{sym}", version = {v}{extra} }}')
+            items.append(f'{{ symbol = "{sym}", version = {v} }}')
         m = manifest.loads(f'[table]\nname = "{name}"\nstream = "{stream}"\noptional = [{", ".join(items)}]\n')
         (d / f"{name}.h").write_text(generate_c(m))
         for sl in plan(m).slots:
             abi = sl.abi
             if abi.header == "cudaTypedefs.h" and release in abi.toolkits and abi.pfn not in internal:
-                compat.append(f"    {{ {abi.pfn} p = {name}_t.{sl.attr}; {name}_t.{sl.attr} = p; }}")
+                compat.append(f"    {{ {abi.pfn} p = {name}_t.pfn_{sl.attr}; {name}_t.pfn_{sl.attr} = p; }}")
     return d, compat
 
 
@@ -203,16 +201,17 @@ def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[str]], t
     _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, *flags, f"-I{d}", "-fsyntax-only", str(src)])
 
 
-def test_cuda_h_rename_clash_is_an_error_naming_the_fix(headers: Path, tmp_path: Path) -> None:
+@needs_cc
+def test_cuda_h_rename_onto_another_entry_compiles(tmp_path: Path) -> None:
+    """cuda.h maps cuGraphInstantiate onto cuGraphInstantiateWithFlags: pfn_ members are out of its reach."""
     m = manifest.loads('[table]\nname = "g"\nstream = "legacy"\n'
                        'optional = ["cuGraphInstantiate@11000", "cuGraphInstantiateWithFlags@11040"]\n')
-    text = generate_c(m)
-    assert "#if defined(cuGraphInstantiate)" in text and "give one of the two entries another name" in text
-    if shutil.which(CC) is not None:
-        (tmp_path / "g.h").write_text(text)
-        src = tmp_path / "g.c"
-        src.write_text('#include "g.h"\nint main(void) { return 0; }\n')
-        _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])
+    (tmp_path / "g.h").write_text(generate_c(m))
+    src = tmp_path / "g.c"
+    body = "struct g_table t; (void)g_load(&t); return t.pfn_cuGraphInstantiate == 0 && t.pfn_cuGraphInstantiateWithFlags == 0;"
+    src.write_text('#include "g.h"\nint main(void) { ' + body + " }\n")
+    flags = ["-include", str(CUDA_INCLUDE / "cuda.h"), f"-I{CUDA_INCLUDE}"] if (CUDA_INCLUDE / "cuda.h").exists() else []
+    _compile([CC, "-std=c99", *WARN, *flags, "-DG_IMPLEMENTATION", f"-I{tmp_path}", "-fsyntax-only", str(src)])
 
 
 @backend_independent
@@ -231,11 +230,11 @@ def test_header_shape(headers: Path) -> None:
     text = (headers / "acme.h").read_text()
     assert "#define ACME_MIN_DRIVER 10010" in text
     assert "#define ACME_STREAM_FLAGS 2" in text
-    assert "acme_PFN_cuMemAlloc_v3020 cuMemAlloc;" in text
-    assert "acme_PFN_cuStreamBeginCapture_v10010_ptsz cuStreamBeginCapture;" in text
-    assert "acme_PFN_cuCtxCreate_v3020 cuCtxCreate_3020;" in text       # a fallback of another type
-    assert "acme_PFN_cuMemAllocAsync_v11020_ptsz alloc_async;" in text
-    assert "acme_PFN_cuMemAlloc_v3020 alloc_async_cuMemAlloc_3020;" in text
+    assert "acme_PFN_cuMemAlloc_v3020 pfn_cuMemAlloc;" in text
+    assert "acme_PFN_cuStreamBeginCapture_v10010_ptsz pfn_cuStreamBeginCapture;" in text
+    assert "acme_PFN_cuCtxCreate_v3020 pfn_cuCtxCreate_3020;" in text       # a fallback of another type
+    assert "acme_PFN_cuMemAllocAsync_v11020_ptsz pfn_alloc_async;" in text
+    assert "acme_PFN_cuMemAlloc_v3020 pfn_alloc_async_cuMemAlloc_3020;" in text
     # Never NVIDIA's own names as typedefs, never a suffixed name asked for.
     import re
 
@@ -260,8 +259,7 @@ def test_refusals() -> None:
         m = manifest.loads(f'[table]\nname = "{reserved}"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
         with pytest.raises(TableDeclarationError, match="namespace"):
             generate_c(m)
-    for word, gen in (("class", generate_c), ("errno", generate_c), ("struct", generate_c), ("lambda", generate_python),
-                      ("match", generate_python)):
+    for word, gen in (("lambda", generate_python), ("match", generate_python)):
         m = manifest.loads(f'[table]\nname = "k"\nstream = "legacy"\n'
                            f'required = [{{ symbol = "cuMemAlloc", version = 3020, name = "{word}" }}]\n')
         with pytest.raises(TableDeclarationError, match="keyword"):
@@ -334,7 +332,8 @@ def _py_entries(name: str, drv: Driver) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-CASES = [("full", 13000), ("full", 12040), ("full", 12000), ("v1", 11040), ("nogpa", 11020)]
+CASES = [("full", 13000), ("full", 12040), ("full", 12000), ("v1", 11080), ("v1", 11040), ("nogpa", 11020),
+         ("nogpa", 11000)]
 ACCESS = {"full": 1, "v1": 2, "nogpa": 3}
 
 
@@ -374,18 +373,22 @@ def test_expected_resolutions(run_tables: Path, fake: dict[str, str]) -> None:
     assert (leg["cuEventCreateFromEGLSync@9000"]["class"], leg["cuEventCreateFromEGLSync@9000"]["query"]) == \
         ("not_exported", 1)
     assert _parse(old)["floor"]["rc"] == 1                                # a required entry is newer than 12.0
-    assert "cuMulticastCreate needs driver >= 12.1 (12010); this driver is 12.0 (12000)" in old
+    assert "cuMulticastCreate@12010 needs driver >= 12.1 (12010); this driver is 12.0 (12000)" in old
     assert "pin the older ABI 11040 that this driver has" in old
     assert "AVAILABLE 1 1 0 0 0" in old and "GET 1" in old and "AGAIN 1" in old
+    assert "SAME_REPORT 1" in old and "LAYOUT 1 1" in old      # another header version is refused
     # 11.4 through the v1 form: the query result is emulated.
     v1 = _run(run_tables, "report", fake["v1"], 11040)
     assert "cuGetProcAddress (v1 form, query result emulated)" in v1
     assert pins(v1, "leg")["cuDeviceGetUuid@11040"]["resolved"] == 1
+    # Before 11.3 (exported names): a pin above the driver is classified without asking, with no made-up CUresult.
+    old = pins(_run(run_tables, "report", fake["nogpa"], 11020), "acme")["cuCtxCreate@12050"]
+    assert (old["class"], old["result"], old["asked"]) == ("version_above_driver", -1, 0)
 
 
 def test_stub_and_no_driver(run_tables: Path, fake: dict[str, str], tmp_path: Path) -> None:
     stub = _parse(_run(run_tables, "report", fake["stub"], 13000))
-    assert stub["leg"]["rc"] == 1
+    assert [stub[n]["rc"] for n in NAMES] == [2, 2, 2]       # the stub is no driver: ERR_DRIVER
     assert {p["class"] for p in stub["leg"]["pins"] if p["class"] != "not_asked"} == {"stub_library"}
     out = _run(run_tables, "report", str(tmp_path / "none" / "libcuda.so.1"), 13000)
     t = _parse(out)
@@ -452,7 +455,8 @@ def _sanitized(headers: Path, kind: str) -> Path:
 def test_loader_is_clean_under_sanitizers(headers: Path, fake: dict[str, str], tmp_path: Path) -> None:
     """AddressSanitizer + UBSan on every path (report text included), ThreadSanitizer on 32 threads."""
     asan = _sanitized(headers, "address,undefined")
-    for variant, version in (("full", 13000), ("full", 12000), ("v1", 11040), ("nogpa", 11020), ("stub", 13000)):
+    for variant, version in (("full", 13000), ("full", 12040), ("full", 12000), ("v1", 11080), ("v1", 11040),
+                             ("nogpa", 11020), ("nogpa", 11000), ("stub", 13000)):
         _run(asan, "report", fake[variant], version)
     _run(asan, "report", str(tmp_path / "none" / "libcuda.so.1"), 13000)
     for mode in ("with", "calls", "threads"):
@@ -544,6 +548,12 @@ t.cuDriverGetVersion(out("int"))
 capture = leg.cuStreamBeginCapture
 if not isinstance(capture, Unavailable):
     capture.checked(None, 0)
+v11 = leg.cuCtxCreate_as_v11040()             # a fallback of another type: narrowed by its accessor
+if v11 is not None:
+    v11.checked(out("CUcontext"), None, 0, 0, 0)
+v12 = leg.cuCtxCreate_as_v12050()
+if v12 is not None:
+    v12(out("CUcontext"), None, 0, 0)
 """
 
 BAD = """\
@@ -554,22 +564,55 @@ leg.cuMemAlloc(None, 1, 2)
 leg.cuMemcpyHtoD(0, b"abc", "3")
 leg.cuNotThere(1)
 x: str = leg.cuInit(0)
+leg.cuCtxCreate_as_v3020()(None, 0, 0)
 """
+
+
+REQUIRED_CHAIN = """\
+[table]
+name = "req"
+stream = "legacy"
+required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
+            { symbol = "cuMemAlloc", version = 3020, name = "alloc", fallback = "cuMemAlloc@3020" }]
+"""
+
+
+@pytest.mark.parametrize("version", [13000, 12000])
+def test_python_module_with_a_required_chain_imports_and_resolves(tmp_path: Path, fake: dict[str, str],
+                                                                  fake_version: Any, version: int) -> None:
+    path = tmp_path / "req_table.py"
+    path.write_text(generate_python(manifest.loads(REQUIRED_CHAIN)))
+    mod = _import(path)                                   # raised TypeError at import before
+    fake_version(version)
+    drv = Driver.load(fake["full"])
+    try:
+        t = mod.table(source=drv)
+        t.resolve()
+        assert t.cuCtxCreate.abi.version == (12050 if version >= 12050 else 11040)
+        assert (t.cuCtxCreate_as_v11040() is None) == (version >= 12050)
+        assert t.cuCtxCreate_as_v3020() is None
+        want = Table.from_manifest(manifest.loads(REQUIRED_CHAIN), source=drv).report()["entries"]
+        assert [(r["name"], r["status"], r["abi"]) for r in t.report()["entries"]] == \
+            [(r["name"], r["status"], r["abi"]) for r in want]
+    finally:
+        drv.close()
 
 
 @backend_independent
 def test_mypy_sees_entry_signatures(pymods: Path, tmp_path: Path) -> None:
     pytest.importorskip("mypy")
-    shutil.copy(pymods / "leg_table.py", tmp_path / "leg_table.py")
+    for n in NAMES:
+        shutil.copy(pymods / f"{n}_table.py", tmp_path / f"{n}_table.py")
+    (tmp_path / "req_table.py").write_text(generate_python(manifest.loads(REQUIRED_CHAIN)))
     (tmp_path / "good.py").write_text(GOOD)
     (tmp_path / "bad.py").write_text(BAD)
     proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull,
-                           "leg_table.py", "good.py", "bad.py"], cwd=tmp_path, capture_output=True, text=True,
-                          check=False, timeout=300)
+                           *(f"{n}_table.py" for n in (*NAMES, "req")), "good.py", "bad.py"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False, timeout=300)
     lines = [ln for ln in proc.stdout.splitlines() if ": error:" in ln]
     assert lines, proc.stdout + proc.stderr
     assert all(ln.startswith("bad.py:") for ln in lines), proc.stdout
-    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7}, proc.stdout
+    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7, 8}, proc.stdout
     assert 'Too few arguments for "__call__" of "_cuMemAlloc_v3020"' in proc.stdout
 
 
@@ -594,6 +637,22 @@ def test_cli_generate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["generate", "c", src, "--json"]) == 2
     assert main(["generate", "c", str(tmp_path / "absent.toml")]) == 2
     assert main(["generate", "rust", src]) == 2
+
+
+def test_cli_generate_quiet_and_file_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src, out_h = str(DATA / "leg.toml"), tmp_path / "leg.h"
+    old = os.umask(0o022)
+    try:
+        assert main(["-q", "generate", "c", src, "-o", str(out_h)]) == 0
+    finally:
+        os.umask(old)
+    assert capsys.readouterr().out == ""                       # -q: the file is written, nothing said
+    assert out_h.stat().st_mode & 0o777 == 0o644               # what a plain write gives, not mkstemp's 0600
+    out_h.chmod(0o664)
+    assert main(["generate", "c", src, "-o", str(out_h)]) == 0
+    assert out_h.stat().st_mode & 0o777 == 0o664               # an existing file keeps its mode
+    assert main(["-q", "generate", "c", src]) == 0
+    assert "struct leg_table {" in capsys.readouterr().out      # to stdout, the product still prints
 
 
 def test_cli_generate_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -621,7 +680,7 @@ def test_cli_generate_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert rep["ok"] is True
     assert rep["table"] == "leg" and rep["min_driver"] == 7000 and rep["stream"] == "legacy"
     ctx = next(e for e in rep["entries"] if e["name"] == "cuCtxCreate")
-    assert [p["member"] for p in ctx["pins"]] == ["cuCtxCreate", "cuCtxCreate_11040", "cuCtxCreate_3020"]
+    assert [p["member"] for p in ctx["pins"]] == ["pfn_cuCtxCreate", "pfn_cuCtxCreate_11040", "pfn_cuCtxCreate_3020"]
     # A failure with --json is the CLI's error document.
     assert main(["generate", "c", str(DATA / "leg.toml"), "--json"]) == 2
     err = json.loads(capsys.readouterr().out)
@@ -729,3 +788,40 @@ def test_a_program_using_generated_tables_traces_clean(run_tables: Path, fake: d
     # Every request is clean. The one finding is about the program, not the header: this test program
     # holds a legacy and a per-thread table at once on purpose, which CT006 reports for one library.
     assert [f.code for f in rep.findings] == ["CT006"], [f.message for f in rep.findings]
+
+
+def test_templates_and_cmake_package_are_package_data() -> None:
+    """The C templates and the CMake package ship inside the package (CI runs this suite from the wheel)."""
+    from importlib import resources
+
+    from cuentry.cli import cmake_dir
+    from cuentry.generate.c import template
+
+    assert resources.files("cuentry.generate").joinpath("templates", "loader.h.in").is_file()
+    assert "#ifndef CUENTRY_PFX_CUENTRY_H" in template()
+    assert (Path(cmake_dir()) / "cuentryConfig.cmake").is_file()
+
+
+@needs_cc
+def test_manifest_file_name_is_never_expanded(tmp_path: Path) -> None:
+    """A file name holding a placeholder or the prefix stays text in the header's first comment."""
+    path = tmp_path / "cuentry_pfx@TYPES@@PINS@.toml"
+    path.write_text('[table]\nname = "fn"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
+    text = generate_c(manifest.load(path))
+    assert "from cuentry_pfx@TYPES@@PINS@.toml (cuentry" in text
+    assert text.count("static const struct fn_impl_pin fn_impl_pins[]") == 1
+    (tmp_path / "fn.h").write_text(text)
+    (tmp_path / "fn.c").write_text('#define FN_IMPLEMENTATION\n#include "fn.h"\n'
+                                   "int main(void) { struct fn_table t; return fn_load(&t); }\n")
+    _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(tmp_path / "fn.c")])
+
+
+def test_the_usage_comment_calls_the_tables_own_entries(tmp_path: Path) -> None:
+    for optional, want in (('optional = ["cuMulticastCreate@12010"]\n', True), ("", False)):
+        m = tmp_path / "u.toml"
+        m.write_text('[table]\nname = "u"\nstream = "legacy"\nrequired = ["cuInit@2000"]\n' + optional)
+        out = tmp_path / "u.h"
+        assert main(["generate", "c", str(m), "-o", str(out), "-q"]) == 0
+        usage = out.read_text().split("*/", 1)[0]
+        assert "t->pfn_cuInit(...)" in usage and "cuMemAlloc" not in usage
+        assert ("t->pfn_cuMulticastCreate" in usage) == want

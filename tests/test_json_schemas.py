@@ -84,6 +84,9 @@ def test_check(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     assert doc["driver"]["path"] == fake["full"] and doc["driver"]["version"] == 12040
     assert doc["searched"] and all(set(s) >= {"path", "reason"} for s in doc["searched"])
     assert doc["searched"][-1] == {"path": fake["full"], "reason": "loaded", "how": "argument"}
+    tried = [a for e in doc["entries"] for a in e["attempts"]]
+    assert tried and all(a["driver"] == {"path": fake["full"], "version": 12040} for a in tried)
+    assert all(isinstance(a["suggestions"], list) and all(isinstance(s, dict) for s in a["suggestions"]) for a in tried)
     _valid("check", doc)
     monkeypatch.setenv("CUENTRY_DRIVER", "/nonexistent/libcuda.so.1")
     code, doc = _run("check", str(m))

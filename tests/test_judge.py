@@ -98,3 +98,10 @@ def test_floor_decides_the_severity_of_a_pin_that_raises_it() -> None:
 
 def test_runtime_requests_may_use_default_flags() -> None:
     assert catalog().judge("cuMemcpy", 7000, FLAG_DEFAULT, runtime=True).ok
+
+
+def test_the_too_old_hint_names_the_driver_the_pin_needs() -> None:
+    got, hint = diagnostics.classify(symbol="cuCtxCreate", version=12050, stream="legacy",
+                                     result=CUDA_ERROR_INVALID_VALUE, query=None, address=0, driver_version=1000)
+    assert got.value == "driver_too_old" and "needs driver >= 12.5 (12050)" in hint
+    assert "needs driver >= 3.2 (3020)" in diagnostics.driver_too_old_hint("cuCtxCreate", 3020, 2000, 3020)

@@ -149,3 +149,24 @@ def test_a_wheel_build_leaves_no_temporary_folder_and_ships_the_c_template(tmp_p
     names = zipfile.ZipFile(wheel).namelist()
     assert "cuentry/testing/fake_cuda.c.in" in names
     assert any(n.endswith("licenses/LICENSE") for n in names) and any(n.endswith("licenses/NOTICE") for n in names)
+    assert "cuentry/calls/_fastcall.c.in" in names  # the call extension's C template (issue 23.4)
+
+
+def test_the_call_extension_c_lives_in_a_template_file_shipped_as_package_data() -> None:
+    """Issue 23.4: the extension's C is a real file beside its generator, not a Python string, and it ships."""
+    import ast
+
+    from cuentry.calls import _fastgen
+
+    calls = ROOT / "src" / "cuentry" / "calls"
+    template = calls / _fastgen.TEMPLATE
+    assert template.is_file() and "PyInit__fastcall" in template.read_text()
+    assert "@CASES@" in _fastgen.template() and "@SHAPES@" in _fastgen.template()
+    tree = ast.parse((calls / "_fastgen.py").read_text())
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    assert not any("#include" in s or "PyObject" in s for s in strings), "C source held in a Python string"
+    src = _fastgen.source([("int",), ("void *", "size_t")])
+    assert "case 1: *rc = ((int (*)(void *, size_t))fn)" in src
+    wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["packages"] == ["src/cuentry"] and "exclude" not in wheel  # every file of the package ships
+    assert "_fastcall.c.in" not in (ROOT / ".gitignore").read_text()

@@ -15,14 +15,6 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 
 # key: why it still has more than one shape, and whose command converts it.
 PENDING: dict[str, str] = {
-    "result": "trace: requests[].result is the CUresult's name (a string); make it the int + result_name",
-    "query": "trace: requests[].query is the query result's name (a string); make it the int + query_name",
-    "runtime": "trace: requests[]/findings[].runtime is a boolean (caller is a runtime), doctor's runtime is the "
-               "runtime library object: rename trace's to from_runtime",
-    "requests": "trace: processes[].requests is a count, the top-level requests an array: rename the count "
-                "request_count",
-    "emulated": "trace: driver.emulated is the emulated version, requests[].emulated a flag: rename one "
-                "(emulated_version)",
     "pins": "generate's entries[].pins is an array of pins, lint's pins an object (by version): rename lint's",
 }
 

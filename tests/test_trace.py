@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -74,14 +75,14 @@ def test_requests_recorded(req: str, lib: str) -> None:
               "gpa2:cuCtxCreate:12050:1", "dlsym:cuMemAlloc")
     got = seen(rep)
     a = got[("cuMemAlloc", 3020, 1)]
-    assert (a.result, a.query, a.export, a.count, a.caller, a.query_given) == (
+    assert (a.result_name, a.query_name, a.export, a.count, a.caller, a.query_given) == (
         "CUDA_SUCCESS", "CU_GET_PROC_ADDRESS_SUCCESS", "cuMemAlloc_v2", 2, req, True)
     assert got[("cuMemcpy", 7000, 2)].export == "cuMemcpy_ptds"
     assert got[("cuCtxCreate", 12050, 1)].export == "cuCtxCreate_v4"
     above = got[("cuMemAlloc", 99999, 1)]
-    assert (above.result, above.query, above.export) == ("CUDA_ERROR_INVALID_VALUE", None, None)
-    assert got[("cuMemAlloc", 1999, 1)].query == "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
-    assert got[("cuMemAlloc_v2", 3020, 1)].query == "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"
+    assert (above.result_name, above.query_name, above.export) == ("CUDA_ERROR_INVALID_VALUE", None, None)
+    assert got[("cuMemAlloc", 1999, 1)].query_name == "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT"
+    assert got[("cuMemAlloc_v2", 3020, 1)].query_name == "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"
     dl = seen(rep, "dlsym")
     assert dl[("cuMemAlloc", None, None)].export == "cuMemAlloc"
     assert dl[("cuGetProcAddress_v2", None, None)].export == "cuGetProcAddress_v2"  # the program's own look-up
@@ -126,7 +127,7 @@ def test_runtime_requests_attributed_to_the_caller(req: str, lib: str) -> None:
     rep = run(req, lib, "rt:cuDeviceGetUuid:11040:1", "rt:cuMemAlloc:12000:1")
     got = seen(rep, "cudaGetDriverEntryPointByVersion")
     r = got[("cuDeviceGetUuid", 11040, 1)]
-    assert (r.caller, r.result, r.export) == (req, "cudaSuccess", "cuDeviceGetUuid_v2")
+    assert (r.caller, r.result_name, r.export) == (req, "cudaSuccess", "cuDeviceGetUuid_v2")
     assert ("CT003", "cuMemAlloc", 12000, 1) in codes(rep)
 
 
@@ -144,9 +145,9 @@ def test_rtld_next_still_means_after_the_caller(tmp_path: Path) -> None:
     assert base.stdout.strip() == "value 12"
     rep = tr.run([str(prog)], stdout=subprocess.PIPE)
     assert rep.exit_code == 0
-    out = subprocess.run([str(prog)], capture_output=True, text=True, check=False,
+    res = subprocess.run([str(prog)], capture_output=True, text=True, check=False,
                          env=tr.environment(str(interpose.build()), emulate=12040))
-    assert out.stdout.strip() == "value 12"
+    assert res.stdout.strip() == "value 12"
 
 
 def test_no_trace_dir_means_pass_through(req: str, lib: str, tmp_path: Path) -> None:
@@ -181,6 +182,8 @@ def test_findings_exactly(req: str, lib: str) -> None:
     assert "pin 3020" in by[("CT003", "cuMemAlloc", 13000)]
     assert "ask for 'cuMemAlloc' at 3020" in by[("CT001", "cuMemAlloc_v2", 3020)]
     assert all(f.caller == req and not f.runtime for f in rep.findings)
+    sev = {f.code: f.severity for f in rep.findings if f.code in ("CT006", "CT009", "CT001", "CT002")}
+    assert sev == {"CT006": "warning", "CT009": "error", "CT001": "error", "CT002": "error"}
 
 
 def test_correct_requests_are_silent(req: str, lib: str) -> None:
@@ -327,3 +330,388 @@ def test_requests_from_a_signal_handler_do_not_deadlock(req: str, lib: str) -> N
     got = seen(rep)
     assert got[("cuDriverGetVersion", 2020, 1)].count >= 1   # the handler's requests (some may be dropped)
     assert sum(1 for k in got if k[0] == "cuInit") + rep.dropped >= 8000
+
+
+# --- hostile conditions: each reproduced in a subprocess with a timeout ------------------------
+
+def _cli_sub(*argv: str, env: dict[str, str] | None = None, timeout: float = 60,
+             cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`cuentry ARGV` in a child (a hang or a signal cannot take the test session with it)."""
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "cuentry", *argv], capture_output=True, text=True, check=False,
+                          errors="backslashreplace", timeout=timeout, env=dict(os.environ if env is None else env), cwd=cwd)
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (root only)."""
+    mnt = where / f"tmpfs-{size}"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
+                                            str(mnt)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """An 8 KiB tmpfs: room for a record file's header, not for its first records."""
+    with small_tmpfs(tmp_path, "8k") as mnt:
+        yield mnt
+
+
+def test_record_space_that_runs_out_midway_keeps_what_was_recorded(req: str, lib: str, tmp_path: Path) -> None:
+    queries = tmp_path / "q.txt"
+    queries.write_text("".join(f"cuInit {v} 1\n" for v in range(1, 1001)))
+    # header + the first callers' and slots' chunks fit (136 KiB), the next chunk of slots does not
+    with small_tmpfs(tmp_path, "140k") as mnt:
+        p = _cli_sub("trace", "--json", "--", req, lib, f"file:{queries}", "gpa2:cuMemAlloc:3020:1",
+                     env=dict(os.environ, XDG_RUNTIME_DIR=str(mnt)))
+    assert p.returncode == 7, p.stderr[-2000:]
+    assert p.stdout.count("rc=0") == 1001                 # the program ran to its end, unharmed
+    d = json.loads(p.stderr)
+    assert d["incomplete"] == ["record space exhausted"]
+    kept = sum(1 for r in d["requests"] if r["symbol"] == "cuInit")
+    assert 200 < kept < 1000 and kept + d["dropped"] >= 1000
+
+
+def test_an_empty_record_file_is_a_process_without_records() -> None:
+    rec = interpose.parse(b"", "/x/p4242-1.rec")
+    assert rec is not None and rec.pid == 4242 and rec.incomplete == (interpose.SPACE_EXHAUSTED,)
+    assert interpose.parse(b"", "/x/other.rec") is None
+    rep = tr.collect([rec])
+    assert rep.traced and rep.incomplete == (interpose.SPACE_EXHAUSTED,)
+    assert tr.collect([]).incomplete == (tr.NOT_LOADED,) and not tr.collect([]).traced
+
+
+def test_a_full_record_file_system_is_no_signal(req: str, lib: str, tiny_tmpfs: Path) -> None:
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tiny_tmpfs))
+    p = _cli_sub("trace", "--json", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
+    assert p.returncode == 7, p.stderr                  # the program's own status, not SIGBUS (135)
+    assert "gpa2 cuMemAlloc 3020 1 rc=0 st=0 p=1" in p.stdout
+    d = json.loads(p.stderr)
+    _schema_valid(d)
+    assert d["incomplete"] == ["record space exhausted"]
+    assert [pr["incomplete"] for pr in d["processes"]] == [["record space exhausted"]]
+    h = _cli_sub("trace", "--", req, lib, "gpa2:cuMemAlloc:3020:1", env=env)
+    assert h.returncode == 7 and "trace incomplete: record space exhausted" in h.stderr
+    c = _cli_sub("trace", "--check", "--", req, lib, "gpa2:cuMemAlloc:3020:1", "exit:0", env=env)
+    assert c.returncode == 1 and "no findings" in c.stderr     # no finding, but the trace cannot vouch for that
+
+
+def test_a_fifo_among_the_records_does_not_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "p1-1.rec")
+    (tmp_path / "p2-1.rec").write_bytes(b"\0" * 10)
+    code = f"from cuentry import interpose; print(interpose.read({str(tmp_path)!r}))"
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+
+
+def _static_program(tmp_path: Path) -> Path:
+    from .tracehelp import cc
+
+    out = tmp_path / "static"
+    p = subprocess.run([cc(), "-O1", "-w", "-static", "-o", str(out), str(TRACE_DATA / "req.c"), "-ldl", "-pthread"],
+                       capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        pytest.skip(f"no static C library here: {p.stderr[-300:]}")
+    return out
+
+
+def test_a_static_program_is_reported_not_traced(tmp_path: Path) -> None:
+    static = _static_program(tmp_path)
+    p = _cli_sub("trace", "--check", "--", str(static), "/nonexistent/libcuda.so.1")
+    assert p.returncode == 2, p.stderr
+    assert "statically linked" in p.stderr and "cannot be traced" in p.stderr
+    e = _cli_sub("emulate", "--driver", "12.4", "--", str(static), "/x")
+    assert e.returncode == 2 and "statically linked" in e.stderr
+
+
+def test_a_set_user_id_program_is_reported_not_traced(req: str, tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a set-user-ID program of another user needs root")
+    import shutil
+
+    suid = tmp_path / "suid"
+    shutil.copy(req, suid)
+    os.chown(suid, 65534, 65534)
+    os.chmod(suid, 0o4755)
+    tmp_path.chmod(0o755)
+    p = _cli_sub("trace", "--check", "--", str(suid), "/x")
+    assert p.returncode == 2, p.stderr
+    assert "set-user-ID" in p.stderr
+
+
+def test_no_process_seen_is_an_error(tmp_path: Path) -> None:
+    """A script whose interpreter is statically linked: the interposer loads in no process."""
+    static = _static_program(tmp_path)
+    script = tmp_path / "script"
+    script.write_text(f"#!{static}\n")
+    script.chmod(0o755)
+    for argv in (["trace", "--check", "--", str(script)], ["emulate", "--driver", "12.4", "--", str(script)]):
+        p = _cli_sub(*argv)
+        assert p.returncode == 1, p.stderr
+        assert "the interposer loaded in no process" in p.stderr
+        assert "statically linked" in p.stderr and "LD_PRELOAD" in p.stderr
+    q = _cli_sub("trace", "--json", "-o", str(tmp_path / "r.json"), "--", str(script))
+    assert q.returncode == 1
+    d = json.loads((tmp_path / "r.json").read_text())
+    assert d["processes"] == [] and d["incomplete"] == ["the interposer loaded in no process"]
+    _schema_valid(d)
+
+
+def _schema_valid(d: dict[str, Any]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "schemas" / "trace.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(d)
+
+
+def _json_trace(req: str, lib: str, *cmds: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    p = _cli_sub("trace", "--json", "--", req, lib, *cmds, env=env)
+    assert p.returncode == 7, p.stderr
+    d: dict[str, Any] = json.loads(p.stderr)
+    _schema_valid(d)
+    return d
+
+
+def test_null_symbol_and_null_pfn_are_facts_and_findings(req: str, lib: str) -> None:
+    d = _json_trace(req, lib, "gpa2:@null:3020:1", "gpa2::3020:1", "gpa2:cuInit:2000:1:nopfn")
+    got = {(r["symbol"], r["version"], r["pfn_null"]): r for r in d["requests"] if r["api"] == "cuGetProcAddress_v2"}
+    assert set(got) == {(None, 3020, False), ("", 3020, False), ("cuInit", 2000, True)}
+    assert got[(None, 3020, False)]["result"] == 1 and got[(None, 3020, False)]["result_name"] == \
+        "CUDA_ERROR_INVALID_VALUE"
+    f = {(x["symbol"], x["code"]): x for x in d["findings"]}
+    assert f[(None, "CT001")]["severity"] == "error" and "NULL symbol" in f[(None, "CT001")]["message"]
+    assert f[("", "CT001")]["severity"] == "error"
+    assert f[("cuInit", "CT010")]["severity"] == "error" and "NULL" in f[("cuInit", "CT010")]["message"]
+    h = _cli_sub("trace", "--", req, lib, "gpa2:@null:3020:1", "gpa2:cuInit:2000:1:nopfn")
+    assert "(NULL)" in h.stderr and "CT010" in h.stderr
+
+
+def test_a_truncated_symbol_says_so(req: str, lib: str) -> None:
+    long = "cu" + "X" * 200
+    d = _json_trace(req, lib, f"gpa2:{long}:3020:1")
+    r = next(r for r in d["requests"] if r["symbol"] and r["symbol"].startswith("cuX"))
+    assert r["truncated"] is True and len(r["symbol"]) == interpose.SYMBOL_SIZE - 1
+    assert [x["truncated"] for x in d["requests"] if x is not r] == [False] * (len(d["requests"]) - 1)
+    h = _cli_sub("trace", "--", req, lib, f"gpa2:{long}:3020:1")
+    assert "(truncated)" in h.stderr
+
+
+def test_program_bytes_are_escaped_in_the_human_report(req: str, lib: str) -> None:
+    p = _cli_sub("trace", "--", req, lib, "gpa2:cu\\e[31mRED\\nx\\xff:3020:1")
+    assert p.returncode == 7
+    err = p.stderr
+    assert "\x1b" not in err and "\\x1b[31mRED\\nx\\xff" in err
+    row = next(line for line in err.splitlines() if line.startswith("  v2 ") and "RED" in line)
+    assert "count" not in row and row.rstrip().endswith("1")   # one table row: the newline did not split it
+    d = _json_trace(req, lib, "gpa2:cu\\e[31mRED\\nx\\xff:3020:1")
+    sym = next(r["symbol"] for r in d["requests"] if r["symbol"] and "RED" in r["symbol"])
+    assert sym == "cu\x1b[31mRED\nx\\xff"        # JSON: every byte, non-UTF-8 as a visible \\x escape
+
+
+def test_json_result_and_query_are_integers_with_names(req: str, lib: str) -> None:
+    d = _json_trace(req, lib, "gpa2:cuMemAlloc:13000:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:99999:1",
+                    "dlsym:cuMemAlloc", "gpa2:cuMemcpy:7000:0")
+    by = {(r["api"], r["symbol"], r["version"]): r for r in d["requests"]}
+    ok = by[("cuGetProcAddress_v2", "cuMemAlloc", 3020)]
+    assert (ok["result"], ok["result_name"], ok["query"], ok["query_name"]) == (0, "CUDA_SUCCESS", 0,
+                                                                                "CU_GET_PROC_ADDRESS_SUCCESS")
+    bad = by[("cuGetProcAddress_v2", "cuMemAlloc", 99999)]
+    assert (bad["result"], bad["result_name"], bad["query"], bad["query_name"]) == (1, "CUDA_ERROR_INVALID_VALUE",
+                                                                                    None, None)
+    dl = by[("dlsym", "cuMemAlloc", None)]
+    assert (dl["result"], dl["result_name"]) == (None, None)
+    assert d["driver"] == {"path": lib, "version": 13000, "emulated": None}
+    sev = {(f["code"], f["version"], f["severity"]) for f in d["findings"]}
+    assert sev == {("CT003", 99999, "note"), ("CT004", 99999, "error"), ("CT007", None, "note"),
+                   ("CT003", 13000, "warning"), ("CT005", 7000, "warning")}
+    assert all(f["rule"] for f in d["findings"])
+
+
+def test_a_fallback_taken_is_not_a_finding(req: str, lib: str) -> None:
+    """Issue 25: an optional entry whose first request fails and whose fallback succeeds."""
+    p = _cli_sub("emulate", "--driver", "12.4", "--json", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+                 "gpa2:cuCtxCreate:11040:1", "gpa2:cuMemAlloc:3020:1", "gpa2:cuMemAlloc:13000:1")
+    assert p.returncode == 7, p.stderr
+    d = json.loads(p.stderr)
+    _schema_valid(d)
+    assert {(f["code"], f["symbol"], f["version"]) for f in d["findings"]} == {
+        ("CT003", "cuMemAlloc", 13000), ("CT004", "cuMemAlloc", 13000)}   # no fallback after it
+    first = next(r for r in d["requests"] if r["symbol"] == "cuCtxCreate" and r["version"] == 12050)
+    assert first["fallback"] == 11040
+    assert all(r["fallback"] is None for r in d["requests"] if r is not first)
+    # the fallback must come after the failed request, from the same caller
+    q = _cli_sub("emulate", "--driver", "12.4", "--json", "--", req, lib, "gpa2:cuCtxCreate:11040:1",
+                 "gpa2:cuCtxCreate:12050:1")
+    assert ("CT004", "cuCtxCreate", 12050) in {(f["code"], f["symbol"], f["version"])
+                                               for f in json.loads(q.stderr)["findings"]}
+    h = _cli_sub("emulate", "--driver", "12.4", "--trace", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+                 "gpa2:cuCtxCreate:11040:1", "exit:0")
+    assert "fallback 11040" in h.stderr and "no findings" in h.stderr
+
+
+def test_output_path_checked_before_the_program_runs(req: str, lib: str, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    p = _cli_sub("trace", "-o", str(tmp_path / "missing" / "x.json"), "--", "sh", "-c", f"touch {marker}")
+    assert p.returncode == 2 and "cannot write" in p.stderr
+    assert not marker.exists()
+    target = tmp_path / "victim"
+    target.write_text("keep")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    p = _cli_sub("trace", "--json", "-o", str(link), "--", "sh", "-c", f"touch {marker}")
+    assert p.returncode == 2 and "symbolic link" in p.stderr
+    assert target.read_text() == "keep" and not marker.exists()
+    os.mkfifo(tmp_path / "fifo")
+    p = _cli_sub("trace", "-o", str(tmp_path / "fifo"), "--", "true", timeout=30)
+    assert p.returncode == 2 and "regular file" in p.stderr
+    e = _cli_sub("emulate", "--driver", "12.4", "-o", str(link), "--", "sh", "-c", f"touch {marker}")
+    assert e.returncode == 2 and not marker.exists()
+    assert _cli_sub("trace", "-o", "/dev/null", "--", "true").returncode == 0     # a device is fine
+    missing = tmp_path / "new.json"
+    assert _cli_sub("trace", "-o", str(missing), "--", "/nonexistent/program").returncode == 2
+    assert not missing.exists()                                   # made for the report, removed with the run
+    out = tmp_path / "old.json"
+    out.write_text("x" * 100000)
+    assert _cli_sub("trace", "--json", "-o", str(out), "--", "true").returncode == 0
+    assert json.loads(out.read_text())["exit_code"] == 0          # replaced, not appended to
+
+
+def test_no_driver_seen_gives_a_hint(tmp_path: Path) -> None:
+    p = _cli_sub("trace", "--", "true")
+    assert p.returncode == 0
+    assert "no driver seen" in p.stderr and "fake-driver" in p.stderr
+
+
+def test_cuentry_driver_redirects_a_c_programs_dlopen(req: str, lib: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    assert plain_run([req, "libcuda.so.1", "ver"], env=env).returncode == 3      # no driver here by that name
+    env["CUENTRY_DRIVER"] = lib
+    p = _cli_sub("trace", "--json", "--", req, "libcuda.so.1", "ver", "gpa2:cuInit:2000:1", env=env)
+    assert p.returncode == 7, p.stderr
+    assert "ver rc=0 version=13000" in p.stdout
+    assert json.loads(p.stderr)["driver"]["path"] == lib
+    e = _cli_sub("emulate", "--driver", "12.4", "--", req, "libcuda.so.1", "ver", env=env)
+    assert e.returncode == 7 and "ver rc=0 version=12040" in e.stdout
+    env["CUENTRY_DRIVER"] = str(tmp_path / "missing.so")
+    m = _cli_sub("trace", "--", req, "libcuda.so.1", "ver", env=env)
+    assert m.returncode == 3 and "missing.so" in m.stdout + m.stderr     # the named driver, never another
+
+
+def test_dlopen_keeps_the_callers_runpath(tmp_path: Path, lib: str) -> None:
+    """The dlopen the interposer defines is a tail call: a bare name still searches the caller's RUNPATH."""
+    (tmp_path / "sub").mkdir()
+    sib = tmp_path / "sub" / "libsib.so"
+    (tmp_path / "sib.c").write_text("int sib_value(void) { return 42; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(sib), str(tmp_path / "sib.c")], check=True)
+    (tmp_path / "main.c").write_text(
+        "#include <dlfcn.h>\n#include <stdio.h>\n"
+        "int main(void) { void *h = dlopen(\"libsib.so\", RTLD_NOW); if (!h) { puts(dlerror()); return 3; }\n"
+        "  int (*f)(void) = (int (*)(void))dlsym(h, \"sib_value\"); printf(\"value %d\\n\", f()); return 0; }\n")
+    prog = tmp_path / "main"
+    subprocess.run(["cc", "-o", str(prog), str(tmp_path / "main.c"), "-Wl,--enable-new-dtags",
+                    "-Wl,-rpath,$ORIGIN/sub", "-ldl"], check=True)
+    assert plain_run([str(prog)]).stdout == "value 42\n"
+    for env in (dict(os.environ), dict(os.environ, CUENTRY_DRIVER=lib)):
+        out = subprocess.run([str(prog)], capture_output=True, text=True, check=False, timeout=60,
+                             env=tr.environment(str(interpose.build()), base=env))
+        assert (out.returncode, out.stdout) == (0, "value 42\n"), out.stdout
+
+
+def test_without_a_gpu_section_runs() -> None:
+    """docs/trace.md 'Without a GPU': every command succeeds on the fake driver, and sees it."""
+    from .tracehelp import run_shell_block, section_block
+
+    block = section_block("trace.md", "## Without a GPU")
+    assert block.count("cuentry trace") == 3
+    p = run_shell_block(block, dict(os.environ))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stderr.count("driver 13.0 (13000) at ") == 3 and "no findings" in p.stderr
+
+
+def test_safe_text_is_always_one_printable_line() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cuentry.cli.trace import safe
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.binary(max_size=120))
+    def check(raw: bytes) -> None:
+        text = raw.decode("utf-8", "backslashreplace")   # how the reader decodes the program's bytes
+        shown = safe(text)
+        assert shown.isprintable() and "\x1b" not in shown and "\n" not in shown
+        if text.isprintable():
+            assert shown == text
+
+    check()
+
+
+def test_parse_never_raises_on_hostile_records() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    good = bytearray(interpose.FILE_SIZE)
+    good[:8] = interpose.MAGIC
+    good[8:12] = interpose.LAYOUT.to_bytes(4, "little")
+    good[32:36] = interpose.SLOTS.to_bytes(4, "little")
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, interpose.FILE_SIZE - 1), st.integers(0, 255)), max_size=64),
+           st.sampled_from([interpose.FILE_SIZE, interpose.HEADER_SIZE, 100, 0]))
+    def check(edits: list[tuple[int, int]], size: int) -> None:
+        data = bytearray(good)
+        for off, val in edits:
+            data[off] = val
+        for off in (28, 36):    # ncallers, nrecords: often in range, sometimes huge
+            if edits and edits[0][1] & 1:
+                data[off:off + 4] = (edits[0][0] % (interpose.SLOTS + 10)).to_bytes(4, "little")
+        rec = interpose.parse(bytes(data[:size]), "/x/p1-1.rec")
+        if rec is not None:
+            tr.collect([rec])   # and the report is built from whatever it holds
+
+    check()
+
+
+def test_collect_never_raises_on_hostile_slots() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    i32 = st.integers(-(2**31), 2**31 - 1)
+    slot = st.tuples(st.integers(0, 9), i32, i32, st.integers(0, 2**64 - 1), i32, i32, i32, st.integers(0, 2**32 - 1),
+                     st.integers(0, 2**64 - 1), st.binary(max_size=interpose.SYMBOL_SIZE),
+                     st.binary(max_size=interpose.EXPORT_SIZE))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(slot, min_size=1, max_size=12), st.integers(0, 3))
+    def check(slots: list[Any], ncallers: int) -> None:
+        data = bytearray(interpose.FILE_SIZE)
+        interpose._HEADER.pack_into(data, 0, interpose.MAGIC, interpose.LAYOUT, 1, 0, 13000, 0, ncallers,
+                                    interpose.SLOTS, len(slots), 0, 0, b"/bin/x", b"/lib/libcuda.so.1", 0)
+        for i in range(ncallers):
+            data[interpose.HEADER_SIZE + i * interpose.CALLER_SIZE] = ord("a") + i
+        base = interpose.HEADER_SIZE + interpose.MAX_CALLERS * interpose.CALLER_SIZE
+        for i, (api, ver, res, flags, query, caller, status, marks, count, sym, exp) in enumerate(slots):
+            interpose._SLOT.pack_into(data, base + i * interpose._SLOT.size, 1, 0, api, ver, flags, res, query, caller,
+                                      status & 1, status & 2, marks, count, sym, exp)
+        rec = interpose.parse(bytes(data), "/x/p1-1.rec")
+        assert rec is not None and len(rec.requests) == len(slots)
+        rep = tr.collect([rec])
+        json.dumps(rep.to_dict())
+        import io
+
+        from cuentry.cli.output import Out
+        from cuentry.cli.trace import print_report
+        buf = io.StringIO()
+        print_report(rep, Out(buf, buf, False))
+        assert "\x1b" not in buf.getvalue()
+
+    check()

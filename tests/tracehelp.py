@@ -52,3 +52,30 @@ def session_cache() -> Iterator[str]:
             os.environ.pop("XDG_CACHE_HOME", None)
         else:
             os.environ["XDG_CACHE_HOME"] = old
+
+
+DOCS = Path(__file__).parent.parent / "docs"
+
+
+def section_block(page: str, heading: str, lang: str = "sh") -> str:
+    """The first ``lang`` code block under ``heading`` in docs/PAGE."""
+    import re
+
+    text = (DOCS / page).read_text()
+    start = text.index(f"\n{heading}\n")
+    end = text.find("\n## ", start + 1)
+    blocks = re.findall(rf"```{lang}\n(.*?)```", text[start:end if end >= 0 else None], flags=re.S)
+    assert blocks, f"no {lang} block under {heading} in {page}"
+    return str(blocks[0])
+
+
+def run_shell_block(script: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run a documentation block with bash -e (stop at the first failing command), this Python first on PATH."""
+    import sys
+
+    e = dict(env)
+    e["PATH"] = os.path.dirname(sys.executable) + os.pathsep + e.get("PATH", "")
+    for var in ("CUENTRY_DRIVER", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUENTRY_FAKE_DRIVER_VERSION"):
+        e.pop(var, None)
+    return subprocess.run(["bash", "-e", "-u", "-o", "pipefail", "-c", script], capture_output=True, text=True,
+                          env=e, timeout=timeout, check=False)

@@ -44,7 +44,7 @@ for part in "$@"; do
     bench)
       log "benchmarks"
       mkdir -p /tmp/bench
-      for b in bench_gpu bench_coldstart bench_table; do
+      for b in bench_gpu bench_coldstart bench_table bench_devptr; do
         [ -f "benchmarks/$b.py" ] || continue
         $PY "benchmarks/$b.py" --json >"/tmp/bench/$b.json" 2>>"$OUT/run.txt"
         CUENTRY_BACKEND=pure $PY "benchmarks/$b.py" --json >"/tmp/bench/${b}_pure.json" 2>>"$OUT/run.txt"

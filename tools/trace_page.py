@@ -21,7 +21,7 @@ def _callers(rep: dict[str, Any]) -> list[str]:
     rows = ["| calling library | requests | distinct | CUDA runtime | findings |", "|---|---|---|---|---|"]
     per: dict[str, list[int]] = {}
     for r in rep["requests"]:
-        c = per.setdefault(r["caller"], [0, 0, int(r["runtime"]), 0])
+        c = per.setdefault(r["caller"], [0, 0, int(r.get("from_runtime", r.get("runtime", False))), 0])
         c[0] += r["count"]
         c[1] += 1
     for f in rep["findings"]:
@@ -33,8 +33,8 @@ def _callers(rep: dict[str, Any]) -> list[str]:
 
 
 def _findings(rep: dict[str, Any]) -> list[str]:
-    user = [f for f in rep["findings"] if not f["runtime"]]
-    rt = [f for f in rep["findings"] if f["runtime"]]
+    user = [f for f in rep["findings"] if not f.get("from_runtime", f.get("runtime"))]
+    rt = [f for f in rep["findings"] if f.get("from_runtime", f.get("runtime"))]
     out = []
     if user:
         out.append("Findings outside CUDA runtimes:")
@@ -88,9 +88,9 @@ def render(d: Path) -> str:
         rep = data["report"]
         lines += [f"## torch under `cuentry emulate --driver {data['version']}`", "",
                   f"Exit {data['exit_code']}; result: `{json.dumps(data['result'])}`.", ""]
-        refused = [r for r in rep["requests"] if r["emulated"]]
+        refused = [r for r in rep["requests"] if r.get("emulated_answer", r.get("emulated"))]
         lines.append(f"{len(refused)} distinct requests answered by the emulation (refused or changed), e.g.: "
-                     + ", ".join(f"`{r['symbol']}@{r['version']}` -> {r['result']}" for r in refused[:8]))
+                     + ", ".join(f"`{r['symbol']}@{r['version']}` -> {r.get('result_name', r['result'])}" for r in refused[:8]))
         lines.append("")
     for name, data in _load(d, "emulate-parity-*.json"):
         lines.append(f"Emulating {data['version']} on the real driver: {data['queries']} queries, "

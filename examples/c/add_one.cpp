@@ -47,15 +47,15 @@ static const kern_table *t;
 static bool check(CUresult rc, const char *what) {
     if (rc == CUDA_SUCCESS) return true;
     const char *name = "?";
-    t->cuGetErrorName(rc, &name);
+    t->pfn_cuGetErrorName(rc, &name);
     std::fprintf(stderr, "add_one: %s failed: %s\n", what, name ? name : "?");
     return false;
 }
 
 int main() {
-    static kern_table table;
-    if (kern_load(&table) != KERN_OK) {
-        std::fputs(kern_report(&table), stderr);  // which entry, and why: both layers, the class, the hint
+    static kern_table table;  // plain C struct; the C++ layer (namespace kern_driver) wraps the C API
+    if (kern_driver::load(table) != KERN_OK) {
+        std::fputs(kern_driver::report(table), stderr);  // which entry, and why: both layers, the class, the hint
         return 1;
     }
     t = &table;
@@ -63,12 +63,12 @@ int main() {
 
     CUdevice dev = 0;
     CUcontext ctx = nullptr;
-    if (!check(t->cuInit(0), "cuInit") || !check(t->cuDeviceGet(&dev, 0), "cuDeviceGet") ||
-        !check(t->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
-        !check(t->cuCtxSetCurrent(ctx), "cuCtxSetCurrent"))
+    if (!check(t->pfn_cuInit(0), "cuInit") || !check(t->pfn_cuDeviceGet(&dev, 0), "cuDeviceGet") ||
+        !check(t->pfn_cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
+        !check(t->pfn_cuCtxSetCurrent(ctx), "cuCtxSetCurrent"))
         return 1;
     char name[128] = "?";
-    if (t->cuDeviceGetName) t->cuDeviceGetName(name, static_cast<int>(sizeof name), dev);  // optional: test first
+    if (t->pfn_cuDeviceGetName) t->pfn_cuDeviceGetName(name, static_cast<int>(sizeof name), dev);  // optional: test first
     std::printf("device %d: %s\n", dev, name);
 
     const unsigned n = 1u << 20;
@@ -77,24 +77,24 @@ int main() {
     CUdeviceptr buf = 0;
     CUmodule mod = nullptr;
     CUfunction fn = nullptr;
-    bool ok = check(t->cuMemAlloc(&buf, n * sizeof(unsigned)), "cuMemAlloc") &&
-              check(t->cuMemcpyHtoD(buf, host.data(), n * sizeof(unsigned)), "cuMemcpyHtoD") &&
-              check(t->cuModuleLoadData(&mod, kPtx), "cuModuleLoadData") &&
-              check(t->cuModuleGetFunction(&fn, mod, "add_one"), "cuModuleGetFunction");
+    bool ok = check(t->pfn_cuMemAlloc(&buf, n * sizeof(unsigned)), "cuMemAlloc") &&
+              check(t->pfn_cuMemcpyHtoD(buf, host.data(), n * sizeof(unsigned)), "cuMemcpyHtoD") &&
+              check(t->pfn_cuModuleLoadData(&mod, kPtx), "cuModuleLoadData") &&
+              check(t->pfn_cuModuleGetFunction(&fn, mod, "add_one"), "cuModuleGetFunction");
     if (ok && kern_available(&table, "cuFuncGetName")) {  // the idiom for an optional entry
         const char *fname = nullptr;
-        if (t->cuFuncGetName(&fname, fn) == CUDA_SUCCESS && fname) std::printf("kernel %s\n", fname);
+        if (t->pfn_cuFuncGetName(&fname, fn) == CUDA_SUCCESS && fname) std::printf("kernel %s\n", fname);
     }
     unsigned count = n;
     void *args[] = {&buf, &count};
-    ok = ok && check(t->cuLaunchKernel(fn, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel") &&
-         check(t->cuCtxSynchronize(), "cuCtxSynchronize") &&
-         check(t->cuMemcpyDtoH(host.data(), buf, n * sizeof(unsigned)), "cuMemcpyDtoH");
+    ok = ok && check(t->pfn_cuLaunchKernel(fn, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel") &&
+         check(t->pfn_cuCtxSynchronize(), "cuCtxSynchronize") &&
+         check(t->pfn_cuMemcpyDtoH(host.data(), buf, n * sizeof(unsigned)), "cuMemcpyDtoH");
     unsigned bad = 0;
     for (unsigned i = 0; ok && i < n; i++) bad += host[i] != i + 1;
-    if (mod) t->cuModuleUnload(mod);
-    if (buf) t->cuMemFree(buf);
-    t->cuDevicePrimaryCtxRelease(dev);
+    if (mod) t->pfn_cuModuleUnload(mod);
+    if (buf) t->pfn_cuMemFree(buf);
+    t->pfn_cuDevicePrimaryCtxRelease(dev);
     if (!ok) return 1;
     std::printf("add_one: %u elements, %u wrong: %s\n", n, bad, bad ? "FAIL" : "OK");
     return bad ? 1 : 0;

@@ -1,6 +1,6 @@
 """cuentry: safe, ABI-pinned access to CUDA Driver API entry points.
 
-The names below are imported lazily, so ``import cuentry`` stays cheap and a
+The names below are imported lazily, so `import cuentry` stays cheap and a
 catalog look-up never loads ctypes or the driver.
 """
 
@@ -34,6 +34,7 @@ _EXPORTS = {
     "kernel_params": "cuentry.calls",
     "Out": "cuentry.calls",
     "Table": "cuentry.table",
+    "primary_context": "cuentry.context",
     "Entry": "cuentry.entry",
     "required": "cuentry.entry",
     "optional": "cuentry.entry",
@@ -82,6 +83,7 @@ __all__ = [
     "optional",
     "out",
     "parse_version",
+    "primary_context",
     "required",
     "resolve",
 ]

@@ -1,16 +1,16 @@
 """Catalog generator: NVIDIA's typedef headers in, cuentry's catalog data out.
 
 The headers are run through the system C preprocessor (with stand-ins for the
-libc, GL, EGL and VDPAU headers, shipped in ``_data/fake_include``) and parsed
+libc, GL, EGL and VDPAU headers, shipped in `_data/fake_include`) and parsed
 with pycparser. Only facts are kept: names, numbers and C types as rendered by
 pycparser's generator. No header text or comment is copied.
 
-Two header passes per toolkit: Linux (the main one) and ``_WIN32`` (for the few
-Windows-only typedefs such as ``cuWGLGetDevice``). ``__CUDA_API_VERSION_INTERNAL``
+Two header passes per toolkit: Linux (the main one) and `_WIN32` (for the few
+Windows-only typedefs such as `cuWGLGetDevice`). `__CUDA_API_VERSION_INTERNAL`
 is defined so the old ABIs are declared too.
 
-History comes from the toolkit runtime wheels on PyPI (``--history``), which the
-generator downloads itself with ``pip download``.
+History comes from the toolkit runtime wheels on PyPI (`--history`), which the
+generator downloads itself with `pip download`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,41 @@ from typing import Any
 
 from .errors import BuildError, HeaderParseError, UsageError
 from .names import parse_pfn_name, split_suffix
+
+__all__ = [
+    "DATA_MODULE",
+    "FAKE_INCLUDE",
+    "FORMAT",
+    "GROUP_HEADERS",
+    "HISTORY_WHEELS",
+    "OUTPUT_FORMATS",
+    "PLATFORMS",
+    "ROW_COLUMNS",
+    "TERMINALS",
+    "TYPEDEF_HEADERS",
+    "TYPES_FILE",
+    "BuildReport",
+    "Extracted",
+    "Key",
+    "ToolkitScan",
+    "build",
+    "build_catalog",
+    "check_headers_release",
+    "check_toolkit",
+    "compact",
+    "fetch_history",
+    "headers_cuda_version",
+    "macro_names",
+    "match_exported",
+    "parse",
+    "preprocess",
+    "present_headers",
+    "scan_groups",
+    "scan_toolkit",
+    "write",
+    "write_json",
+]
+
 
 TYPEDEF_HEADERS = (
     "cudaTypedefs.h",
@@ -86,7 +121,7 @@ def _pycparser() -> Any:
 
 
 def present_headers(include: Path, fallback: Path | None = None) -> list[str]:
-    """The typedef headers of ``include`` whose companion API header is there (or in ``fallback``)."""
+    """The typedef headers of `include` whose companion API header is there (or in `fallback`)."""
     dirs = [include] + ([fallback] if fallback else [])
     return [
         h for h in TYPEDEF_HEADERS
@@ -96,9 +131,9 @@ def present_headers(include: Path, fallback: Path | None = None) -> list[str]:
 
 def preprocess(include: Path, *, windows: bool = False, cc: str = "cc", extra: Sequence[str] = (),
                fallback: Path | None = None) -> str:
-    """Preprocess all typedef headers of ``include`` as one translation unit.
+    """Preprocess all typedef headers of `include` as one translation unit.
 
-    ``fallback`` is searched after ``include`` for companion headers that a
+    `fallback` is searched after `include` for companion headers that a
     toolkit wheel does not ship (the runtime wheels lack cudaProfiler.h).
     """
     include = Path(include)
@@ -409,7 +444,7 @@ def scan_groups(include: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def macro_names(include: Path, bases: Iterable[str], *, per_thread: bool, cc: str = "cc",
                 fallback: Path | None = None) -> dict[str, str]:
-    """What each base name expands to in user code: ``cuMemAlloc`` -> ``cuMemAlloc_v2``."""
+    """What each base name expands to in user code: `cuMemAlloc` -> `cuMemAlloc_v2`."""
     bases = sorted(set(bases))
     src = "#include <stdint.h>\n#include <cuda.h>\n" + "".join(
         f"#include <{h}>\n" for h in present_headers(include, fallback))
@@ -436,7 +471,7 @@ def match_exported(
 ) -> dict[tuple[str, int, str], str | None]:
     """Pair each ABI with the exported function the headers declare for it.
 
-    The declared prototypes of one base name (``cuCtxCreate``, ``cuCtxCreate_v2`` ...),
+    The declared prototypes of one base name (`cuCtxCreate`, `cuCtxCreate_v2` ...),
     in suffix order, pair with its ABIs in version order when the counts agree; else
     only the newest ABI gets a name, the one cuda.h's macros map the base name to.
     """
@@ -693,9 +728,9 @@ PLATFORMS = ("linux", "windows")
 def compact(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split built data into the look-up file and the types file, in the compact row form.
 
-    Rows are arrays in ROW_COLUMNS order; ``toolkits`` and ``platforms`` are bit masks
-    over ``history`` and PLATFORMS; a parameter's canonical type is omitted (null)
-    where it equals the spelled one. This keeps ``import cuentry`` plus a look-up cheap.
+    Rows are arrays in ROW_COLUMNS order; `toolkits` and `platforms` are bit masks
+    over `history` and PLATFORMS; a parameter's canonical type is omitted (null)
+    where it equals the spelled one. This keeps `import cuentry` plus a look-up cheap.
     """
     hist = list(data["history"])
     rows = []
@@ -734,7 +769,7 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
     """Write the look-up data as a Python module (one ABI a line) and the types as JSON.
 
     A module of constant tuples loads from its .pyc in about a millisecond, with no
-    JSON parser, which keeps ``import cuentry`` plus a first look-up cheap.
+    JSON parser, which keeps `import cuentry` plus a first look-up cheap.
     """
     main, types = compact(data)
     lines = [
@@ -772,7 +807,7 @@ OUTPUT_FORMATS = {".py": "Python data module", ".json": "JSON"}
 
 @dataclass
 class BuildReport:
-    """What :func:`build_catalog` wrote, and what the caller should know about it."""
+    """What `build_catalog` wrote, and what the caller should know about it."""
 
     entries: int
     written: list[Path]
@@ -856,7 +891,7 @@ def check_headers_release(include: Path, toolkit: str) -> str | None:
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a fresh temporary file beside it, then rename)."""
+    """Write `text` to `path` atomically (a fresh temporary file beside it, then rename)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
@@ -878,12 +913,12 @@ def write_json(data: dict[str, Any], path: Path) -> None:
 def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in_place: bool = False,
                   history: bool = False, cache: Path | None = None,
                   progress: Callable[[str], None] | None = None) -> BuildReport:
-    """Regenerate the catalog from the headers in ``include`` and write it.
+    """Regenerate the catalog from the headers in `include` and write it.
 
-    ``output``: ``X.json`` writes JSON, ``X.py`` the Python data module (its types
-    beside it as ``X.types.json``); any other extension is refused. The installed
-    package's own catalog is written only with ``in_place=True``. ``history``
-    downloads the toolkit runtime wheels of HISTORY_WHEELS into ``cache``. Raises
+    `output`: `X.json` writes JSON, `X.py` the Python data module (its types
+    beside it as `X.types.json`); any other extension is refused. The installed
+    package's own catalog is written only with `in_place=True`. `history`
+    downloads the toolkit runtime wheels of HISTORY_WHEELS into `cache`. Raises
     UsageError (bad request), HeaderParseError (bad headers), BuildError (download).
     """
     fmt, main_file, types_file = _targets(output, in_place)

@@ -1,16 +1,16 @@
 """Locks that a forked child can use even when another thread held them at fork time.
 
-``fork()`` copies a lock in whatever state it is in, but only the forking
+`fork()` copies a lock in whatever state it is in, but only the forking
 thread survives: a lock another thread held (a table resolving, the default
 driver loading, the catalog loading) would stay held forever in the child, and
 the child's first use of it would deadlock. Every lock cuentry takes is made
 here; after a fork the child replaces each one with a fresh, unlocked lock
-(``os.register_at_fork``). The state the lock guarded is whatever the parent's
+(`os.register_at_fork`). The state the lock guarded is whatever the parent's
 thread left; each user of these locks keeps that state valid at every point
 (publish a finished object with one assignment, reset flags first), so the
 child simply redoes the unfinished work.
 
-Other cuentry modules that need a lock: ``from ._forksafe import Lock, RLock``.
+Other cuentry modules that need a lock: `from ._forksafe import Lock, RLock`.
 """
 
 from __future__ import annotations

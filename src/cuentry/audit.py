@@ -1,6 +1,6 @@
 """Which entry-point requests are wrong, and how to fix each: the catalog's judgement of requests.
 
-``cuentry trace`` records what a process asks the driver for; this module says
+`cuentry trace` records what a process asks the driver for; this module says
 which of those requests break the rules, with no process needed: give it a
 request (symbol, version, flags, the API that asked, the driver's version) and
 it returns findings, each with a code and a message that names the fix. A
@@ -18,22 +18,34 @@ CT006    mixed-stream-modes       legacy and per-thread ABIs requested by one li
 CT007    old-export-by-name       dlsym of a base name whose export is an older ABI than the newest (CE003)
 CT008    deprecated-runtime-api   cudaGetDriverEntryPoint: asks at the runtime's own version (CE005)
 CT009    bad-flags                flags other than 0, 1, 2, 3: CUDA_ERROR_INVALID_VALUE
+CT010    null-pfn                 a NULL result pointer: CUDA_ERROR_INVALID_VALUE, nothing is returned
 =======  =======================  ====================================================================
+
+Each finding has a severity (`error`, `warning` or `note`): the verdict's
+([Catalog.judge][cuentry.catalog.Catalog.judge], from `names.FAULTS`) for a request's own
+faults; CT006 is a warning, CT010 an error.
+
+A request that fails and is followed by the same caller's successful request for the same
+symbol at a lower ABI is a fallback taken (`fallbacks`): the
+code did what cuentry recommends, so it is not reported as CT004.
 
 CUDA runtimes (libcudart, or a static runtime inside another library) build a
 table of both stream modes on purpose; their requests are recognised by
-:func:`is_runtime` and CT005/CT006 are not reported for them.
+`is_runtime` and CT005/CT006 are not reported for them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Catalog, catalog
 from .names import LEGACY, PER_THREAD, VALID_FLAGS_MASK, VERSIONED_APIS, stream_of_flags
+
+__all__ = ["CODES", "RUNTIME_PREFIX", "Finding", "classify", "fallbacks", "is_runtime", "mixed_modes"]
+
 
 CODES: dict[str, tuple[str, str]] = {
     "CT001": ("unknown-name", "not a driver entry point: misspelled, wrong case or suffixed"),
@@ -45,7 +57,11 @@ CODES: dict[str, tuple[str, str]] = {
     "CT007": ("old-export-by-name", "dlsym of an export that is an older ABI than the symbol's newest"),
     "CT008": ("deprecated-runtime-api", "cudaGetDriverEntryPoint asks at the runtime's own version"),
     "CT009": ("bad-flags", "flags other than the three stream modes (and 3)"),
+    "CT010": ("null-pfn", "a NULL result pointer: the driver answers CUDA_ERROR_INVALID_VALUE"),
 }
+# The severities of the findings the verdict does not give (the others are the verdict's).
+_MIXED_SEVERITY = "warning"  # one library may keep two tables on purpose; lint's CE002 sees the source
+_NULL_SEVERITY = "error"
 
 # APIs whose requests carry a version (cudaGetDriverEntryPoint and dlsym do not).
 RUNTIME_PREFIX = "libcudart"
@@ -62,15 +78,18 @@ class Finding:
     caller: str
     message: str
     runtime: bool = False
+    severity: str = "error"
+    symbol_null: bool = False   # the request passed a NULL symbol (symbol is ""; JSON: null)
 
     @property
     def rule(self) -> str:
-        """The finding's rule name (``below-first-abi``); the JSON key is "rule", as in `cuentry lint`."""
+        """The finding's rule name (`below-first-abi`); the JSON key is "rule", as in `cuentry lint`."""
         return CODES[self.code][0]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"symbol": self.symbol, "version": self.version, "flags": self.flags, "caller": self.caller,
-                "code": self.code, "rule": self.rule, "message": self.message, "runtime": self.runtime}
+        return {"symbol": None if self.symbol_null else self.symbol, "version": self.version, "flags": self.flags,
+                "caller": self.caller, "code": self.code, "rule": self.rule, "severity": self.severity, "message": self.message,
+                "from_runtime": self.runtime}
 
 
 def is_runtime(caller: str, requests: Iterable[tuple[str, int | None]] = ()) -> bool:
@@ -86,34 +105,75 @@ def is_runtime(caller: str, requests: Iterable[tuple[str, int | None]] = ()) -> 
 
 def classify(symbol: str, version: int | None, flags: int | None, *, api: str = "cuGetProcAddress_v2",
              driver_version: int | None = None, caller: str = "", runtime: bool = False,
-             cat: Catalog | None = None) -> list[Finding]:
+             cat: Catalog | None = None, null_symbol: bool = False, null_pfn: bool = False) -> list[Finding]:
     """The findings for one request; an empty list when it is correct.
 
-    ``api`` is the function that asked (``cuGetProcAddress_v2``, ``cuGetProcAddress``,
-    ``cudaGetDriverEntryPointByVersion``, ``cudaGetDriverEntryPoint`` or ``dlsym``,
-    whose ``symbol`` is then an exported name). ``driver_version`` enables CT004.
-    ``runtime``: the request is a CUDA runtime's own (CT005 is not reported).
+    Args:
+        symbol: the name asked for (`""` when `null_symbol`); for `dlsym`, an exported name.
+        version: the version passed (None when the API takes none).
+        flags: the flags passed (None for `dlsym`).
+        api: the function that asked (`cuGetProcAddress_v2`, `cuGetProcAddress`,
+            `cudaGetDriverEntryPointByVersion`, `cudaGetDriverEntryPoint` or `dlsym`).
+        driver_version: the driver the request met; enables CT004.
+        caller: the library that asked (copied into the findings).
+        runtime: the request is a CUDA runtime's own (CT005 is not reported).
+        cat: the catalog (default: cuentry's).
+        null_symbol: the symbol pointer was NULL (CT001, not judged as a name).
+        null_pfn: the result pointer was NULL (CT010).
+
+    Returns:
+        The findings, most serious first within the request's own verdict.
     """
     cat = catalog() if cat is None else cat
-    hits = _hits(symbol, version, flags, api, driver_version, runtime, cat)
-    return [Finding(code, symbol, version, flags, caller, msg, runtime) for code, msg in hits]
+    if null_symbol:
+        hits = [("CT001", f"{api}: a NULL symbol: the driver answers CUDA_ERROR_INVALID_VALUE; pass the entry "
+                          "point's name", _NULL_SEVERITY)]
+    else:
+        hits = _hits(symbol, version, flags, api, driver_version, runtime, cat)
+    if null_pfn:
+        hits.append(("CT010", f"{api}: a NULL result pointer (pfn): the driver answers CUDA_ERROR_INVALID_VALUE "
+                              "and returns nothing; pass the address of a function pointer", _NULL_SEVERITY))
+    return [Finding(code, symbol, version, flags, caller, msg, runtime, sev, null_symbol) for code, msg, sev in hits]
 
 
 def _hits(symbol: str, version: int | None, flags: int | None, api: str, driver_version: int | None,
-          runtime: bool, cat: Catalog) -> list[tuple[str, str]]:
+          runtime: bool, cat: Catalog) -> list[tuple[str, str, str]]:
     if runtime and symbol == "" and version == 0:
         return []  # the runtime's start-up probe
     verdict = cat.judge(symbol, version if api in VERSIONED_APIS else None, flags, api=api,
                         driver_version=driver_version, runtime=runtime)
-    return [(f.trace_code, f"{api}: {f}") for f in verdict.faults if f.trace_code]
+    return [(f.trace_code, f"{api}: {f}", f.severity) for f in verdict.faults if f.trace_code]
+
+
+def fallbacks(requests: Sequence[tuple[str, int | None, bool]]) -> dict[int, int]:
+    """The fallbacks one caller took, in the order it made its requests.
+
+    Args:
+        requests: (symbol, version, succeeded) of one caller's versioned requests in one
+            process, in the order they were first made.
+
+    Returns:
+        For each failed request followed by a successful request for the same symbol at a
+        lower version, its index mapped to that lower version (the first such request): an
+        optional entry whose fallback was taken, which is what cuentry recommends.
+    """
+    out: dict[int, int] = {}
+    for i, (sym, ver, ok) in enumerate(requests):
+        if ok or ver is None:
+            continue
+        for sym2, ver2, ok2 in requests[i + 1:]:
+            if ok2 and sym2 == sym and ver2 is not None and 0 < ver2 < ver:
+                out[i] = ver2
+                break
+    return out
 
 
 def mixed_modes(caller: str, requests: Iterable[tuple[str, int | None, int | None]], *, runtime: bool = False,
                 cat: Catalog | None = None) -> list[Finding]:
     """CT006 for one library: symbols that have both variants, asked in both stream modes.
 
-    ``requests`` are (symbol, version, flags) of successful-or-not cuGetProcAddress-style
-    requests of ``caller``. Flags 0 and 1 count as legacy (what the driver gives for them).
+    `requests` are (symbol, version, flags) of successful-or-not cuGetProcAddress-style
+    requests of `caller`. Flags 0 and 1 count as legacy (what the driver gives for them).
     """
     if runtime:
         return []
@@ -131,4 +191,4 @@ def mixed_modes(caller: str, requests: Iterable[tuple[str, int | None, int | Non
     msg = (f"{os.path.basename(caller) or caller} asks for legacy ({', '.join(leg[:3])}"
            f"{', ...' if len(leg) > 3 else ''}) and per-thread ({', '.join(pt[:3])}{', ...' if len(pt) > 3 else ''}) "
            "ABIs: one function table has one stream mode; keep the modes in separate tables")
-    return [Finding("CT006", "", None, None, caller, msg, runtime)]
+    return [Finding("CT006", "", None, None, caller, msg, runtime, _MIXED_SEVERITY)]

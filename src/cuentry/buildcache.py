@@ -4,17 +4,17 @@ cuentry loads what it builds into the running process, so whatever sits in the
 cache is code that will run. The cache therefore trusts nothing it did not just
 verify:
 
-* The root is ``$XDG_CACHE_HOME/cuentry`` (``~/.cache/cuentry`` when unset or not
+* The root is `$XDG_CACHE_HOME/cuentry` (`~/.cache/cuentry` when unset or not
   absolute), or a directory the caller names. It is created with mode 0700 and,
   before every use, must be a real directory (not a symlink) owned by this user
   and not writable by anyone else; every directory above it must be owned by
-  this user or root and not writable by others unless sticky (``/tmp``). A
-  caller-named root that fails is refused (:class:`BuildCacheError`); the default
+  this user or root and not writable by others unless sticky (`/tmp`). A
+  caller-named root that fails is refused ([BuildCacheError][cuentry.errors.BuildCacheError]); the default
   root falls back to a fresh private temporary directory (no reuse, always safe).
-* An entry is ``ROOT/NAME/KEY/``, where KEY is the SHA-256 of the name, the
-  source text and the build's extra key. It is built in a fresh ``mkdtemp``
+* An entry is `ROOT/NAME/KEY/`, where KEY is the SHA-256 of the name, the
+  source text and the build's extra key. It is built in a fresh `mkdtemp`
   directory (0700, a name nobody could predict), every file written with
-  ``O_CREAT|O_EXCL|O_NOFOLLOW``, and published by one ``rename`` of the whole
+  `O_CREAT|O_EXCL|O_NOFOLLOW`, and published by one `rename` of the whole
   directory, so the library and its stamp (the SHA-256 of the library's bytes)
   appear together or not at all.
 * On use, the entry directory, the library and the stamp are opened without
@@ -22,7 +22,7 @@ verify:
   bytes are hashed against the stamp. On any doubt the entry is moved aside and
   rebuilt.
 
-Only POSIX systems are supported (``os.getuid``, ``O_NOFOLLOW``); the libraries
+Only POSIX systems are supported (`os.getuid`, `O_NOFOLLOW`); the libraries
 built here are Linux shared objects anyway.
 """
 
@@ -56,7 +56,7 @@ _CHUNK = 1 << 20
 
 
 def default_root() -> Path:
-    """``$XDG_CACHE_HOME/cuentry``, or ``~/.cache/cuentry`` (the XDG base directory rule)."""
+    """`$XDG_CACHE_HOME/cuentry`, or `~/.cache/cuentry` (the XDG base directory rule)."""
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "cuentry"
@@ -67,7 +67,7 @@ def _uid() -> int:
 
 
 def _why_unsafe_ancestors(path: Path) -> str | None:
-    """Why a directory above ``path`` lets another user swap what is below it, or None."""
+    """Why a directory above `path` lets another user swap what is below it, or None."""
     real = Path(os.path.realpath(path.parent))
     for p in (real, *real.parents):
         try:
@@ -82,7 +82,7 @@ def _why_unsafe_ancestors(path: Path) -> str | None:
 
 
 def _why_unsafe_dir(path: Path | str, *, private: bool = True) -> str | None:
-    """Why ``path`` is not a directory only this user controls, or None. Never follows a symlink."""
+    """Why `path` is not a directory only this user controls, or None. Never follows a symlink."""
     try:
         st = os.lstat(path)
     except OSError as exc:
@@ -100,10 +100,10 @@ def _why_unsafe_dir(path: Path | str, *, private: bool = True) -> str | None:
 
 
 def check_root(root: Path, *, create: bool = True, private: bool = True) -> None:
-    """Make sure ``root`` is a directory only this user controls; raise BuildCacheError otherwise.
+    """Make sure `root` is a directory only this user controls; raise BuildCacheError otherwise.
 
-    ``create``: make it (mode 0700, parents as needed) when it is missing.
-    ``private``: require mode 0700 (the default root); a caller-named directory
+    `create`: make it (mode 0700, parents as needed) when it is missing.
+    `private`: require mode 0700 (the default root); a caller-named directory
     only needs to be unwritable by others.
     """
     if create and not os.path.lexists(root):
@@ -132,7 +132,7 @@ def _open_checked(path: Path) -> int:
 
 
 def file_digest(path: Path) -> str:
-    """SHA-256 of a file checked as :func:`_open_checked` does (OSError when it is not one)."""
+    """SHA-256 of a file checked as `_open_checked` does (OSError when it is not one)."""
     fd = _open_checked(path)
     h = hashlib.sha256()
     with os.fdopen(fd, "rb") as fh:
@@ -142,14 +142,14 @@ def file_digest(path: Path) -> str:
 
 
 def write_new(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Create ``path`` (which must not exist, and is never a symlink followed) holding ``data``."""
+    """Create `path` (which must not exist, and is never a symlink followed) holding `data`."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
 
 
 def _publish(tmp: Path, entry: Path, filename: str, attempts: int = 8) -> None:
-    """Rename the finished build over ``entry``; when builders race, the first verified entry wins.
+    """Rename the finished build over `entry`; when builders race, the first verified entry wins.
 
     A rename onto an existing (non-empty) entry fails: if that entry verifies, another
     builder published the same content and it is used; if it does not, it is moved
@@ -232,15 +232,15 @@ def _build_into(tmp: Path, filename: str, source_name: str, source_text: str,
 def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], None], *,
                  filename: str, source_name: str = "source.c", extra_key: str = "",
                  root: str | os.PathLike[str] | None = None) -> Path:
-    """The path of the library built from ``source_text``, building it when no verified copy exists.
+    """The path of the library built from `source_text`, building it when no verified copy exists.
 
-    ``build_fn(source_path, output_path)`` compiles the source (written for it to
-    ``source_path``) into ``output_path`` and raises on failure; both paths lie in
-    a fresh private directory. ``filename`` is the library's path inside the entry
-    (``libcuda.so.1``, or ``stubs/libcuda.so.1`` where the directory name matters).
-    ``root``: the cache directory (default :func:`default_root`). Raises
-    :class:`BuildCacheError` when a named root is not private to this user, and
-    whatever ``build_fn`` raises.
+    `build_fn(source_path, output_path)` compiles the source (written for it to
+    `source_path`) into `output_path` and raises on failure; both paths lie in
+    a fresh private directory. `filename` is the library's path inside the entry
+    (`libcuda.so.1`, or `stubs/libcuda.so.1` where the directory name matters).
+    `root`: the cache directory (default `default_root`). Raises
+    [BuildCacheError][cuentry.errors.BuildCacheError] when a named root is not private to this user, and
+    whatever `build_fn` raises.
     """
     if not name or os.sep in name or name.startswith("."):
         raise ValueError(f"name must be a plain directory name, got {name!r}")

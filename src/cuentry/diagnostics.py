@@ -1,9 +1,9 @@
 """Two-layer diagnostics for one entry-point query.
 
-The first layer is the API call's own result (``CUresult`` for the driver path,
-``cudaError_t`` for the runtime path): did the query run at all. The second is
-the query result (``CUdriverProcAddressQueryResult``): what the symbol look-up
-found. :class:`Diagnostic` carries both, with everything needed to tell a
+The first layer is the API call's own result (`CUresult` for the driver path,
+`cudaError_t` for the runtime path): did the query run at all. The second is
+the query result (`CUdriverProcAddressQueryResult`): what the symbol look-up
+found. [Diagnostic][cuentry.diagnostics.Diagnostic] carries both, with everything needed to tell a
 configuration error from a driver that is too old, and a classification with a
 concrete hint.
 """
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 else:
 
     class _Members(type):
-        """A string enumeration without :mod:`enum` (which brings functools and collections: ~5 ms of a cold
-        start). Members are instances of the class (so ``str`` subclasses, equal to their values), looked up
-        by value with ``Cls(value)``, iterable in definition order, with ``.name`` and ``.value``."""
+        """A string enumeration without `enum` (which brings functools and collections: ~5 ms of a cold
+        start). Members are instances of the class (so `str` subclasses, equal to their values), looked up
+        by value with `Cls(value)`, iterable in definition order, with `.name` and `.value`."""
 
         def __new__(mcls, name, bases, ns):
             values = {k: v for k, v in ns.items() if k.isupper() and isinstance(v, str)}
@@ -262,9 +262,12 @@ class Diagnostic:
             log.log(level, "cuentry: %s", self.log_line())
 
 
-def driver_too_old_hint(symbol: str, first: int, driver_version: int | None) -> str:
-    """The hint for a driver older than a symbol's first ABI."""
+def driver_too_old_hint(symbol: str, first: int, driver_version: int | None, pin: int | None = None) -> str:
+    """The hint for a driver older than a symbol's first ABI; with `pin`, the driver that pin needs."""
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
+    if pin is not None and pin > first:
+        return (f"{symbol}@{pin} needs driver >= {format_version(pin)} ({pin}) (its first ABI is {first}); "
+                f"this driver is {drv}")
     return f"{symbol} needs driver >= {format_version(first)} ({first}); this driver is {drv}"
 
 
@@ -286,24 +289,7 @@ def classify(
     drv = f"{format_version(driver_version)} ({driver_version})" if driver_version else "unknown"
     known = symbol in cat
     if result != CUDA_SUCCESS:
-        if result == CUDA_ERROR_STUB_LIBRARY:
-            return (Classification.STUB_LIBRARY,
-                    "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
-        if result == CUDA_ERROR_NOT_INITIALIZED:
-            return (Classification.NOT_INITIALIZED,
-                    "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
-        if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
-            first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
-            if first is not None and first > driver_version:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version)
-            older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
-            alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
-            return (Classification.VERSION_ABOVE_DRIVER,
-                    f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
-                    f"update the driver, make the entry optional with a fallback{alt}")
-        if result == CUDA_ERROR_INVALID_VALUE:
-            return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
-        return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
+        return _classify_error(cat, symbol, version, stream, result, driver_version, drv, known, runtime)
     if query == QUERY_VERSION_NOT_SUFFICIENT:
         if known:
             first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
@@ -312,19 +298,48 @@ def classify(
                     f"{stream_label(stream)} ABI is {first}; raise the pin to {first}")
         return Classification.VERSION_NOT_SUFFICIENT, "raise the version pin to the symbol's first ABI version"
     if query == QUERY_SYMBOL_NOT_FOUND:
-        if known:
-            first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
-            if driver_version is not None and driver_version < first:
-                return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version)
-            abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
-            if abi is not None and platform not in abi.platforms:
-                return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"
-            return (Classification.NOT_EXPORTED,
-                    f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
-                    "it may be platform- or build-specific: use a fallback")
-        return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
+        return _classify_not_found(cat, symbol, version, stream, driver_version, drv, known, platform)
     if query is not None and query != QUERY_SUCCESS:
         return Classification.DRIVER_ERROR, f"unexpected query result {query}"
     if address == 0:
         return Classification.NULL_POINTER, "the driver reported success but gave a NULL pointer: treat it as unavailable"
     return Classification.OK, ""
+
+
+def _classify_error(cat: Catalog, symbol: str, version: int, stream: str, result: int, driver_version: int | None,
+                    drv: str, known: bool, runtime: bool) -> tuple[Classification, str]:
+    """An answer whose CUresult is not CUDA_SUCCESS."""
+    if result == CUDA_ERROR_STUB_LIBRARY:
+        return (Classification.STUB_LIBRARY,
+                "this is the toolkit's stub libcuda: load the real driver (libcuda.so.1 from the NVIDIA driver)")
+    if result == CUDA_ERROR_NOT_INITIALIZED:
+        return (Classification.NOT_INITIALIZED,
+                "cuInit did not succeed: check the GPU is visible (nvidia-smi) and CUDA_VISIBLE_DEVICES")
+    if result == CUDA_ERROR_INVALID_VALUE and driver_version is not None and version > driver_version:
+        first = cat.first_version(symbol, stream) if known else None  # type: ignore[arg-type]
+        if first is not None and first > driver_version:
+            return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
+        older = [v for v in cat.versions(symbol) if v <= driver_version] if known else []
+        alt = f", or pin the older ABI {older[-1]} that this driver has" if older else ""
+        return (Classification.VERSION_ABOVE_DRIVER,
+                f"version {version} is newer than the driver ({drv}): this pin needs driver >= {format_version(version)}; "
+                f"update the driver, make the entry optional with a fallback{alt}")
+    if result == CUDA_ERROR_INVALID_VALUE:
+        return Classification.BAD_FLAGS, "the driver rejected the arguments: flags must be 0, 1 or 2"
+    return Classification.DRIVER_ERROR, f"the {'runtime' if runtime else 'driver'} returned an error: see its name above"
+
+
+def _classify_not_found(cat: Catalog, symbol: str, version: int, stream: str, driver_version: int | None, drv: str,
+                        known: bool, platform: str) -> tuple[Classification, str]:
+    """A successful call whose query result is SYMBOL_NOT_FOUND."""
+    if not known:
+        return Classification.UNKNOWN_SYMBOL, "check the spelling: names are case-sensitive base names (cuMemAlloc)"
+    first = cat.first_version(symbol, stream)  # type: ignore[arg-type]
+    if driver_version is not None and driver_version < first:
+        return Classification.DRIVER_TOO_OLD, driver_too_old_hint(symbol, first, driver_version, version)
+    abi = cat.pick(symbol, version, stream)  # type: ignore[arg-type]
+    if abi is not None and platform not in abi.platforms:
+        return Classification.NOT_ON_PLATFORM, f"{symbol} exists only on {', '.join(abi.platforms)}"
+    return (Classification.NOT_EXPORTED,
+            f"this driver ({drv}) does not provide {symbol} although it is in the headers; "
+            "it may be platform- or build-specific: use a fallback")

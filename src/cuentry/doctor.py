@@ -16,6 +16,9 @@ from .errors import DriverError, ResolutionError
 from .loader import PATHFINDER_HOW, describe, driver_candidates, pathfinder_version, runtime_candidates
 from .names import LEGACY
 
+__all__ = ["Progress", "coverage", "report"]
+
+
 Progress = Callable[[int, int], None]
 
 

@@ -1,30 +1,32 @@
 """Resolving entry points: the driver path and the runtime path.
 
-:class:`Driver` loads libcuda, calls ``cuDriverGetVersion`` and ``cuInit`` and
-asks ``cuGetProcAddress`` in the form the driver has: v2 (with the query result)
+[Driver][cuentry.driver.Driver] loads libcuda, calls `cuDriverGetVersion` and `cuInit` and
+asks `cuGetProcAddress` in the form the driver has: v2 (with the query result)
 on 12.0+ drivers, v1 on 11.3-11.8 drivers (the query result then emulated, and
 marked so), and for older drivers the exported name that the catalog records
 for the ABI (never a name made by appending suffixes).
 
-:class:`Runtime` asks ``cudaGetDriverEntryPointByVersion`` through libcudart and
-keeps both the ``cudaError_t`` and the query result. The deprecated
-``cudaGetDriverEntryPoint`` (which asks at the runtime's own version) is only
-used with ``allow_deprecated=True`` and then warns.
+[Runtime][cuentry.driver.Runtime] asks `cudaGetDriverEntryPointByVersion` through libcudart and
+keeps both the `cudaError_t` and the query result. The deprecated
+`cudaGetDriverEntryPoint` (which asks at the runtime's own version) is only
+used with `allow_deprecated=True` and then warns.
 
 Both refuse, before asking anything, what the seed's rules forbid: a version
 that is not one of the symbol's ABI versions, a suffixed name, a stream mode
-left to the default without ``allow_default=True``; and they never pass a NULL
+left to the default without `allow_default=True`; and they never pass a NULL
 symbol or output pointer (a real driver crashes on those).
 """
 
 from __future__ import annotations
 
+import sys
+
 from . import _forksafe
-from .calls import bind
+from .calls import bind, choice
 from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
-from .errors import CatalogError, CudaError, DriverClosedError, ResolutionError, UsageError
+from .errors import CatalogError, CudaError, DriverClosedError, DriverNotFoundError, ResolutionError, UsageError
 from .loader import Attempt, load_driver, load_runtime
 from .names import (
     CUDA_ERROR_INVALID_VALUE,
@@ -32,9 +34,12 @@ from .names import (
     CUDA_SUCCESS,
     DEFAULT,
     FLAGS,
+    LEGACY,
+    PER_THREAD,
     QUERY_SUCCESS,
     QUERY_SYMBOL_NOT_FOUND,
     QUERY_VERSION_NOT_SUFFICIENT,
+    RUNTIME_ERROR_INSUFFICIENT_DRIVER,
     RUNTIME_ERROR_NAMES,
     Mode,
     catalog_stream,
@@ -47,9 +52,33 @@ from .names import (
 
 TYPE_CHECKING = False  # typing, dataclasses and warnings are not imported at run time: a cold start stays cheap
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from .calls import TypedFunction
+
+    Answer = tuple[TypedFunction, Callable[[], Diagnostic]] | ResolutionError
+
+__all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "Resolved", "Runtime", "default_driver", "resolve"]
+
+
+
+def _check_pin(sym: object, ver: object, mode: object, abi: Abi) -> None:
+    """What resolve_checked takes is what precheck returned: the ABI's own symbol, an int pin, a mode (else a
+    UsageError: asking for one symbol and binding another's signature would be unsafe)."""
+    if sym != abi.symbol or type(ver) is not int or not abi.version <= ver or mode not in FLAGS:
+        raise UsageError(f"resolve_checked({sym!r}, {ver!r}, {mode!r}) does not match the ABI {abi.pfn}",
+                         hint="pass what precheck() returned, or call resolve()")
+
+
+def _logging_wanted() -> bool:
+    """Whether a resolution's log line could go anywhere (as [Diagnostic.log][cuentry.diagnostics.Diagnostic.log] decides)."""
+    logging = sys.modules.get("logging")
+    return logging is not None and bool(logging.getLogger("cuentry").isEnabledFor(logging.DEBUG))
+
+
+NO_DRIVER_RUNTIME_ERROR = RUNTIME_ERROR_NAMES[RUNTIME_ERROR_INSUFFICIENT_DRIVER]  # libcudart found no usable driver
 
 
 class Resolved:
@@ -97,6 +126,13 @@ class _Source:
         self.boot = Bootstrap(found.library)
         self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
+        # What one library's answers always mean, worked out once: the classification of an answer, and for
+        # an address of an ABI its exported name and typed callable (the same pointer with the same ABI is the
+        # same function). A table resolved again, or a second table, then costs its queries.
+        self._classified: dict[tuple[Any, ...], tuple[Classification, str]] = {}
+        self._bound: dict[tuple[int, int], tuple[str | None, TypedFunction]] = {}  # by (id(abi), address)
+        self._bound_choice = choice.token()  # functions bound under this backend choice
+        self._first: dict[tuple[str, str], int] = {}
 
     @property
     def closed(self) -> bool:
@@ -128,7 +164,7 @@ class _Source:
         return cu_result_name(code, self.cat)
 
     def check(self, rc: int, call: str = "") -> None:
-        """Raise CudaError (named by cuGetErrorName) unless ``rc`` is CUDA_SUCCESS."""
+        """Raise CudaError (named by cuGetErrorName) unless `rc` is CUDA_SUCCESS."""
         if rc:
             desc = self.boot.error_string(rc) if not self.library.closed else None
             raise CudaError(rc, self.error_name(rc), desc or "", call=call)
@@ -148,7 +184,7 @@ class _Source:
         """Apply the seed's rules before asking; return (symbol, version, mode, ABI that will bind).
 
         The input checks are the names module's; which ABI the pin binds is the
-        catalog's decision (:meth:`Catalog.bind`); a refusal becomes a diagnostic.
+        catalog's decision ([Catalog.bind][cuentry.catalog.Catalog.bind]); a refusal becomes a diagnostic.
         """
         try:
             sym = check_symbol(symbol)
@@ -170,40 +206,92 @@ class _Source:
 
     def too_old(self, sym: str, ver: int, mode: Mode, abi: Abi) -> ResolutionError | None:
         """The seed's first step: a driver older than the symbol's first ABI cannot have it (said without asking)."""
-        first = self.cat.first_version(sym, catalog_stream(mode))
-        if self.driver_version is None or self.driver_version >= first:
+        if self.driver_version is None:
+            return None
+        stream = catalog_stream(mode)
+        first = self._first.get((sym, stream))
+        if first is None:
+            first = self._first[(sym, stream)] = self.cat.first_version(sym, stream)
+        if self.driver_version >= first:
             return None
         return self._refusal(sym, ver, mode, Classification.DRIVER_TOO_OLD,
                              driver_too_old_hint(sym, first, self.driver_version), abi=abi.pfn)
 
     def _finish(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
                 emulated: bool, addr: int, runtime: bool = False) -> Resolved:
-        cls, hint = classify(symbol=sym, version=ver, stream=catalog_stream(mode), result=rc, query=query, address=addr,
-                             driver_version=self.driver_version, runtime=runtime, cat=self.cat)
-        exported = abi.exported
-        if cls is Classification.OK and abi.exported and not self.library.closed:
-            # The driver's answer is authoritative: name the export it equals, if one does.
-            direct = self.library.address(abi.exported)
-            if direct and direct != addr:
-                exported = next((a.exported for a in self.cat.abis(sym)
-                                 if a.exported and self.library.address(a.exported) == addr), None)
-        name = self._result_name(rc)
+        stream = catalog_stream(mode)
+        key = (sym, ver, stream, rc, query, addr != 0, runtime, self.driver_version)
+        got = self._classified.get(key)
+        if got is None:
+            got = self._classified[key] = classify(symbol=sym, version=ver, stream=stream, result=rc, query=query,
+                                                   address=addr, driver_version=self.driver_version, runtime=runtime,
+                                                   cat=self.cat)
+        cls, hint = got
+        pfn = abi.pfn
+        bound = self._bound_now().get((id(abi), addr)) if cls is Classification.OK else None
+        exported = bound[0] if bound is not None else self._exported(sym, abi, addr) if cls is Classification.OK \
+            else abi.exported
         d = Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
-                       driver_version=self.driver_version, library=self.path, result=rc, result_name=name,
-                       query=query, query_emulated=emulated, address=addr, classification=cls, hint=hint,
-                       abi=abi.pfn, exported=exported)
+                       driver_version=self.driver_version, library=self.path, result=rc,
+                       result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
+                       classification=cls, hint=hint, abi=pfn, exported=exported)
         d.log()
         if not d.ok:
             raise ResolutionError(d)
-        fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
-        return Resolved(fn, d)
+        if bound is None:
+            fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
+            bound = self._bound.setdefault((id(abi), addr), (exported, fn))  # fn.abi keeps the id taken
+        return Resolved(bound[1], d)
+
+    def _exported(self, sym: str, abi: Abi, addr: int) -> str | None:
+        """The exported name of a resolved address: the driver's answer is authoritative, so the export it
+        equals, if one does (the catalog's name for the ABI where the library says nothing else)."""
+        if not abi.exported or self.library.closed:
+            return abi.exported
+        direct = self.library.address(abi.exported)
+        if direct and direct != addr:
+            return next((a.exported for a in self.cat.abis(sym) if a.exported and self.library.address(a.exported) == addr),
+                        None)
+        return abi.exported
 
     def _result_name(self, rc: int) -> str:
         return self.error_name(rc)
 
+    def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
+        """Resolve what `precheck` accepted (Driver and Runtime each have theirs)."""
+        raise NotImplementedError
+
+    def _bound_now(self) -> dict[tuple[int, int], tuple[str | None, TypedFunction]]:
+        """The functions bound under the current backend choice (a new choice starts afresh)."""
+        token = choice.token()
+        if self._bound_choice is not token:
+            self._bound, self._bound_choice = {}, token
+        return self._bound
+
+    def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
+        """Resolve pins that `precheck` accepted, in order: for each, `(function, diagnostic())` or the
+        ResolutionError it would raise (a driver too old for it included). Tables resolve through this.
+
+        The diagnostic of a success is built when asked for (the thunk), not per entry at resolution.
+        """
+        out: list[Answer] = []
+        for sym, ver, mode, abi in pins:
+            try:
+                too_old = self.too_old(sym, ver, mode, abi)
+                if too_old is not None:
+                    out.append(too_old)
+                    continue
+                r = self.resolve_checked(sym, ver, mode, abi)
+            except ResolutionError as exc:
+                out.append(exc)
+                continue
+            d = r.diagnostic
+            out.append((r.function, lambda d=d: d))  # type: ignore[misc]
+        return out
+
 
 class Driver(_Source):
-    """A loaded CUDA driver. Use :meth:`load`; close it (or use ``with``) to unload."""
+    """A loaded CUDA driver. Use [load][cuentry.driver.Driver.load]; close it (or use `with`) to unload."""
 
     def __init__(self, found: Any, cat: Catalog | None = None, *, init: bool = True) -> None:
         super().__init__(found, cat)
@@ -219,9 +307,24 @@ class Driver(_Source):
             self.gpa_form = "none"
 
     @classmethod
-    def load(cls, path: str | None = None, *, cat: Catalog | None = None, init: bool = True,
+    def load(cls, path: str | os.PathLike[str] | None = None, *, cat: Catalog | None = None, init: bool = True,
              allow_stub: bool = False) -> Driver:
-        """Find and load the driver (see :mod:`cuentry.loader` for the search order)."""
+        """Find and load the driver (see [cuentry.loader][] for the search order).
+
+        Args:
+            path: the driver library (a str or `pathlib.Path`); None searches.
+            cat: the catalog to check pins against (the shipped one by default).
+            init: call `cuInit(0)` once loaded (only a Driver calls it; loading alone never does).
+            allow_stub: accept the toolkit's stub libcuda (for diagnostics).
+
+        Returns:
+            The loaded driver.
+
+        Raises:
+            DriverNotFoundError: no driver where it was looked for.
+            StubLibraryError: the library is the toolkit's stub and `allow_stub` is false.
+            UsageError: `path` is neither a str nor an `os.PathLike`.
+        """
         return cls(load_driver(path, allow_stub=allow_stub), cat, init=init)
 
     @property
@@ -240,6 +343,10 @@ class Driver(_Source):
         if flags not in FLAGS.values():
             raise UsageError(f"flags must be 0, 1 or 2, got {flags!r}",
                              hint="CU_GET_PROC_ADDRESS_LEGACY_STREAM (1) or _PER_THREAD_DEFAULT_STREAM (2)")
+        return self._query(sym, ver, flags)
+
+    def _query(self, sym: str, ver: int, flags: int) -> tuple[int, int | None, int, bool]:
+        """[query][cuentry.driver.Driver.query] for arguments already checked (a pin that `precheck` accepted)."""
         if self.gpa_form == "v2":
             rc, st, addr = self.boot.get_proc_address("cuGetProcAddress_v2", sym.encode(), ver, flags, True)
             return rc, (st if st is not None and st >= 0 else None), addr, False
@@ -274,17 +381,76 @@ class Driver(_Source):
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False) -> Resolved:
         """Resolve one (symbol, ABI version) in one stream mode into a typed callable.
 
-        Raises :class:`ResolutionError` with the full diagnostic when anything is off.
+        Raises [ResolutionError][cuentry.errors.ResolutionError] with the full diagnostic when anything is off.
         """
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
         return self.resolve_checked(sym, ver, mode, abi)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
-        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
+        """Resolve what `precheck` already accepted (tables check at declaration)."""
         if self.library.closed:
             raise DriverClosedError(f"resolve {sym}")
-        rc, st, addr, emulated = self.query(sym, ver, FLAGS[mode])
+        _check_pin(sym, ver, mode, abi)
+        rc, st, addr, emulated = self._query(sym, ver, FLAGS[mode])
         return self._finish(sym, ver, mode, abi, self.access, rc, st, emulated, addr)
+
+    def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
+        """[_Source.resolve_many][cuentry.driver._Source.resolve_many] at the cost of its queries.
+
+        With `cuGetProcAddress_v2` and no cuentry log wanted, one loop asks the driver for every pin
+        with one pair of output cells, inside one bracket of the library's guard; an answer already seen
+        on this driver (its classification, its exported name, its typed callable) is taken as it was.
+        Anything else (the v1 form, a failure, a first answer) goes the one-pin way.
+        """
+        if self.gpa_form != "v2" or _logging_wanted() or self.library.closed:
+            return super().resolve_many(pins)
+        ask = self.boot.proc_address_asker()  # its output cells made once, for this loop
+        dv, firsts, bound, access = self.driver_version, self._first, self._bound_now(), "driver:v2"
+        out: list[Answer] = []
+        guard = self.library.guard
+        guard.enter("cuGetProcAddress_v2")
+        try:
+            for sym, ver, mode, abi in pins:
+                stream = PER_THREAD if mode == PER_THREAD else LEGACY  # catalog_stream(), inlined
+                first = firsts.get((sym, stream))
+                if first is None or (dv is not None and dv < first) or sym != abi.symbol or type(ver) is not int:
+                    out.extend(super().resolve_many([(sym, ver, mode, abi)]))
+                    continue
+                rc, q, addr = ask(sym.encode(), ver, FLAGS[mode])
+                query = q if q >= 0 else None
+                # The same answer as one this driver gave before for this ABI (which classified as a success,
+                # or nothing would be bound): the same function and the same diagnostic, built when asked for.
+                got = bound.get((id(abi), addr)) if rc == CUDA_SUCCESS and q == QUERY_SUCCESS else None
+                if got is None:
+                    out.append(self._first_answer(sym, ver, mode, abi, access, rc, query, addr))
+                else:
+                    out.append((got[1], self._later(sym, ver, mode, abi, rc, query, addr, got[0])))
+        finally:
+            guard.leave()
+        return out
+
+    def _first_answer(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                      addr: int) -> Answer:
+        """An answer not seen before (or a failure): classified, named and bound the one-pin way."""
+        try:
+            r = self._finish(sym, ver, mode, abi, access, rc, query, False, addr)
+        except ResolutionError as exc:
+            return exc
+        d = r.diagnostic
+        return r.function, lambda: d
+
+    def _later(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
+               exported: str | None) -> Callable[[], Diagnostic]:
+        return lambda: self._success(sym, ver, mode, abi, rc, query, addr, exported)
+
+    def _success(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
+                 exported: str | None) -> Diagnostic:
+        """The diagnostic of a success [resolve_many][cuentry.driver.Driver.resolve_many] took from an earlier
+        answer (built when asked for)."""
+        return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access="driver:v2",
+                          driver_version=self.driver_version, library=self.path, result=rc,
+                          result_name=self._result_name(rc), query=query, query_emulated=False, address=addr,
+                          classification=Classification.OK, hint="", abi=abi.pfn, exported=exported)
 
     def call(self, symbol: str, version: int, stream: str = "legacy") -> TypedFunction:
         """Shorthand: resolve and return the typed callable."""
@@ -296,6 +462,7 @@ class Driver(_Source):
             "how": self.how,
             "fake": self.fake,
             "stub": self.stub,
+            "version": self.driver_version,
             "driver_version": self.driver_version,
             "driver_release": format_version(self.driver_version) if self.driver_version else None,
             "cuInit": self.init_result,
@@ -305,7 +472,7 @@ class Driver(_Source):
 
 
 class Runtime(_Source):
-    """libcudart's entry point access (``cudaGetDriverEntryPointByVersion``)."""
+    """libcudart's entry point access (`cudaGetDriverEntryPointByVersion`)."""
 
     kind = "runtime"
 
@@ -319,7 +486,7 @@ class Runtime(_Source):
         self.by_version: bool = self.boot.has("cudaGetDriverEntryPointByVersion")
 
     @classmethod
-    def load(cls, path: str | None = None, *, cat: Catalog | None = None) -> Runtime:
+    def load(cls, path: str | os.PathLike[str] | None = None, *, cat: Catalog | None = None) -> Runtime:
         return cls(load_runtime(path), cat)
 
     def _result_name(self, rc: int) -> str:
@@ -331,13 +498,14 @@ class Runtime(_Source):
 
     def resolve(self, symbol: str, version: int, stream: str, *, allow_default: bool = False,
                 allow_deprecated: bool = False) -> Resolved:
-        """Resolve through the runtime; same rules and diagnostics as :meth:`Driver.resolve`."""
+        """Resolve through the runtime; same rules and diagnostics as [Driver.resolve][cuentry.driver.Driver.resolve]."""
         sym, ver, mode, abi = self.precheck(symbol, version, stream, allow_default)
         return self.resolve_checked(sym, ver, mode, abi, allow_deprecated=allow_deprecated)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi, *, allow_deprecated: bool = False) -> Resolved:
-        """Resolve what :meth:`precheck` already accepted (tables check at declaration)."""
+        """Resolve what `precheck` already accepted (tables check at declaration)."""
         self._require_open(f"resolve {sym}")
+        _check_pin(sym, ver, mode, abi)
         flags = FLAGS[mode]
         if self.by_version:
             rc, st, addr = self.boot.runtime_entry_point(sym.encode(), ver, flags)
@@ -356,7 +524,19 @@ class Runtime(_Source):
             raise self._refusal(sym, ver, mode, Classification.RUNTIME_TOO_OLD,
                                 f"libcudart {rv} has no cudaGetDriverEntryPointByVersion (added in 12.5): use the "
                                 "driver path, or allow_deprecated=True for cudaGetDriverEntryPoint")
+        if rc and self._result_name(rc) == NO_DRIVER_RUNTIME_ERROR:
+            raise self._no_driver(rc)
         return self._finish(sym, ver, mode, abi, access, rc, st if st >= 0 else None, False, addr, runtime=True)
+
+    def _no_driver(self, rc: int) -> DriverNotFoundError:
+        """libcudart found no usable driver: the same error (and CLI exit 3) as when cuentry finds none itself."""
+        err = DriverNotFoundError(
+            ["the CUDA driver (libcuda.so.1) as loaded by libcudart"],
+            [f"{self.path} answered {self._result_name(rc)} ({rc}): no NVIDIA driver is installed, or it is older "
+             "than this libcudart"])
+        err.hint = ("install the NVIDIA driver (or one at least as new as the runtime), then check `cuentry doctor`; "
+                    "without a GPU, use the fake driver (cuentry.testing.fakedriver)")
+        return err
 
     def info(self) -> dict[str, Any]:
         return {

@@ -16,13 +16,15 @@ The driver floor of a set of entries is computed here and nowhere else:
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
 
-from .catalog import Abi, Catalog, catalog
+from .catalog import Abi, Catalog, Record, catalog
 from .errors import CuentryError, TableDeclarationError
 from .names import Stream, is_identifier
+
+TYPE_CHECKING = False  # typing and dataclasses are not imported at run time: a library's first table stays cheap
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "FALLBACK_CHAIN_LIMIT",
@@ -44,26 +46,63 @@ RESERVED = frozenset({"name", "stream", "from_manifest", "entries", "available",
                       "min_driver", "resolved", "driver"})
 
 
-@dataclass(frozen=True, repr=False)
-class Entry:
+class Entry(Record):
     """One declared entry point: (symbol, fixed ABI version), required or optional, with its fallbacks.
 
     `abi` is what [Catalog.bind][cuentry.catalog.Catalog.bind] returned for the
     pin in `stream` (None until the entry is bound by a table or a manifest);
-    `line`/`column` say where a manifest wrote it (0 when declared in Python).
+    `line`/`column` say where a manifest wrote it (0 when declared in Python). Entries
+    are frozen; equality and hashing leave out `line`, `column` and `cat`.
     """
 
+    __slots__ = ("symbol", "version", "required", "fallback", "name", "variant", "abi", "stream", "line", "column",
+                 "cat")
     symbol: str
     version: int
-    required: bool = True
-    fallback: Entry | Callable[..., Any] | None = None
-    name: str | None = None
-    variant: str | None = None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
-    abi: Abi | None = None
-    stream: Stream | None = None
-    line: int = field(default=0, compare=False)
-    column: int = field(default=0, compare=False)
-    cat: Catalog | None = field(default=None, compare=False, repr=False)
+    required: bool
+    fallback: Entry | Callable[..., Any] | None
+    name: str | None
+    variant: str | None  # from a PFN name with _ptds/_ptsz: it must match the table's mode
+    abi: Abi | None
+    stream: Stream | None
+    line: int
+    column: int
+    cat: Catalog | None
+
+    def __init__(self, symbol: str, version: int, required: bool = True,
+                 fallback: Entry | Callable[..., Any] | None = None, name: str | None = None,
+                 variant: str | None = None, abi: Abi | None = None, stream: Stream | None = None,
+                 line: int = 0, column: int = 0, cat: Catalog | None = None) -> None:
+        put = object.__setattr__  # one call per field: tables build many entries
+        put(self, "symbol", symbol)
+        put(self, "version", version)
+        put(self, "required", required)
+        put(self, "fallback", fallback)
+        put(self, "name", name)
+        put(self, "variant", variant)
+        put(self, "abi", abi)
+        put(self, "stream", stream)
+        put(self, "line", line)
+        put(self, "column", column)
+        put(self, "cat", cat)
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.symbol, self.version, self.required, self.fallback, self.name, self.variant, self.abi,
+                self.stream)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Entry:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def replace(self, **changes: object) -> Entry:
+        """A copy with some fields changed."""
+        new = super().replace(**changes)
+        assert isinstance(new, Entry)
+        return new
 
     @property
     def attr(self) -> str:
@@ -115,11 +154,6 @@ class Entry:
                                         hint="declare it in a Table (or read it from a manifest): that binds it")
         return self.abi
 
-    def needs(self) -> int:
-        """The lowest driver version one pin of the chain resolves on: the lowest pin (a driver refuses
-        versions above its own)."""
-        return min(x.version for x in self.chain)
-
     def bound_in(self, stream: Stream, cat: Catalog) -> bool:
         """Whether the whole chain is bound already, in `stream` against `cat`."""
         return all(x.abi is not None and x.stream == stream and x.cat is cat for x in self.chain)
@@ -163,8 +197,16 @@ def bind_entry(e: Entry, stream: Stream, cat: Catalog, *, where: str = "") -> En
             _check_final(e, e.fallback, where)
         if e.abi is not None and e.stream == stream and e.cat is cat:
             return e
-        return Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
-                     stream, e.line, e.column, cat)
+        key = (id(e), stream, id(cat))
+        got = _BOUND_ENTRIES.get(key)
+        if got is not None and got[0] is e and got[1] is cat:  # the same declared entry in a table of this mode
+            return got[2]
+        bound = Entry(e.symbol, e.version, e.required, e.fallback, e.name, e.variant, _bind(e, stream, cat, where),
+                      stream, e.line, e.column, cat)
+        if len(_BOUND_ENTRIES) >= _BOUND_ENTRIES_LIMIT:
+            _BOUND_ENTRIES.clear()
+        _BOUND_ENTRIES[key] = (e, cat, bound)  # e and cat kept alive with their key: an id is never reused here
+        return bound
     if e.bound_in(stream, cat):
         return e
     chain = e.chain
@@ -193,6 +235,12 @@ def _check_final(e: Entry, final: object, where: str) -> None:
         raise TableDeclarationError(f"{where}{e.describe()}: fallback must be an entry, a callable or None, "
                                     f"got {type(final).__name__}", hint="optional('cuX', N, fallback=my_function)")
 
+
+# Single-pin entries already bound, by (declared entry, mode, catalog): a library that builds the same
+# table again (one per thread, per device, after a reset) binds nothing twice. Bounded, so a program
+# declaring entries without end cannot grow it without end.
+_BOUND_ENTRIES: dict[tuple[int, str, int], tuple[Entry, Catalog, Entry]] = {}
+_BOUND_ENTRIES_LIMIT = 4096
 
 # Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
 # manifest read again) declaring the same pins does not ask again. Refusals are not kept.
@@ -263,7 +311,7 @@ def _fallback(symbol: str, fallback: object, required: bool) -> Entry | Callable
             if x.fallback is not None:
                 raise TableDeclarationError(f"{symbol}: an entry in a fallback list has its own fallback",
                                             hint="write the chain as one flat list")
-            tail = replace(x, fallback=tail)
+            tail = x.replace(fallback=tail)
         return tail
     if fallback is None or isinstance(fallback, Entry):
         return fallback

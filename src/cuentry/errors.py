@@ -1,6 +1,6 @@
 """The one error hierarchy of cuentry.
 
-Every error cuentry raises derives from :class:`CuentryError`. Each carries
+Every error cuentry raises derives from [CuentryError][cuentry.errors.CuentryError]. Each carries
 structured fields (so code can react to them) and renders a message that says
 what was wrong and how to fix it (so a person can). The base classes are never
 raised directly.
@@ -71,8 +71,8 @@ class CuentryError(Exception):
 class CatalogError(CuentryError, LookupError):
     """A catalog look-up failed; never raised directly.
 
-    ``classification`` is the diagnostic's word for the failure (``misspelled``,
-    ``not_an_abi_version``, ...; see :class:`cuentry.Classification`).
+    `classification` is the diagnostic's word for the failure (`misspelled`,
+    `not_an_abi_version`, ...; see [cuentry.Classification][cuentry.diagnostics.Classification]).
     """
 
     classification: str = ""
@@ -195,9 +195,9 @@ class DriverNotFoundError(DriverError):
 class LibraryPathError(DriverNotFoundError):
     """The one library named (an argument, $CUENTRY_DRIVER, $CUENTRY_RUNTIME) cannot be used.
 
-    ``kind``: ``missing`` (no such file), ``unloadable`` (the loader refused it: the
-    loader's own words are in ``reason``), ``wrong_library`` (it loads but is not a
-    CUDA driver, or not a CUDA runtime). ``expected``: ``driver`` or ``runtime``.
+    `kind`: `missing` (no such file), `unloadable` (the loader refused it: the
+    loader's own words are in `reason`), `wrong_library` (it loads but is not a
+    CUDA driver, or not a CUDA runtime). `expected`: `driver` or `runtime`.
     """
 
     def __init__(self, path: str, how: str, reason: str, kind: str, expected: str = "driver") -> None:

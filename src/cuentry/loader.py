@@ -1,17 +1,17 @@
 """Finding the driver (libcuda / nvcuda.dll) and the runtime (libcudart).
 
-Search order for the driver: an explicit path, ``$CUENTRY_DRIVER``, the system
-loader's own search for ``libcuda.so.1`` (``nvcuda.dll`` on Windows), WSL's
+Search order for the driver: an explicit path, `$CUENTRY_DRIVER`, the system
+loader's own search for `libcuda.so.1` (`nvcuda.dll` on Windows), WSL's
 driver store, then well-known install directories. Each attempt is recorded, so
 a failure says exactly what was searched. The toolkit's link-time stub
-``libcuda.so`` is recognised and reported, never used as a driver. The driver is
+`libcuda.so` is recognised and reported, never used as a driver. The driver is
 never in a pip wheel, so cuentry's own search is the only one for it.
 
 Search order for the runtime (libcudart) and other NVIDIA libraries (NVRTC for
-the GPU tests): an explicit path, ``$CUENTRY_RUNTIME``, then NVIDIA's
-``cuda-pathfinder`` (the search cuda-python, cuda.core and CuPy use, so cuentry
+the GPU tests): an explicit path, `$CUENTRY_RUNTIME`, then NVIDIA's
+`cuda-pathfinder` (the search cuda-python, cuda.core and CuPy use, so cuentry
 finds the same libcudart they load), then cuentry's own list (system loader,
-NVIDIA wheels, ``$CUDA_PATH``, ``$CUDA_HOME``, ``/usr/local/cuda``).
+NVIDIA wheels, `$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,34 @@ import os
 import sys
 
 from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
-from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError
+from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError, UsageError
 from .names import CUDA_ERROR_STUB_LIBRARY
+from .testing.fakeenv import check_env as _check_fake_knobs  # at import, not at a first load (a fork-safe first use)
+from .testing.fakeenv import variant_of as _fake_variant
+
+__all__ = [
+    "DRIVER_ENV",
+    "NOT_A_DRIVER",
+    "NOT_A_RUNTIME",
+    "PATHFINDER_HOW",
+    "PATHFINDER_MISSING",
+    "RUNTIME_ENV",
+    "WSL_DIR",
+    "Attempt",
+    "Found",
+    "as_given",
+    "describe",
+    "driver_candidates",
+    "is_stub_path",
+    "load_driver",
+    "load_runtime",
+    "locate_nvidia_library",
+    "path_arg",
+    "pathfinder_version",
+    "runtime_candidates",
+    "toolkit_roots",
+]
+
 
 DRIVER_ENV = "CUENTRY_DRIVER"
 RUNTIME_ENV = "CUENTRY_RUNTIME"
@@ -107,7 +133,7 @@ def as_given(path: str) -> str:
     """An explicitly given library as the user meant it: a bare name that is a file here is that file.
 
     dlopen treats a name without a slash as a soname to search for, so
-    ``--driver libcuda.so.1`` in the library's own directory would load some other
+    `--driver libcuda.so.1` in the library's own directory would load some other
     copy, or none. Only explicit arguments get this; $CUENTRY_DRIVER is taken as is
     (a bare name there means a soname).
     """
@@ -135,11 +161,40 @@ def _open(cand: str, how: str, attempts: list[Attempt]) -> SharedLibrary | None:
         return None
 
 
-def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Found:
-    """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError."""
+def path_arg(path: object, what: str = "driver") -> str | None:
+    """An explicit library path as given to a load: str, an `os.PathLike` of str (`pathlib.Path`), or None.
+
+    Raises UsageError for anything else (bytes, numbers, ...), before any loader sees it.
+    """
+    if path is None or type(path) is str:
+        return path
+    if isinstance(path, os.PathLike):
+        got = os.fspath(path)
+        if type(got) is str:
+            return got
+    raise UsageError(f"the {what} path must be a str or an os.PathLike (pathlib.Path), got {type(path).__name__}",
+                     hint=f"pass the {what} library's path, e.g. pathlib.Path('/usr/lib/x86_64-linux-gnu/libcuda.so.1')")
+
+
+def _answers_as_stub(lib: SharedLibrary) -> bool:
+    """The toolkit's stub answers every call with CUDA_ERROR_STUB_LIBRARY: ask the one call without side effects.
+
+    `cuDriverGetVersion` needs no `cuInit` and changes nothing; only
+    [Driver][cuentry.driver.Driver] calls `cuInit` (and only when asked to), so
+    loading never initialises the driver.
+    """
+    rc, _ = Bootstrap(lib).get_version("cuDriverGetVersion")
+    return rc == CUDA_ERROR_STUB_LIBRARY
+
+
+def load_driver(explicit: str | os.PathLike[str] | None = None, *, allow_stub: bool = False) -> Found:
+    """Load the driver; raise DriverNotFoundError (with every attempt) or StubLibraryError.
+
+    Nothing is initialised: the stub probe is `cuDriverGetVersion`, never `cuInit`.
+    """
     attempts: list[Attempt] = []
     tried_paths: set[str] = set()
-    for cand, how in driver_candidates(explicit):
+    for cand, how in driver_candidates(path_arg(explicit)):
         lib = _open(cand, how, attempts)
         if lib is None:
             continue
@@ -152,10 +207,7 @@ def load_driver(explicit: str | None = None, *, allow_stub: bool = False) -> Fou
             attempts.append(Attempt(cand, how, NOT_A_DRIVER))
             lib.close()
             continue
-        stub = is_stub_path(path) or is_stub_path(cand)
-        if not stub:
-            boot = Bootstrap(lib)
-            stub = boot.call("cuInit", 0) == CUDA_ERROR_STUB_LIBRARY
+        stub = is_stub_path(path) or is_stub_path(cand) or _answers_as_stub(lib)
         if stub and not allow_stub:
             lib.close()
             raise StubLibraryError(path)
@@ -177,9 +229,9 @@ PATHFINDER_MISSING = "cuda-pathfinder is not installed (pip install cuda-pathfin
 def locate_nvidia_library(libname: str) -> tuple[str | None, Attempt]:
     """Find an NVIDIA library ("cudart", "nvrtc", ...) the way NVIDIA's Python packages do.
 
-    Asks ``cuda.pathfinder.load_nvidia_dynamic_lib`` (its public API): already
+    Asks `cuda.pathfinder.load_nvidia_dynamic_lib` (its public API): already
     loaded in the process, NVIDIA's pip wheels, conda, the system loader, then
-    ``$CUDA_PATH`` before ``$CUDA_HOME``. That call loads the library into the
+    `$CUDA_PATH` before `$CUDA_HOME`. That call loads the library into the
     process for good (pathfinder caches the handle; cuentry never closes it).
     Returns (absolute path, the attempt) or (None, the attempt saying why not),
     never raises: a missing cuda-pathfinder is one line in the attempt.
@@ -221,11 +273,10 @@ def toolkit_roots() -> list[tuple[str, str]]:
 
 
 def _check_fake_env(lib: SharedLibrary) -> None:
-    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0."""
-    from .testing.fakeenv import check_env
-
+    """The fake driver reads its knobs with atoi: refuse a malformed one before it is read as 0, and a
+    release its variant cannot be (a `full` fake pretending to be 11.8 would offer the 12.0 lookup)."""
     try:
-        check_env()
+        _check_fake_knobs(variant=_fake_variant(lambda name: bool(lib.address(name))))
     except Exception:
         lib.close()
         raise
@@ -247,7 +298,10 @@ def _named_failure(a: Attempt, expected: str) -> LibraryPathError:
 
 
 def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
-    """cuentry's own libcudart search, in order (cuda-pathfinder is asked first by :func:`load_runtime`)."""
+    """cuentry's own libcudart search, in order.
+
+    cuda-pathfinder is asked first by [load_runtime][cuentry.loader.load_runtime].
+    """
     out: list[tuple[str, str]] = []
     if explicit:
         return [(as_given(explicit), "argument")]
@@ -275,8 +329,9 @@ def runtime_candidates(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
-def load_runtime(explicit: str | None = None, *, pathfinder: bool = True) -> Found:
+def load_runtime(explicit: str | os.PathLike[str] | None = None, *, pathfinder: bool = True) -> Found:
     """Load libcudart: an explicit path or $CUENTRY_RUNTIME, else cuda-pathfinder, else cuentry's own list."""
+    explicit = path_arg(explicit, "runtime")
     attempts: list[Attempt] = []
     candidates = runtime_candidates(explicit)
     if pathfinder and not explicit and not os.environ.get(RUNTIME_ENV):

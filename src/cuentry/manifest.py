@@ -12,14 +12,14 @@
         fallback = ["cuMemAllocAsync@11020", { symbol = "cuMemAlloc", version = 3020 }] },
     ]
 
-``required``/``optional`` may also stand at the top level. An entry is a pin
-string (``"symbol@version"``), a typedef name (``"PFN_cuX_vN[_ptds|_ptsz]"``) or
-an inline table with ``symbol`` + ``version`` or ``pfn``, and optionally
-``name`` (the attribute it is reached by) and ``fallback`` (one entry or a list:
-the chain tried in order, with the same meaning as :func:`cuentry.optional`'s
-``fallback``). The schema is strict: an unknown key, a value of the wrong type,
+`required`/`optional` may also stand at the top level. An entry is a pin
+string (`"symbol@version"`), a typedef name (`"PFN_cuX_vN[_ptds|_ptsz]"`) or
+an inline table with `symbol` + `version` or `pfn`, and optionally
+`name` (the attribute it is reached by) and `fallback` (one entry or a list:
+the chain tried in order, with the same meaning as [cuentry.optional][cuentry.entry.optional]'s
+`fallback`). The schema is strict: an unknown key, a value of the wrong type,
 a malformed pin, a pin that is not one of the symbol's ABI versions, or a
-duplicate name is a :class:`ManifestError` at its exact line and column.
+duplicate name is a [ManifestError][cuentry.errors.ManifestError] at its exact line and column.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Abi, Catalog, catalog
@@ -67,7 +67,7 @@ class Manifest:
     cat: Catalog
 
     def abi(self, e: Entry) -> Abi:
-        """The ABI ``e``'s pin binds in this manifest's stream mode (bound while reading: not asked again)."""
+        """The ABI `e`'s pin binds in this manifest's stream mode (bound while reading: not asked again)."""
         return bind_entry(e, self.stream, self.cat).bound_abi  # returns a bound entry as it is
 
     def min_driver(self) -> int:
@@ -80,7 +80,7 @@ class Manifest:
 
 
 def read_text(path: str, *, what: str = "manifest", limit: int = MAX_BYTES) -> str:
-    """A small UTF-8 text file: refuses non-regular files (``/dev/zero``, FIFOs), files over ``limit``
+    """A small UTF-8 text file: refuses non-regular files (`/dev/zero`, FIFOs), files over `limit`
     bytes and invalid UTF-8; a BOM is dropped."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -117,7 +117,7 @@ def load(path: str | os.PathLike[str], *, cat: Catalog | None = None) -> Manifes
 
 
 def loads(text: str, path: str = "<string>", *, cat: Catalog | None = None) -> Manifest:
-    """Validate manifest text; errors are :class:`ManifestError` with line and column."""
+    """Validate manifest text; errors are [ManifestError][cuentry.errors.ManifestError] with line and column."""
     if text.startswith("\ufeff"):
         text = text[1:]
     data = _parse_toml(text, path)
@@ -156,8 +156,8 @@ class _Positions:
 
     A scanner for what tomllib already accepted: it walks headers, dotted keys,
     arrays and inline tables with an explicit stack (no recursion, so deep
-    nesting costs nothing) and records ``path -> (line, column)`` for values and
-    ``path + ("=",) -> (line, column)`` for keys.
+    nesting costs nothing) and records `path -> (line, column)` for values and
+    `path + ("=",) -> (line, column)` for keys.
     """
 
     def __init__(self, text: str) -> None:
@@ -187,7 +187,7 @@ class _Positions:
         self.where.setdefault(path, _position(self.text, i))
 
     def _mark_key(self, path: _Where, i: int, base: int = 0, *, header: bool = False) -> None:
-        """A key starts at ``i``; a dotted key's prefixes (and a header's table) are tables that start there too."""
+        """A key starts at `i`; a dotted key's prefixes (and a header's table) are tables that start there too."""
         for n in range(base + 1, len(path) + 1):
             self._mark(path[:n] + ("=",), i)
             if n < len(path) or header:
@@ -267,7 +267,7 @@ class _Positions:
             i = self._value(path, self._skip_ws(i + 1, False))
 
     def _value(self, path: _Where, i: int) -> int:
-        """Scan one value starting at ``i`` (arrays and inline tables iteratively); return the end."""
+        """Scan one value starting at `i` (arrays and inline tables iteratively); return the end."""
         t = self.text
         stack: list[list[Any]] = []  # frames: [kind, path, next index]
         while True:
@@ -404,8 +404,8 @@ class _Validator:
             return entry
         tail: Entry | None = None
         for fb in reversed(self._fallbacks(it["fallback"], at + ("fallback",), depth)):
-            tail = replace(fb, fallback=tail)
-        return replace(entry, fallback=tail)
+            tail = fb.replace(fallback=tail)
+        return entry.replace(fallback=tail)
 
     def _symbol_version(self, it: dict[str, Any], at: _Where) -> str:
         sym = it.get("symbol")
@@ -455,12 +455,12 @@ class _Validator:
         return parsed
 
     def _bound(self, e: Entry, at: _Where) -> Entry:
-        """``e`` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
+        """`e` with the ABI its pin binds in the manifest's mode: the one bind of this pin."""
         try:
             abi = bind_pin(self.cat, e.symbol, e.version, self.stream, e.variant)
         except CuentryError as exc:
             raise self.error(at, f"entry {e.describe()!r}: {exc.message}", hint=exc.hint) from None
-        return replace(e, abi=abi, stream=self.stream, cat=self.cat)
+        return e.replace(abi=abi, stream=self.stream, cat=self.cat)
 
     def _no_duplicates(self, specs: list[tuple[Entry, _Where]]) -> None:
         seen: set[str] = set()

@@ -1,10 +1,10 @@
 """Names, patterns, flags and codes: the one place that spells them.
 
-Everything in cuentry that recognises a typedef name (``PFN_cuMemAlloc_v3020``),
-a suffixed export (``cuMemAlloc_v2``, ``cuMemcpy_ptds``), a stream mode and its
+Everything in cuentry that recognises a typedef name (`PFN_cuMemAlloc_v3020`),
+a suffixed export (`cuMemAlloc_v2`, `cuMemcpy_ptds`), a stream mode and its
 flag value, a CUDA release number, or a CUresult / query-result code asks this
 module. Nothing here imports the rest of cuentry (except the error classes), and
-nothing is compiled at import: ``import cuentry`` stays cheap, and :mod:`re`
+nothing is compiled at import: `import cuentry` stays cheap, and `re`
 caches the patterns on first use.
 """
 
@@ -20,6 +20,79 @@ if TYPE_CHECKING:
     Mode = Literal["legacy", "per_thread", "default"]
 else:
     Stream = Mode = str
+
+__all__ = [
+    "CAI_VERSIONS",
+    "CUDA_ERROR_INVALID_VALUE",
+    "CUDA_ERROR_NOT_FOUND",
+    "CUDA_ERROR_NOT_INITIALIZED",
+    "CUDA_ERROR_NOT_SUPPORTED",
+    "CUDA_ERROR_NO_DEVICE",
+    "CUDA_ERROR_OUT_OF_MEMORY",
+    "CUDA_ERROR_STUB_LIBRARY",
+    "CUDA_SUCCESS",
+    "DEFAULT",
+    "DEFAULT_FLAG_NAMES",
+    "DLPACK_CAPSULE",
+    "DLPACK_DEVICE_KINDS",
+    "DLPACK_FLAG_READ_ONLY",
+    "DLPACK_HOST_KINDS",
+    "DLPACK_VERSIONED_CAPSULE",
+    "DRIVER_GETTERS",
+    "DRIVER_LIBRARY",
+    "FAULTS",
+    "FLAGS",
+    "FLAG_DEFAULT",
+    "FLAG_LEGACY",
+    "FLAG_NAMES",
+    "FLAG_PER_THREAD",
+    "IDENTIFIER_PATTERN",
+    "LEGACY",
+    "LEGACY_FLAG_NAMES",
+    "MAX_VERSION",
+    "PER_THREAD",
+    "PER_THREAD_FLAG_NAMES",
+    "PER_THREAD_VARIANTS",
+    "PFN_IN_TEXT",
+    "PFN_PATTERN",
+    "QUERY_APIS",
+    "QUERY_NAMES",
+    "QUERY_SUCCESS",
+    "QUERY_SYMBOL_NOT_FOUND",
+    "QUERY_VERSION_NOT_SUFFICIENT",
+    "RELEASE_PATTERN",
+    "RUNTIME_ERROR_INSUFFICIENT_DRIVER",
+    "RUNTIME_ERROR_NAMES",
+    "RUNTIME_GETTERS",
+    "SEVERITIES",
+    "STREAM_CHOICES",
+    "STREAM_LEGACY_HANDLE",
+    "STREAM_PER_THREAD_HANDLE",
+    "SUFFIXED_EXPORT_PATTERN",
+    "SUFFIXED_PATTERN",
+    "SUFFIX_PATTERN",
+    "TOOLKIT_MACROS",
+    "VALID_FLAGS_MASK",
+    "VERSIONED_APIS",
+    "VERSION_QUERIES",
+    "catalog_stream",
+    "check_symbol",
+    "check_version",
+    "flags_name",
+    "format_version",
+    "has_suffix",
+    "is_identifier",
+    "looks_like_release",
+    "parse_pfn_name",
+    "parse_stream",
+    "parse_version",
+    "pfn_name",
+    "split_suffix",
+    "stream_label",
+    "stream_of_flags",
+    "stream_of_variant",
+]
+
 
 # --- stream modes and flags ------------------------------------------------------
 
@@ -105,7 +178,7 @@ RELEASE_PATTERN = r"(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)?"
 
 
 def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
-    """``PFN_cuMemcpy_v7000_ptds`` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
+    """`PFN_cuMemcpy_v7000_ptds` -> ('cuMemcpy', 7000, 'ptds'); None when it is not a typedef name."""
     import re
 
     m = re.fullmatch(PFN_PATTERN, name)  # no strip(): " PFN_x\n" is not a typedef name
@@ -115,13 +188,13 @@ def parse_pfn_name(name: str) -> tuple[str, int, str] | None:
 
 
 def pfn_name(symbol: str, version: int, variant: str = "") -> str:
-    """The typedef name of one ABI: ``PFN_cuMemAlloc_v3020``."""
+    """The typedef name of one ABI: `PFN_cuMemAlloc_v3020`."""
     return f"PFN_{symbol}_v{version}" + (f"_{variant}" if variant else "")
 
 
 def split_suffix(name: str) -> tuple[str, int | None, str] | None:
-    """``cuMemAlloc_v2`` -> ('cuMemAlloc', 2, ''); ``cuMemcpy_ptds`` -> ('cuMemcpy', None, 'ptds');
-    None when ``name`` carries no export suffix."""
+    """`cuMemAlloc_v2` -> ('cuMemAlloc', 2, ''); `cuMemcpy_ptds` -> ('cuMemcpy', None, 'ptds');
+    None when `name` carries no export suffix."""
     import re
 
     m = re.fullmatch(SUFFIXED_PATTERN, name)
@@ -131,7 +204,7 @@ def split_suffix(name: str) -> tuple[str, int | None, str] | None:
 
 
 def has_suffix(name: str) -> bool:
-    """Whether ``name`` ends in an export suffix (_vN, _ptds, _ptsz)."""
+    """Whether `name` ends in an export suffix (_vN, _ptds, _ptsz)."""
     import re
 
     return re.search(SUFFIX_PATTERN, name) is not None
@@ -242,10 +315,25 @@ QUERY_NAMES: dict[int, str] = {
 }
 
 # cudaError_t values of the runtime path.
+RUNTIME_ERROR_INSUFFICIENT_DRIVER = 35  # cudaErrorInsufficientDriver: libcudart found no usable driver
 RUNTIME_ERROR_NAMES: dict[int, str] = {
     0: "cudaSuccess", 1: "cudaErrorInvalidValue", 34: "cudaErrorStubLibrary", 35: "cudaErrorInsufficientDriver",
     127: "cudaErrorSymbolNotFound", 500: "cudaErrorSymbolNotFound",
 }
+
+# Device memory exchange protocols (typed calls' CUdeviceptr parameters).
+# The special stream handles: CU_STREAM_LEGACY ((CUstream)0x1) and CU_STREAM_PER_THREAD ((CUstream)0x2);
+# __cuda_array_interface__'s `stream` and __dlpack__'s `stream=` use the same 1 and 2.
+STREAM_LEGACY_HANDLE = 1
+STREAM_PER_THREAD_HANDLE = 2
+# DLDeviceType codes (dlpack.h): the CUDA device kinds a device pointer may come from, and the host kinds.
+DLPACK_DEVICE_KINDS: dict[int, str] = {2: "kDLCUDA", 13: "kDLCUDAManaged"}
+DLPACK_HOST_KINDS: dict[int, str] = {1: "kDLCPU", 3: "kDLCUDAHost", 11: "kDLROCMHost"}
+DLPACK_CAPSULE = b"dltensor"
+DLPACK_VERSIONED_CAPSULE = b"dltensor_versioned"
+DLPACK_FLAG_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+CAI_VERSIONS = (2, 3)  # __cuda_array_interface__ versions read
+
 
 # --- the entry-point APIs themselves -----------------------------------------------------
 

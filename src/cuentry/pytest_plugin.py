@@ -45,6 +45,28 @@ import pytest
 if TYPE_CHECKING:
     from .driver import Driver
 
+__all__ = [
+    "DRIVER_ENV",
+    "FAKE_ENV",
+    "MARKER",
+    "OLDEST",
+    "Emulation",
+    "FakeDriver",
+    "SpecError",
+    "cuentry_emulate",
+    "cuentry_fake_driver",
+    "emulate_available",
+    "known_version",
+    "newest_known",
+    "parse_spec",
+    "probe_driver",
+    "pytest_configure",
+    "pytest_runtest_setup",
+    "requirement_skip_reason",
+    "variant_for",
+]
+
+
 MARKER = "requires_driver"
 FAKE_ENV = "CUENTRY_FAKE_DRIVER_VERSION"
 DRIVER_ENV = "CUENTRY_DRIVER"
@@ -129,10 +151,14 @@ class FakeDriver:
 
 
 def _have_compiler() -> bool:
-    import shutil
+    from .errors import BuildError
+    from .toolchain import find_compiler
 
-    cc = os.environ.get("CC")
-    return bool(shutil.which(cc) if cc else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")))
+    try:
+        find_compiler()
+    except BuildError:
+        return False
+    return True
 
 
 def _fake_factory(monkeypatch: pytest.MonkeyPatch,

@@ -22,17 +22,17 @@
 A table has exactly one stream mode. Resolution is lazy, happens once under a
 lock, and leaves each resolved function as a plain instance attribute, so a
 cached access costs what any attribute access costs. A required entry that
-fails makes resolution raise :class:`TableResolutionError` listing every
+fails makes resolution raise [TableResolutionError][cuentry.errors.TableResolutionError] listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
 query result and pointer), else take their own fallback: another entry, a
-Python callable, or an :class:`Unavailable` carrying the reason. A required entry
+Python callable, or an [Unavailable][cuentry.table.Unavailable] carrying the reason. A required entry
 may fall back to other entries too (never to a callable): it fails only when every
 pin of its chain does, and [Table.min_driver][cuentry.table.Table.min_driver] is
 the driver floor that follows ([driver_floor][cuentry.entry.driver_floor]).
 
 Entries are [Entry][cuentry.entry.Entry] records: a table binds each pin once, in
-its mode, and keeps the bound entries (``table.entries``); entries a manifest has
+its mode, and keeps the bound entries (`table.entries`); entries a manifest has
 bound in the table's mode are used as they are.
 """
 
@@ -40,9 +40,6 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
 
 from . import _forksafe
 from .catalog import Catalog, catalog
@@ -59,7 +56,11 @@ from .errors import (
 )
 from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
 
+TYPE_CHECKING = False  # typing is not imported at run time: a library's first table stays cheap
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Literal
+
     from .manifest import Manifest
 
 __all__ = [
@@ -79,10 +80,10 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Stream:
-    """The stream mode from ``$CUENTRY_PER_THREAD_DEFAULT_STREAM``, parsed strictly.
+    """The stream mode from `$CUENTRY_PER_THREAD_DEFAULT_STREAM`, parsed strictly.
 
     "1", "true", "yes", "on" mean per-thread; "0", "false", "no", "off" mean legacy
-    (case-insensitive); unset or empty gives ``default``; anything else is an error.
+    (case-insensitive); unset or empty gives `default`; anything else is an error.
     """
     raw = os.environ.get(env)
     if raw is None or raw.strip() == "":
@@ -101,7 +102,7 @@ def stream_from_env(default: Stream | None = None, env: str = STREAM_ENV) -> Str
 class _Lazy:
     """What an entry's slot holds before resolution: using it resolves the table.
 
-    Tables define no ``__getattr__`` (it would slow every attribute read); instead
+    Tables define no `__getattr__` (it would slow every attribute read); instead
     each slot starts as one of these, and resolution overwrites it with the real
     function, so later reads cost one slot access.
     """
@@ -152,16 +153,37 @@ class Unavailable:
         return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
 
 
-@dataclass
 class _State:
-    status: str                     # resolved | fallback | unavailable | failed
-    value: Any
-    diagnostic: Diagnostic | None
-    via: str | None = None          # description of the fallback taken
-    attempts: tuple[Diagnostic, ...] = ()
+    """How one entry ended: status (resolved | fallback | unavailable | failed), its value, the diagnostic
+    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic."""
+
+    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make")
+
+    def __init__(self, status: str, value: Any, diagnostic: Diagnostic | None, via: str | None = None,
+                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None) -> None:
+        self.status = status
+        self.value = value
+        self._diagnostic = diagnostic
+        self.via = via
+        self._attempts = attempts
+        self._make = make
+
+    @property
+    def diagnostic(self) -> Diagnostic | None:
+        if self._make is not None:
+            d = self._make()
+            self._diagnostic, self._attempts, self._make = d, (d,), None
+        return self._diagnostic
+
+    @property
+    def attempts(self) -> tuple[Diagnostic, ...]:
+        if self._make is not None:
+            self.diagnostic  # noqa: B018  (builds it)
+        return self._attempts
 
 
 _TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
 
 
 def _after_fork() -> None:
@@ -180,7 +202,7 @@ def _listed(name: object, entries: object) -> tuple[Any, ...]:
     if not isinstance(name, str) or not name.strip():
         raise TableDeclarationError(f"a table's name is a non-empty string, got {name!r}",
                                     hint="Table('mylib', [required(...), ...], stream='legacy')")
-    if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+    if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
         raise TableDeclarationError(f"table {name!r}: entries must be a list of required(...)/optional(...), "
                                     f"got {type(entries).__name__}", hint="Table('mylib', [required('cuMemAlloc', 3020)], ...)")
     return tuple(entries)
@@ -224,19 +246,22 @@ def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
-    Each table is an instance of its own subclass whose ``__slots__`` are the entry
+    Each table is an instance of its own subclass whose `__slots__` are the entry
     names, so a resolved entry is read as a slot: as fast as any attribute access,
     however many entries the table has.
     """
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
+        attrs = [e.attr for e in listed if isinstance(e, Entry)]
         slots = tuple(dict.fromkeys(
-            e.attr for e in listed
-            if isinstance(e, Entry) and isinstance(e.attr, str) and e.attr.isidentifier() and e.attr not in RESERVED
-            and not e.attr.startswith("_")))
-        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
-                                           "__qualname__": cls.__qualname__})
+            a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
+        sub = _LAYOUTS.get((cls, slots))
+        if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
+            sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                               "__qualname__": cls.__qualname__})
+            if len(_LAYOUTS) < 1024:
+                _LAYOUTS[(cls, slots)] = sub
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
         return self
@@ -290,7 +315,7 @@ class Table:
         Args:
             manifest: the manifest file's path, or a [Manifest][cuentry.manifest.Manifest] already read
                 (its entries are bound already: nothing is bound again).
-            **kwargs: ``source``, ``on_fork``, ``cat`` go to the table.
+            **kwargs: `source`, `on_fork`, `cat` go to the table.
 
         Raises:
             ManifestError: a malformed manifest, with its line and column.
@@ -326,9 +351,15 @@ class Table:
             src = self._get_source()
             states: dict[str, _State] = {}
             failures: list[Diagnostic] = []
-            for e in self.entries:
-                st = self._resolve_entry(src, e)
-                states[e.attr] = st
+            stream = self.stream
+            # One call for every entry's own pin (Driver.resolve_many: the queries in one loop); a pin that
+            # failed goes on through its fallbacks one by one.
+            answers = src.resolve_many([(e.symbol, e.version, stream, e.bound_abi) for e in self.entries])
+            for e, answer in zip(self.entries, answers, strict=True):
+                if type(answer) is tuple:
+                    states[e.attr] = _State("resolved", answer[0], None, None, (), answer[1])
+                    continue
+                st = states[e.attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
@@ -349,10 +380,14 @@ class Table:
         r = src.resolve_checked(e.symbol, e.version, self.stream, abi)
         return r.function, r.diagnostic
 
-    def _resolve_entry(self, src: Driver | Runtime, e: Entry) -> _State:
+    def _resolve_entry(self, src: Driver | Runtime, e: Entry, failed: ResolutionError | None = None) -> _State:
+        """The entry's state; `failed`: how its own pin already failed (then only its fallbacks are asked)."""
         attempts: list[Diagnostic] = []
         cur: Entry | Callable[..., Any] | None = e
         first = True
+        if failed is not None:
+            attempts.append(failed.diagnostic)
+            cur, first = e.fallback, False
         while isinstance(cur, Entry):
             try:
                 fn, diag = self._ask(src, cur)
@@ -373,8 +408,10 @@ class Table:
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
 
     def _fill_lazy(self) -> None:
+        put = object.__setattr__
         for e in self.entries:
-            object.__setattr__(self, e.attr, _Lazy(self, e.attr))
+            attr = e.attr
+            put(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
     @property

@@ -15,16 +15,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DUMP(P, U, t, rc)                                                                                            \
+#define DUMP(P, U, t, rc, d)                                                                                         \
     do {                                                                                                            \
         int i_;                                                                                                     \
-        printf("STATUS %s %d %d %d %d\n", #P, (rc), (t)._state.driver_version, (t)._state.access, U##_MIN_DRIVER); \
+        printf("STATUS %s %d %d %d %d\n", #P, (rc), (t)._status.driver_version, (t)._status.access, U##_MIN_DRIVER); \
         for (i_ = 0; i_ < U##_PIN_COUNT; i_++)                                                                      \
             printf("PIN %s %s %s %d %s %d %d %d %s %d\n", #P, P##_impl_entries[P##_impl_pins[i_].entry].name,        \
                    P##_impl_pins[i_].symbol, P##_impl_pins[i_].version, P##_impl_pins[i_].member,                  \
-                   (t)._state.pins[i_].asked, (t)._state.pins[i_].result, (t)._state.pins[i_].query,              \
-                   P##_impl_class_names[(t)._state.pins[i_].classification], (t)._state.pins[i_].resolved);        \
-        printf("REPORT %s\n%s", #P, P##_report(&(t)));                                                             \
+                   (d)->pins[i_].asked, (d)->pins[i_].result, (d)->pins[i_].query,                                  \
+                   P##_impl_class_names[(d)->pins[i_].classification], (d)->pins[i_].resolved);                    \
+        printf("REPORT %s\n%s", #P, P##_diag_report(d));                                                           \
     } while (0)
 
 static long gpa_calls(void) {
@@ -40,15 +40,22 @@ static int report(void) {
     struct leg_table l;
     struct floor_table f;
     int ra = acme_load(&a), rl = leg_load(&l), rf = floor_load(&f);
-    DUMP(acme, ACME, a, ra);
-    DUMP(leg, LEG, l, rl);
-    DUMP(floor, FLOOR, f, rf);
+    DUMP(acme, ACME, a, ra, acme_global_diag());
+    DUMP(leg, LEG, l, rl, leg_global_diag());
+    DUMP(floor, FLOOR, f, rf, floor_global_diag());
+    printf("SAME_REPORT %d\n", strcmp(leg_report(&l), leg_diag_report(leg_global_diag())) == 0);
     printf("AVAILABLE %d %d %d %d %d\n", acme_available(&a, "cuCtxCreate"), acme_available(&a, "cuCtxCreate_3020"),
            acme_available(&a, "nope"), acme_available(NULL, "cuCtxCreate"), acme_available(&a, NULL));
     printf("GET %d\n", acme_get() != NULL && memcmp(acme_get(), &a, sizeof a) == 0);
-    printf("AGAIN %d\n", acme_load(&a) == ra && acme_load(NULL) == ACME_ERR_ARGUMENT);
+    printf("AGAIN %d\n", acme_load(&a) == ra && acme_load(NULL) == ACME_ERR_ARGUMENT && acme_status() == ra);
+    printf("LAYOUT %d %d\n", acme_load_layout(&a, ACME_LAYOUT ^ 1UL, sizeof a) == ACME_ERR_LAYOUT,
+           acme_load_layout(&a, ACME_LAYOUT, sizeof a - 1) == ACME_ERR_LAYOUT);
     return 0;
 }
+
+static struct acme_diag acme_d;
+static struct leg_diag leg_d;
+static struct floor_diag floor_d;
 
 static int with_getter(void) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW);
@@ -63,12 +70,13 @@ static int with_getter(void) {
         return 0;
     }
     {
-        int ra = acme_load_with(&a, getter);
-        int rl = leg_load_with(&l, (leg_PFN_cuGetProcAddress_v12000)getter);
-        int rf = floor_load_with(&f, (floor_PFN_cuGetProcAddress_v12000)getter);
-        DUMP(acme, ACME, a, ra);
-        DUMP(leg, LEG, l, rl);
-        DUMP(floor, FLOOR, f, rf);
+        int ra = acme_load_with_diag(&a, getter, &acme_d);
+        int rl = leg_load_with_diag(&l, (leg_PFN_cuGetProcAddress_v12000)getter, &leg_d);
+        int rf = floor_load_with_diag(&f, (floor_PFN_cuGetProcAddress_v12000)getter, &floor_d);
+        DUMP(acme, ACME, a, ra, &acme_d);
+        DUMP(leg, LEG, l, rl, &leg_d);
+        DUMP(floor, FLOOR, f, rf, &floor_d);
+        printf("NODIAG %d\n", acme_load_with(&a, getter) == ra);
     }
     printf("NULLS %d %d\n", acme_load_with(NULL, getter), acme_load_with(&a, NULL));
     return 0;
@@ -84,12 +92,12 @@ static int runtime(void) {
     int ra;
     memcpy(&getter, &p, sizeof p);
     if (!getter) return 1;
-    ra = acme_load_with_runtime(&a, getter);
-    DUMP(acme, ACME, a, ra);
+    ra = acme_load_with_runtime_diag(&a, getter, &acme_d);
+    DUMP(acme, ACME, a, ra, &acme_d);
     {
         struct leg_table l;
-        int rl = leg_load_with_runtime(&l, (leg_runtime_getter)getter);
-        DUMP(leg, LEG, l, rl);
+        int rl = leg_load_with_runtime_diag(&l, (leg_runtime_getter)getter, &leg_d);
+        DUMP(leg, LEG, l, rl, &leg_d);
     }
     return 0;
 }
@@ -120,7 +128,7 @@ static int threads(void) {
     for (i = 0; i < NTHREADS; i++) pthread_join(th[i], NULL);
     for (i = 1; i < NTHREADS; i++)
         if (results[i] != results[0] || memcmp(&tables[i], &tables[0], sizeof tables[0]) != 0) same = 0;
-    for (i = 0; i < LEG_PIN_COUNT; i++) asked += tables[0]._state.pins[i].asked;
+    for (i = 0; i < LEG_PIN_COUNT; i++) asked += leg_global_diag()->pins[i].asked;
     printf("THREADS %d same=%d rc=%d asked=%d calls=%ld\n", NTHREADS, same, results[0], asked, gpa_calls() - before);
     return 0;
 }
@@ -138,17 +146,17 @@ static int calls(void) {
         fputs(leg_report(&t), stdout);
         return 1;
     }
-    rc = t.cuInit(0);
-    if (rc == 0) rc = t.cuDeviceGet(&dev, 0);
-    if (rc == 0) rc = t.cuDevicePrimaryCtxRetain(&ctx, dev);
-    if (rc == 0) rc = t.cuCtxSetCurrent(ctx);
-    if (rc == 0) rc = t.cuMemAlloc(&dptr, sizeof msg);
-    if (rc == 0) rc = t.cuMemcpyHtoD(dptr, msg, sizeof msg);
-    if (rc == 0) rc = t.cuMemcpyDtoH(back, dptr, sizeof msg);
-    if (rc == 0) rc = t.cuMemFree(dptr);
+    rc = t.pfn_cuInit(0);
+    if (rc == 0) rc = t.pfn_cuDeviceGet(&dev, 0);
+    if (rc == 0) rc = t.pfn_cuDevicePrimaryCtxRetain(&ctx, dev);
+    if (rc == 0) rc = t.pfn_cuCtxSetCurrent(ctx);
+    if (rc == 0) rc = t.pfn_cuMemAlloc(&dptr, sizeof msg);
+    if (rc == 0) rc = t.pfn_cuMemcpyHtoD(dptr, msg, sizeof msg);
+    if (rc == 0) rc = t.pfn_cuMemcpyDtoH(back, dptr, sizeof msg);
+    if (rc == 0) rc = t.pfn_cuMemFree(dptr);
     printf("CALLS rc=%d back=%s\n", rc, rc == 0 ? back : "-");
-    if (leg_available(&t, "cuDeviceGetUuid") && t.cuDeviceGetUuid != NULL) {
-        rc = t.cuDeviceGetUuid((CUuuid *)(void *)uuid, dev);
+    if (leg_available(&t, "cuDeviceGetUuid") && t.pfn_cuDeviceGetUuid != NULL) {
+        rc = t.pfn_cuDeviceGetUuid((CUuuid *)(void *)uuid, dev);
         printf("UUID rc=%d first=%02x\n", rc, uuid[0]);
     }
     return 0;

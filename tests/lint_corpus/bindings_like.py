@@ -2,7 +2,7 @@
 from cuda.bindings import driver
 
 err, version = driver.cuDriverGetVersion()
-err, ptr, status = driver.cuGetProcAddress(b"cuMemAlloc", version, driver.CU_GET_PROC_ADDRESS_DEFAULT)  # expect: CE001
-err, ptr, status = driver.cuGetProcAddress(b"cuMemAlloc", 3020, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)
-err, ptr, status = driver.cuGetProcAddress(b"cuCtxCreate", 12000, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)  # expect: CE010
+err, ptr, status = driver.cuGetProcAddress(b"cuMemAlloc", version, driver.CU_GET_PROC_ADDRESS_DEFAULT)  # expect: CE001 CE006
+err, ptr, status = driver.cuGetProcAddress(b"cuMemAlloc", 3020, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)  # expect: CE006
+err, ptr, status = driver.cuGetProcAddress(b"cuCtxCreate", 12000, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)  # expect: CE010 CE006
 driver.cuGetProcAddress(b"cuMemFree_v2", 3020, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)  # expect: CE003 CE006

@@ -2,8 +2,9 @@
 import ctypes
 
 libcuda = ctypes.CDLL("libcuda.so.1")
-cu_ctx_get_device = getattr(libcuda, "cuCtxGetDevice_v2")  # expect: CE003
-sync = libcuda.cuCtxSynchronize_v2  # expect: CE003
+cu_ctx_get_device = getattr(libcuda, "cuCtxGetDevice_v2")  # silent: the 13000 export, named by its own name
+sync = libcuda.cuCtxSynchronize_v2  # silent: a real export (13000)
+bad = libcuda.cuCtxSynchronize_v3  # expect: CE003
 proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)  # silent: a prototype not (yet) used with a driver pointer
 callback = proto(lambda p: 0)  # silent: a Python callback, not a driver function
 

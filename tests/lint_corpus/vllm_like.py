@@ -21,7 +21,8 @@ def load():
     launch = get_entry("cuLaunchKernel", 4000, driver.CU_GET_PROC_ADDRESS_DEFAULT)  # expect: CE007
     lib = get_entry("cuLibraryLoadData")
     proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
-    mem_alloc = proto(int(alloc))  # expect: CE004
+    mem_alloc = proto(int(alloc))  # silent: the prototype matches the 3020 ABI the request binds
+    narrow = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint)(int(alloc))  # expect: CE004
     deleter_t = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
     deleter = deleter_t(lambda p: None)
-    return mem_alloc, create, ctx, launch, lib, deleter
+    return mem_alloc, narrow, create, ctx, launch, lib, deleter

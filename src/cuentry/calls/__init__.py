@@ -1,25 +1,30 @@
 """Typed calls: a resolved pointer wrapped with its catalog signature, safe whatever it is given.
 
-A user never writes a signature. :func:`bind` builds, from the exact ABI the
+A user never writes a signature. [bind][cuentry.calls.bind] builds, from the exact ABI the
 driver returned, a callable with one parameter per C parameter (named as in the
 header; positional or keyword), that converts each argument by the one
-conversion contract of :mod:`.contract` (docs/calls.md has the table) and
-returns the CUresult as an int; ``fn.checked(...)`` raises :class:`CudaError`
-named by ``cuGetErrorName`` instead. After the library is closed, calls raise
-:class:`DriverClosedError`; a close waits for calls in flight.
+conversion contract of `.contract` (docs/calls.md has the table) and
+returns the CUresult as an int; `fn.checked(...)` raises [CudaError][cuentry.errors.CudaError]
+named by `cuGetErrorName` instead. After the library is closed, calls raise
+`DriverClosedError`; a close waits for calls in flight.
 
-Backends: the compiled extension (``_fastcall``, built at install) or the pure
-one (ctypes); same contract, same errors. Modules: :mod:`.ffi` (the only code
-touching ctypes and the dynamic loader), :mod:`.contract`, :mod:`.pure`,
-:mod:`.compiled`, :mod:`.shapes`, :mod:`._fastgen` (build time only).
+Backends: the compiled extension (`_fastcall`, built at install) or the pure
+one (ctypes); same contract, same errors; which one is decided once per process
+by [cuentry.calls.choice][] (`$CUENTRY_BACKEND`, read at import). Modules:
+`ffi` (the only code touching ctypes and the dynamic loader, its platform
+loader chosen once), `choice`, `contract`, `values`, `pure`, `compiled`,
+`shapes`, `_fastgen` (build time only). Every module the first call needs is
+imported with this package, never during a first call (a fork then cannot catch
+an import half done).
 """
 
 from __future__ import annotations
 
 from .. import _forksafe
 from ..errors import ArgumentError, CudaError
-from . import contract, ffi
-from .compiled import backend, extension, holds_gil
+from . import compiled, contract, ffi, pure
+from .choice import backend, extension
+from .compiled import holds_gil
 from .values import Address, KernelParams, Out
 
 TYPE_CHECKING = False
@@ -30,7 +35,7 @@ if TYPE_CHECKING:
     from ..catalog import Abi, Catalog
 
     class TypedFunction(Protocol):
-        """What :func:`bind` returns: a callable with these attributes."""
+        """What [bind][cuentry.calls.bind] returns: a callable with these attributes."""
 
         abi: Abi
         address: int
@@ -41,8 +46,8 @@ if TYPE_CHECKING:
 
         def __call__(self, *args: Any, **kw: Any) -> int: ...
 
-__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "holds_gil",
-           "kernel_params", "out"]
+__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "enum_type",
+           "holds_gil", "kernel_params", "out", "struct_type"]
 
 _LOCK = _forksafe.Lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
@@ -69,20 +74,46 @@ _CONTRACTS: dict[tuple[int, str], contract.Contract] = {}  # per ABI: a contract
 
 
 def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
-    """Remember the typedef names a signature spells (``CUcontext *`` is ``struct CUctx_st **``).
+    """Remember the typedef names a signature spells (`CUcontext *` is `struct CUctx_st **`).
 
     out() then finds the common names without loading the catalog's full type
     data (a 160 kB JSON file: milliseconds a cold start need not pay).
     """
     known = _TYPEDEFS.setdefault(id(cat), {})
     for s in c.specs:
-        t, k = s.type, s.canonical
-        while t.endswith("*") and k.endswith("*"):
-            t, k = t[:-1].strip(), k[:-1].strip()
-        t = t.removeprefix("const ").strip()
-        k = k.removeprefix("const ").removesuffix(" const").strip()
-        if t.isidentifier() and t not in known:
-            known[t] = k
+        _learn(known, s.type, s.canonical)
+
+
+def _learn(known: dict[str, str], t: str, k: str) -> None:
+    """One parameter's spelled type and canonical type: the typedef name it uses, if any, and what it is."""
+    while t.endswith("*") and k.endswith("*"):
+        t, k = t[:-1].strip(), k[:-1].strip()
+    t = t.removeprefix("const ").strip()
+    k = k.removeprefix("const ").removesuffix(" const").strip()
+    if t.isidentifier() and t not in known:
+        known[t] = k
+
+
+_SCANNED: set[int] = set()
+
+
+def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
+    """What typedef `name` is, from the signatures in the catalog's rows (scanned up to the first that spells
+    it, learning every other name on the way; a name no signature spells makes it scan them all, once).
+
+    A type asked of out() before any function that uses it was bound (`out("CUcontext")` before the
+    table that takes it resolved) is found here without the full type data: no JSON file read, no json
+    module imported, on the first call's path.
+    """
+    known = _TYPEDEFS.setdefault(id(cat), {})
+    if id(cat) in _SCANNED:
+        return known.get(name)
+    for spelled, canonical in cat.spelled_types():
+        _learn(known, spelled, " ".join(canonical.split()))
+        if name in known:
+            return known[name]
+    _SCANNED.add(id(cat))
+    return None
 
 
 def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
@@ -90,6 +121,8 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
         return name
     got = _TYPEDEFS.get(id(cat), {}).get(name)
+    if got is None:
+        got = _learn_from_signatures(cat, name)
     if got is not None:
         return got
     typedefs = cat.types["typedefs"]
@@ -97,20 +130,20 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
 
 
 def enum_type(tag: str, cat: Catalog | None = None) -> str:
-    """The C type an enum with tag ``tag`` is passed as: ``unsigned int`` or ``int``, as the catalog records."""
+    """The C type an enum with tag `tag` is passed as: `unsigned int` or `int`, as the catalog records."""
     return "unsigned int" if tag in _catalog_parts(cat)[1].unsigned else "int"
 
 
 def struct_type(tag: str, cat: Catalog | None = None) -> Any:
-    """The ctypes class cuentry uses for ``struct``/``union`` ``tag`` (its layout from the catalog)."""
+    """The ctypes class cuentry uses for `struct`/`union` `tag` (its layout from the catalog)."""
     return _catalog_parts(cat)[2].get(tag)
 
 
 def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = None, cat: Catalog | None = None,
          guard: ffi.Guard | None = None) -> TypedFunction:
-    """A typed callable for the C function at ``address`` with ``abi``'s signature.
+    """A typed callable for the C function at `address` with `abi`'s signature.
 
-    ``guard`` is the library's (its close() then waits for calls and makes them raise
+    `guard` is the library's (its close() then waits for calls and makes them raise
     DriverClosedError); without one, the callable is never closed.
     """
     if isinstance(address, bool) or not isinstance(address, int) or not 0 < address <= ffi.POINTER_MAX:
@@ -129,17 +162,11 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         return CudaError(rc, error_name(rc) if error_name else f"CUresult({rc})", call=label)
 
     ext = extension()
-    made = None
-    if ext is not None:
-        from . import compiled
-
-        made = compiled.make(ext, c, address, g, err)
+    made = compiled.make(ext, c, address, g, err) if ext is not None else None
     if made is not None:
         fn, checked = made
         name = "compiled"
     else:
-        from . import pure
-
         fn, checked = pure.make(c, address, g, err, structs.get)
         name = "pure"
     fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,
@@ -159,16 +186,17 @@ def address(n: int) -> Address:
 
 
 def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
-    """Storage for ``count`` elements of C type ``ctype`` (as the header spells it), owned by cuentry.
+    """Storage for `count` elements of C type `ctype` (as the header spells it), owned by cuentry.
 
-    ``out("CUcontext")`` (read ``[0]``), ``out("CUuuid")`` (a struct), ``out("char", 256)``
+    `out("CUcontext")` (read `[0]`), `out("CUuuid")` (a struct), `out("char", 256)`
     (a 256-byte string buffer, always NUL-terminated after its last byte),
-    ``out("int", 4)``. Pass it where the function takes ``CUcontext *``, ``CUuuid *``, ``char *``...
+    `out("int", 4)`. Pass it where the function takes `CUcontext *`, `CUuuid *`, `char *`...
     """
     if not isinstance(ctype, str) or not ctype.strip():
         raise ArgumentError(f"out() needs a C type name, got {ctype!r}", hint="e.g. out('CUcontext')")
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1 << 31:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= int.__index__(count) <= 1 << 31:
         raise ArgumentError(f"out() needs a count in 1..{1 << 31}, got {count!r}")
+    count = int.__index__(count)  # an int subclass by its stored value (its comparisons may lie)
     cat, hints, structs = _catalog_parts(cat)
     name = " ".join(ctype.split())
     canonical = _canonical(cat, hints, name)
@@ -208,10 +236,10 @@ def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[A
 
 
 def kernel_params(*values: Out | tuple[str, Any]) -> KernelParams:
-    """``void **kernelParams`` for cuLaunchKernel: one entry per kernel parameter, in order.
+    """`void **kernelParams` for cuLaunchKernel: one entry per kernel parameter, in order.
 
-    Each value is an :class:`Out` (its storage is what the kernel parameter points
-    to) or a ``(ctype, value)`` pair, e.g. ``kernel_params(("CUdeviceptr", d), ("unsigned int", n))``.
+    Each value is an `Out` (its storage is what the kernel parameter points
+    to) or a `(ctype, value)` pair, e.g. `kernel_params(("CUdeviceptr", d), ("unsigned int", n))`.
     The result keeps every storage alive; keep it until the launch's stream work is done.
     """
     made: list[Out] = []

@@ -1,21 +1,19 @@
-"""The compiled backend: callers of the ``cuentry.calls._fastcall`` extension, and the backend choice.
+"""The compiled backend: callers of the `cuentry.calls._fastcall` extension.
 
-``$CUENTRY_BACKEND``: unset, empty or ``auto`` uses the compiled extension when it
-is installed; ``pure`` never loads it; ``compiled`` requires it (an ImportError
-otherwise, for test runs that must cover it); anything else is a UsageError.
+Which backend a process uses is decided once, in [cuentry.calls.choice][] (`$CUENTRY_BACKEND`,
+read at import); the names of that choice are re-exported here for callers of
+this module.
 
 A compiled caller converts in C what the contract accepts in its common forms
 (exact ints in range, None, cuentry's Out objects of the right element type,
 bytes for const inputs) and hands anything else, keyword arguments included, to
-:meth:`Contract.convert`, then makes the call itself with the converted values:
+`Contract.convert`, then makes the call itself with the converted values:
 one conversion contract, two speeds.
 """
 
 from __future__ import annotations
 
-import os
-
-from ..errors import UsageError
+from .choice import BACKEND_ENV, MODES, backend, backend_mode, extension, extension_if_wanted
 from .shapes import SLOTS, shape_code
 
 TYPE_CHECKING = False
@@ -27,73 +25,8 @@ if TYPE_CHECKING:
     from .contract import Contract
     from .ffi import Guard
 
-BACKEND_ENV = "CUENTRY_BACKEND"
-MODES = ("auto", "pure", "compiled")
-_EXT: list[Any] = []  # [module or None] once looked for
-_WHY: list[str] = []
-
-
-def backend_mode() -> str:
-    """``$CUENTRY_BACKEND`` as auto, pure or compiled; a UsageError for anything else."""
-    raw = os.environ.get(BACKEND_ENV)
-    mode = "auto" if raw is None else (raw.strip().lower() or "auto")
-    if mode not in MODES:
-        raise UsageError(f"{BACKEND_ENV}={raw!r} is not a backend", hint=f"set it to one of {', '.join(MODES)} (or unset it)")
-    return mode
-
-
-def _load() -> Any:
-    if not _EXT:
-        try:
-            from . import _fastcall  # type: ignore[attr-defined]
-
-            _EXT.append(_fastcall)
-        except ImportError as exc:
-            _EXT.append(None)
-            # Python words a missing submodule of a package being imported as a "circular import";
-            # say what it is.
-            missing = isinstance(exc, ModuleNotFoundError) or "partially initialized" in str(exc)
-            _WHY.append("cuentry.calls._fastcall is not in this installation" if missing else str(exc))
-    return _EXT[0]
-
-
-def extension_if_wanted() -> Any:
-    """The extension unless the pure backend is asked for (or it is missing); never raises."""
-    try:
-        if backend_mode() == "pure":
-            return None
-    except UsageError:
-        return None
-    return _load()
-
-
-def extension() -> Any:
-    """The extension for the current mode: None for pure; ImportError if compiled is required and missing."""
-    mode = backend_mode()
-    if mode == "pure":
-        return None
-    ext = _load()
-    if ext is None and mode == "compiled":
-        raise ImportError(f"{BACKEND_ENV}=compiled but the compiled extension cuentry.calls._fastcall is not "
-                          f"installed: {_WHY[0] if _WHY else 'unknown'}")
-    return ext
-
-
-def backend() -> dict[str, str]:
-    """Which call backend is active, and why."""
-    try:
-        mode = backend_mode()
-        ext = extension()
-    except (ImportError, UsageError) as exc:
-        return {"name": "missing" if isinstance(exc, ImportError) else "invalid", "detail": str(exc)}
-    if ext is not None:
-        return {"name": "compiled", "detail": "C vectorcall callers built at install (cuentry.calls._fastcall): "
-                                              "no libffi and no Python frame per call"}
-    if mode == "pure":
-        return {"name": "pure", "detail": f"ctypes (libffi) calls (forced by {BACKEND_ENV}=pure)"}
-    why = _WHY[0] if _WHY else ""
-    return {"name": "pure", "detail": "ctypes (libffi) calls: the compiled extension is not installed "
-                                      f"(no C compiler or Python headers at install time?){' - ' + why if why else ''}"}
+__all__ = ["BACKEND_ENV", "MODES", "backend", "backend_mode", "extension", "extension_if_wanted", "holds_gil", "make",
+           "shape_index"]
 
 
 def holds_gil(symbol: str) -> bool:
@@ -135,20 +68,39 @@ def make(ext: Any, c: Contract, address: int, guard: Guard,
     def on_closed() -> None:
         raise guard.closed_error(symbol)
 
+    _hook_fork(ext)
+    from .devmem import synchroniser
+
+    sync = synchroniser(guard) if c.devptrs else None
     made = []
     for check in (0, 1):
         caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil)
-        caller._slow(_slow(c.convert))
+        caller._slow(_slow(c.convert, sync))
         made.append(caller)
     return made[0], made[1]
 
 
-def _slow(convert: Callable[..., list[Any]]) -> Callable[..., tuple[list[Any], list[Any]]]:
+_FORK_HOOKED: list[bool] = []
+
+
+def _hook_fork(ext: Any) -> None:
+    """In a forked child, the extension recounts the calls the forking thread still has in flight (a fork
+    from a callback inside a call). Registered after the guards' own reset (ffi's, at its import), so it
+    runs after it."""
+    import os
+
+    if not _FORK_HOOKED and hasattr(os, "register_at_fork"):
+        _FORK_HOOKED.append(True)
+        os.register_at_fork(after_in_child=ext._after_fork_child)
+
+
+def _slow(convert: Callable[..., list[Any]],
+          sync: Callable[[int], int] | None) -> Callable[..., tuple[list[Any], list[Any]]]:
     """The Python side of a compiled caller: the contract converts (or raises); the caller then calls with the
-    converted values while it holds the keep-alives (buffer exports, encoded strings)."""
+    converted values while it holds the keep-alives (buffer exports, encoded strings, DLPack capsules)."""
 
     def slow(*args: Any, **kw: Any) -> tuple[list[Any], list[Any]]:
         keep: list[Any] = []
-        return convert(args, kw, keep), keep
+        return convert(args, kw, keep, sync), keep
 
     return slow

@@ -1,8 +1,8 @@
 """The conversion contract: what each C parameter kind accepts, enforced in Python.
 
-One :class:`ParamSpec` per parameter, derived from the catalog's canonical C type
+One `ParamSpec` per parameter, derived from the catalog's canonical C type
 (and, for device pointers and a few length-carrying buffers, the header's names).
-:meth:`Contract.convert` turns call arguments into C-ready values (ints for every
+`Contract.convert` turns call arguments into C-ready values (ints for every
 pointer and handle, floats, ctypes structs for structs by value) or raises the
 error that names the function, the parameter, the value and what is accepted.
 The pure backend always runs it; the compiled extension converts the common
@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ctypes
 
+from .. import names
 from ..errors import ArgumentError, ArgumentRangeError
-from . import ffi
-from .values import Address, KernelParams, Out
+from . import devmem, ffi
+from .values import Address, KernelParams, Out, _Sealed, exact_int, out_facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +26,24 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..catalog import Abi, Param
+
+__all__ = [
+    "COMPANIONS",
+    "DEVICE_RANGES",
+    "DEVPTR_TYPES",
+    "FIXED_EXTENT",
+    "NOT_FAST",
+    "POINTER_KINDS",
+    "Contract",
+    "Hints",
+    "ParamSpec",
+    "classify",
+    "code_class",
+    "element_matches",
+    "fast_converter",
+    "out_matches",
+]
+
 
 # Parameter kinds.
 INT, FLOAT, HANDLE, DEVPTR, CSTR, INBUF, OUTBUF, ARRAY, STRUCTPTR, FUNCPTR, STRUCT = (
@@ -37,6 +56,32 @@ COMPANIONS: frozenset[tuple[str, str]] = frozenset({
     ("dstHost", "ByteCount"), ("srcHost", "ByteCount"), ("name", "len"), ("pciBusId", "len"),
     ("logBuffer", "bufferSize"), ("p", "bytesize"), ("ptr", "numbytes"), ("data", "dataSize"),
 })
+# Device pointers and the counts that say how many bytes of them the driver touches, per function (its name
+# without export suffixes; legacy and per-thread forms alike). Each row: (device pointer parameter, access,
+# bytes per unit, parameters whose product is the unit count). Access: "w" the driver writes a contiguous
+# range (the object must be writable and contiguous), "r" it reads one (contiguous), "n" it only names a
+# range (prefetch, advice, range queries: the range must lie inside the object). Checked where the object
+# states its extent (__cuda_array_interface__, DLPack, cuda.core Buffer); plain ints are passed as given.
+_MEMSET = {"D8": 1, "D16": 2, "D32": 4}
+DEVICE_RANGES: dict[str, tuple[tuple[str, str, int, tuple[str, ...]], ...]] = {
+    **{f"cuMemset{w}{a}": (("dstDevice", "w", n, ("N",)),) for w, n in _MEMSET.items() for a in ("", "Async")},
+    **{f"cuMemsetD2{w}{a}": (("dstDevice", "w", 1, ("dstPitch", "Height")),)
+       for w in _MEMSET for a in ("", "Async")},
+    **{f"cuMemcpy{a}": (("dst", "w", 1, ("ByteCount",)), ("src", "r", 1, ("ByteCount",))) for a in ("", "Async")},
+    **{f"cuMemcpyDtoD{a}": (("dstDevice", "w", 1, ("ByteCount",)), ("srcDevice", "r", 1, ("ByteCount",)))
+       for a in ("", "Async")},
+    **{f"cuMemcpyPeer{a}": (("dstDevice", "w", 1, ("ByteCount",)), ("srcDevice", "r", 1, ("ByteCount",)))
+       for a in ("", "Async")},
+    **{f"cuMemcpyDtoH{a}": (("srcDevice", "r", 1, ("ByteCount",)),) for a in ("", "Async")},
+    **{f"cuMemcpyHtoD{a}": (("dstDevice", "w", 1, ("ByteCount",)),) for a in ("", "Async")},
+    "cuMemcpyDtoA": (("srcDevice", "r", 1, ("ByteCount",)),),
+    "cuMemcpyAtoD": (("dstDevice", "w", 1, ("ByteCount",)),),
+    "cuMemcpyWithAttributesAsync": (("dst", "w", 1, ("size",)), ("src", "r", 1, ("size",))),
+    "cuMemPrefetchAsync": (("devPtr", "n", 1, ("count",)),),
+    "cuMemAdvise": (("devPtr", "n", 1, ("count",)),),
+    "cuMemRangeGetAttribute": (("devPtr", "n", 1, ("count",)),),
+    "cuMemRangeGetAttributes": (("devPtr", "n", 1, ("count",)),),
+}
 # Buffers the driver fills with a fixed number of bytes that no parameter states.
 FIXED_EXTENT: dict[tuple[str, str], int] = {("cuDeviceGetLuid", "luid"): 8}
 DEVPTR_TYPES = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})
@@ -73,7 +118,7 @@ def _code_class(code: str) -> tuple[str, int]:
 
 
 def element_matches(want: str, fmt: str, itemsize: int) -> bool:
-    """Whether a buffer format (struct syntax) holds elements of code ``want`` exactly."""
+    """Whether a buffer format (struct syntax) holds elements of code `want` exactly."""
     if fmt[:1] in "@=<":
         fmt = fmt[1:]
     if len(fmt) != 1 or fmt not in _FMT_CLASS:
@@ -209,12 +254,14 @@ def _fast_letter(s: ParamSpec) -> str:
 
 
 def _bindings_int(v: Any, s: ParamSpec) -> int | None:
-    """cuda.bindings (cuda-python) handle objects: their documented int() gives the handle's value."""
+    """cuda.bindings (cuda-python) handle objects: their documented int() gives the handle's value (exact)."""
     mod = type(v).__module__ or ""
     if mod.startswith(("cuda.bindings.", "cuda.cuda", "cuda.ccuda")) and type(v).__name__ in (
             s.typename, s.typename.split("_v")[0]):
-        got = int(v)
-        return got if isinstance(got, int) else None
+        try:
+            return exact_int(int(v))
+        except (_Sealed, Exception):
+            return None
     return None
 
 
@@ -242,11 +289,25 @@ class Contract:
         self.doc = (f"{abi.pfn}({', '.join(self.names)}): returns the CUresult as an int; .checked(...) raises "
                     "CudaError. See .abi.c_typedef().")
         self.elems = "".join(s.elem[:1] if s.kind == ARRAY else "-" for s in self.specs)
+        self._device_facts(abi, by_name)
+
+    def _device_facts(self, abi: Abi, by_name: Mapping[str, ParamSpec]) -> None:
+        """Device pointers, their DEVICE_RANGES rows, the stream parameter and what a NULL stream means."""
+        self.devptrs = tuple(s.index for s in self.specs if s.kind == DEVPTR)
+        self.ranges = _device_ranges(abi.symbol, by_name)
+        self.stream_index = next((s.index for s in self.specs if s.stream), None)
+        # What a NULL stream means for this ABI, in the special handles both protocols use.
+        self.null_stream = names.STREAM_PER_THREAD_HANDLE if abi.stream == "per_thread" else names.STREAM_LEGACY_HANDLE
 
     # errors ---------------------------------------------------------------------------
     def error(self, s: ParamSpec, value: Any, accepted: str) -> ArgumentError:
         return ArgumentError(f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): got "
                              f"{_show(value)}; accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
+
+    def refusal(self, s: ParamSpec, what: str, accepted: str) -> ArgumentError:
+        """An error whose 'got' part is already worded (`what`: e.g. "a Tensor whose __index__ raised ...")."""
+        return ArgumentError(f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): got {what}; "
+                             f"accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
 
     def range_error(self, s: ParamSpec, value: int) -> ArgumentRangeError:
         return ArgumentRangeError(
@@ -288,24 +349,129 @@ class Contract:
         except KeyError:
             raise self.arity_error(args, kw) from None
 
-    def convert(self, args: tuple[Any, ...], kw: Mapping[str, Any], keep: list[Any]) -> list[Any]:
-        """C-ready values for ``args``/``kw``; keep-alive objects go to ``keep`` (hold it during the call)."""
+    def convert(self, args: tuple[Any, ...], kw: Mapping[str, Any], keep: list[Any],
+                sync: Callable[[int], int] | None = None) -> list[Any]:
+        """C-ready values for `args`/`kw`; keep-alive objects go to `keep` (hold it during the call).
+
+        `sync(stream)` synchronises a stream (cuStreamSynchronize of the same driver) for a
+        `__cuda_array_interface__` that names a stream the call does not run on; without it such an
+        object is refused.
+        """
         values = self.arguments(args, kw)
         out = [_CONVERT[s.kind](self, s, v, keep) for s, v in zip(self.specs, values, strict=True)]
+        if self.devptrs:
+            self._device_memory(out, keep, sync)
         for s in self.specs:
             if s.companion is not None and s.kind in POINTER_KINDS:
-                self._check_extent(s, out, values)
+                self._check_extent(s, out, values, keep)
         return out
 
-    def _check_extent(self, s: ParamSpec, out: list[Any], values: tuple[Any, ...]) -> None:
+    def _check_extent(self, s: ParamSpec, out: list[Any], values: tuple[Any, ...], keep: list[Any]) -> None:
         """A byte count must not exceed the buffer it describes (when cuentry knows the buffer's size)."""
         c = self.specs[s.companion]  # type: ignore[index]
         count = out[c.index]
         if count < 0:
             raise self.error(c, values[c.index], f"0..{c.high} (a byte count)")
-        size = _extent(values[s.index])
+        size = _extent(values[s.index], out[s.index], keep)
         if size is not None and count > size:
             raise self.error(c, values[c.index], f"at most {size}: '{s.name}' holds {size} bytes")
+
+    # device memory ----------------------------------------------------------------------
+    def run_stream(self, out: list[Any]) -> int:
+        """The stream this call runs on, as a protocol handle: its CUstream argument, NULL as 1 or 2 by mode."""
+        if self.stream_index is not None:
+            h = out[self.stream_index]
+            if h:
+                return int(h)
+        return self.null_stream
+
+    def _device_memory(self, out: list[Any], keep: list[Any], sync: Callable[[int], int] | None) -> None:
+        """Objects given for device pointers: their addresses, then their extents against the call's counts,
+        then the streams their interfaces ask to synchronise."""
+        pending = [i for i in self.devptrs if type(out[i]) is _Pending]
+        if not pending:
+            return
+        run = self.run_stream(out)
+        extents: dict[int, devmem.Extent] = {}
+        for i in pending:
+            s, v = self.specs[i], out[i].value
+            try:
+                addr, ext, hold = devmem.convert(v, run)
+            except devmem.Refused as why:
+                raise self.refusal(s, str(why), _DEVPTR_ACCEPTED) from None
+            except Exception as exc:  # a foreign object's protocol machinery failing: a refusal, not a traceback
+                raise self.refusal(s, f"a {type(v).__name__} that failed while being read ({type(exc).__name__}: "
+                                   f"{str(exc)[:120]})", _DEVPTR_ACCEPTED) from None
+            if not s.low <= addr <= s.high:
+                raise self.range_error(s, addr)
+            out[i] = addr
+            keep.append(v)
+            if hold is not None:
+                keep.append(hold)
+            if ext is not None:
+                extents[i] = ext
+        for di, access, factor, counts in self.ranges:
+            ext = extents.get(di)
+            if ext is not None:
+                self._check_device_range(di, access, factor, counts, out, ext)
+        for stream in sorted({e.stream for e in extents.values() if e.stream is not None and e.stream != run}):
+            self._synchronise(stream, run, sync, next(self.specs[i] for i, e in extents.items() if e.stream == stream))
+
+    def _check_device_range(self, di: int, access: str, factor: int, counts: tuple[int, ...], out: list[Any],
+                            ext: devmem.Extent) -> None:
+        s = self.specs[di]
+        if access == "w" and not ext.writable:
+            raise self.refusal(s, f"a read-only object (its {ext.source} says so): the driver writes here",
+                               "a writable device array or an int address")
+        if access in "wr" and not ext.contiguous:
+            raise self.refusal(s, f"a non-contiguous object (its {ext.source} has gaps): the driver "
+                               f"{'writes' if access == 'w' else 'reads'} one contiguous range",
+                               "a contiguous device array (e.g. t.contiguous()) or an int address")
+        need = factor
+        for ci in counts:
+            need *= out[ci]
+        have = ext.available(out[di])
+        if need > have:
+            c = self.specs[counts[-1]]
+            expr = " x ".join([str(factor)] * (factor != 1) + [f"{self.specs[ci].name} ({out[ci]})" for ci in counts])
+            raise self.refusal(c, f"{out[c.index]!r}: {expr} = {need} bytes, but '{s.name}' holds {have} bytes "
+                               "from its address", f"a count within the {ext.nbytes}-byte object")
+
+    def _synchronise(self, stream: int, run: int, sync: Callable[[int], int] | None, s: ParamSpec) -> None:
+        """The interface's stream is not the one this call runs on: synchronise it first, as the protocol asks."""
+        if sync is None:
+            raise self.refusal(s, f"an array whose __cuda_array_interface__ names stream {stream:#x}, which cuentry "
+                               "cannot synchronise here", f"the same stream as this call's ({run:#x}), or "
+                               "an int address after synchronising it yourself")
+        rc = sync(stream)
+        if rc:
+            raise self.refusal(s, f"an array whose __cuda_array_interface__ stream {stream:#x} did not synchronise "
+                               f"(cuStreamSynchronize answered {rc})", "an array on a live stream")
+
+
+class _Pending:
+    """A device-pointer argument that is an object: resolved once every argument (the stream too) is converted."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_DEVPTR_ACCEPTED = ("an int device address, a cuda.bindings CUdeviceptr, a CUDA array (__cuda_array_interface__: "
+                    "torch, CuPy, numba), a CUDA __dlpack__ object or a cuda.core Buffer (never a host array, None, "
+                    "bool, float or str)")
+
+
+def _device_ranges(symbol: str, by_name: Mapping[str, ParamSpec]) -> tuple[tuple[int, str, int, tuple[int, ...]], ...]:
+    """DEVICE_RANGES rows of one function, as parameter indexes (rows whose parameters it lacks are left out)."""
+    got = []
+    for dev, access, factor, counts in DEVICE_RANGES.get(symbol, ()):
+        d = by_name.get(dev)
+        cs = [by_name.get(n) for n in counts]
+        if d is not None and d.kind == DEVPTR and all(c is not None and c.kind == INT for c in cs):
+            got.append((d.index, access, factor, tuple(c.index for c in cs if c is not None)))
+    return tuple(got)
 
 
 NOT_FAST: Any = object()  # a fast converter's answer for "not mine: run the full contract"
@@ -325,10 +491,14 @@ def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
         codes = frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c))
         return lambda v: v._ptr if type(v) in _OUT_TYPES and v._code in codes else 0 if v is None else NOT_FAST
     if k in (INBUF, OUTBUF):
-        ok_bytes = k == INBUF
-        return lambda v: (v._ptr if type(v) in _OUT_TYPES else ffi.bytes_address(v) if ok_bytes and type(v) is bytes
-                          else 0 if v is None else NOT_FAST)
+        return _fast_buffer(k == INBUF)
     return None
+
+
+def _fast_buffer(ok_bytes: bool) -> Callable[[Any], Any]:
+    """`void *` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
+    return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
+                      if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
 
 
 _OUT_TYPES = frozenset({Out, KernelParams})
@@ -341,22 +511,31 @@ def _show(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _extent(v: Any) -> int | None:
-    """Bytes a pointer argument provides, or None when unknown (None, address())."""
-    if isinstance(v, Out):
-        return int(v.count) * int(v.itemsize)
-    if isinstance(v, (bytes, str)):
-        return len(v.encode() if isinstance(v, str) else v)
-    if v is None or isinstance(v, Address):
+def _extent(v: Any, address: int, keep: list[Any]) -> int | None:
+    """Bytes a pointer argument provides, or None when unknown (None, address()).
+
+    Never asked of the object again: an Out's facts are fixed, and a buffer's size is the one of the
+    export the conversion took (kept in `keep`), whatever the object would answer now.
+    """
+    if type(v) in _OUT_TYPES:
+        _, count, itemsize, _ = out_facts(v)
+        return count * itemsize
+    if type(v) is bytes:
+        return len(v)
+    if type(v) is str:
+        return len(v.encode())
+    if v is None or type(v) is Address:
         return None
     if isinstance(v, (ctypes.Structure, ctypes.Union)):
         return ctypes.sizeof(v)
-    with memoryview(v) as mv:
-        return mv.nbytes
+    for k in keep:
+        if isinstance(k, ctypes.Array) and ffi.ctypes_address(k) == address:
+            return ctypes.sizeof(k)
+    return 0  # not reached: every other accepted argument is a buffer export in keep
 
 
 def _is_out(v: Any) -> bool:
-    return isinstance(v, Out)
+    return type(v) in _OUT_TYPES
 
 
 def _int(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
@@ -368,20 +547,36 @@ def _int(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
         got = _bindings_int(v, s)
         if got is None:
             try:
-                got = v.__index__()
-            except AttributeError:
-                raise c.error(s, v, f"an int in {s.low}..{s.high}, or an object with __index__") from None
+                got = exact_int(v)
+            except _Sealed as why:
+                raise c.refusal(s, str(why), f"an int in {s.low}..{s.high}, or an object with __index__ "
+                                             "returning one") from None
         n = got
     if not s.low <= n <= s.high:
         raise c.range_error(s, n)
     return n
 
 
+def _exact_number(v: Any) -> int | float | None:
+    """An int or float argument as an exact int or float (subclasses by their stored value), else None."""
+    t = type(v)
+    if t is int or t is float:
+        return v  # type: ignore[no-any-return]
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, float):
+        return float.__float__(v)
+    if isinstance(v, int):
+        return int.__index__(v)
+    return None
+
+
 def _float(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    n = _exact_number(v)
+    if n is None:
         raise c.error(s, v, f"a float or int ({s.ctype})")
     try:
-        f = float(v)
+        f = float(n)
     except OverflowError:
         raise c.error(s, v, f"a number that fits a {s.ctype}") from None
     if s.ctype == "float" and f - f == 0.0 and abs(f) > 3.4028234663852886e38:  # finite, beyond FLT_MAX
@@ -432,26 +627,16 @@ def _framework_stream(v: Any) -> int | None:
     return got if type(got) is int else None
 
 
-def _devptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _devptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
+    """An int address as given; an object becomes a _Pending, resolved by Contract._device_memory."""
     if type(v) is int:
         n = v
     elif isinstance(v, (bool, float, str, bytes)) or v is None:
-        raise c.error(s, v, "an int device address, a cuda.bindings CUdeviceptr or an object with "
-                            "__cuda_array_interface__ (no None, bool, float, str)")
+        raise c.error(s, v, _DEVPTR_ACCEPTED)
+    elif isinstance(v, int):
+        n = int.__index__(v)  # an int subclass (an IntEnum): its stored value, never its comparisons
     else:
-        got = _bindings_int(v, s)
-        if got is None:
-            cai = getattr(v, "__cuda_array_interface__", None)
-            data = cai.get("data") if isinstance(cai, dict) else None
-            if isinstance(data, tuple) and len(data) == 2 and type(data[0]) is int:
-                got = data[0]
-        if got is None:
-            try:
-                got = v.__index__()
-            except AttributeError:
-                raise c.error(s, v, "an int device address, a cuda.bindings CUdeviceptr or an object with "
-                                    "__cuda_array_interface__") from None
-        n = got
+        return _Pending(v)
     if not s.low <= n <= s.high:
         raise c.range_error(s, n)
     return n
@@ -476,21 +661,22 @@ def _writable(c: Contract, s: ParamSpec, v: Any, keep: list[Any], accepted: str)
         mv = memoryview(v)
     except TypeError:
         raise c.error(s, v, accepted) from None
-    with mv:
-        if mv.readonly:
-            raise c.error(s, v, accepted + " (this buffer is read-only)")
-        if not mv.c_contiguous:
-            raise c.error(s, v, accepted + " (this buffer is not C-contiguous)")
-        if "O" in mv.format:
-            raise c.error(s, v, accepted + " (never a buffer of Python objects)")
-        if s.kind == ARRAY and not element_matches(s.elem, mv.format, mv.itemsize):
-            cls, size = code_class(s.elem)
-            raise c.error(s, v, accepted + f" (its elements are {mv.format!r} of {mv.itemsize} bytes; "
-                                           f"{s.canonical} needs {size}-byte {_CLASS_WORD[cls]} elements)")
-        need = max(s.extent, code_class(s.elem)[1] if s.kind == ARRAY else 0)
-        if mv.nbytes < need:
-            raise c.error(s, v, accepted + f" (it holds {mv.nbytes} bytes; at least {need} needed)")
-        addr, view = ffi.buffer_address(v)
+    except (ValueError, BufferError) as exc:  # a released memoryview, an export the object refuses
+        raise c.refusal(s, f"a {type(v).__name__} that cannot export its buffer ({exc})", accepted) from None
+    if mv.readonly:
+        raise c.error(s, v, accepted + " (this buffer is read-only)")
+    if not mv.c_contiguous:
+        raise c.error(s, v, accepted + " (this buffer is not C-contiguous)")
+    if "O" in mv.format:
+        raise c.error(s, v, accepted + " (never a buffer of Python objects)")
+    if s.kind == ARRAY and not element_matches(s.elem, mv.format, mv.itemsize):
+        cls, size = code_class(s.elem)
+        raise c.error(s, v, accepted + f" (its elements are {mv.format!r} of {mv.itemsize} bytes; "
+                                       f"{s.canonical} needs {size}-byte {_CLASS_WORD[cls]} elements)")
+    need = max(s.extent, code_class(s.elem)[1] if s.kind == ARRAY else 0)
+    if mv.nbytes < need:
+        raise c.error(s, v, accepted + f" (it holds {mv.nbytes} bytes; at least {need} needed)")
+    addr, view = ffi.buffer_address(mv)  # this one export: its address and its size are the ones checked
     keep.append(view)
     return addr
 
@@ -500,17 +686,25 @@ _CLASS_WORD = {"s": "signed integer", "u": "unsigned integer", "f": "floating", 
 
 def _out(c: Contract, s: ParamSpec, v: Any, accepted: str) -> int:
     """An Out: its element type must match the parameter's (structs: the same tag)."""
-    if s.kind == ARRAY and not out_matches(s.elem, v._code):
+    ptr, count, itemsize, code = _facts(c, s, v, accepted)
+    if s.kind == ARRAY and not out_matches(s.elem, code):
         raise c.error(s, v, accepted + f" (this Out holds {v.ctype!r})")
-    if s.kind == STRUCTPTR and getattr(v, "_tag", None) != s.tag:
-        raise c.error(s, v, accepted + f" (this Out holds {getattr(v, 'ctype', '?')!r})")
-    if v.count * v.itemsize < s.extent:
-        raise c.error(s, v, accepted + f" (it holds {v.count * v.itemsize} bytes; {s.extent} needed)")
-    return int(v._ptr)
+    if s.kind == STRUCTPTR and v._tag != s.tag:
+        raise c.error(s, v, accepted + f" (this Out holds {v.ctype!r})")
+    if count * itemsize < s.extent:
+        raise c.error(s, v, accepted + f" (it holds {count * itemsize} bytes; {s.extent} needed)")
+    return ptr
+
+
+def _facts(c: Contract, s: ParamSpec, v: Any, accepted: str) -> tuple[int, int, int, str]:
+    try:
+        return out_facts(v)
+    except _Sealed as why:
+        raise c.refusal(s, str(why), accepted) from None
 
 
 def out_matches(want: str, code: str) -> bool:
-    """Whether an Out with element code ``code`` may be passed where elements ``want`` are expected."""
+    """Whether an Out with element code `code` may be passed where elements `want` are expected."""
     if want == "c":
         return code in "cbB"
     return code != "T" and code != "c" and code_class(code) == code_class(want)
@@ -549,7 +743,7 @@ def _cstr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if type(v) is bytes:
         return ffi.bytes_address(v)
     if _is_out(v):
-        return _out(c, s, v, acc) if v._code in "cbB" else _raise(c.error(s, v, acc))
+        return _out(c, s, v, acc) if _facts(c, s, v, acc)[3] in "cbB" else _raise(c.error(s, v, acc))
     raise c.error(s, v, acc)
 
 
@@ -565,13 +759,13 @@ def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if type(v) is bytes:
         return ffi.bytes_address(v)
     if _is_out(v):
-        return int(v._ptr)
+        return _facts(c, s, v, acc)[0]
     return _writable(c, s, v, keep, acc)
 
 
 def _writable_out(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
-    """An output buffer (``void *`` with a byte count) or a typed output array: the same rules, the
-    element type and the count checked by ``_out``/``_writable`` from the parameter's spec."""
+    """An output buffer (`void *` with a byte count) or a typed output array: the same rules, the
+    element type and the count checked by `_out`/`_writable` from the parameter's spec."""
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -611,7 +805,8 @@ def _struct(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
     cls = c._structs(s.tag)  # type: ignore[arg-type]
     if type(v) is cls:
         return v
-    if _is_out(v) and getattr(v, "_tag", None) == s.tag:
+    if _is_out(v) and v._tag == s.tag:
+        _facts(c, s, v, f"cuentry.out({s.tag!r}) or its [0]")
         return v[0]
     raise c.error(s, v, f"a {s.tag} struct made by cuentry: cuentry.out({s.tag!r}) or its [0]")
 

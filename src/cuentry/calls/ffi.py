@@ -1,7 +1,12 @@
 """The platform layer: the only code in cuentry that touches ctypes, dlopen, dlsym and dladdr.
 
+The OS's dynamic loader is chosen once, at import, behind the small
+`PlatformLoader` protocol (`LOADER`: dlopen/dlsym/dladdr/dlclose, or
+LoadLibraryW/GetProcAddress/GetModuleFileNameW/FreeLibrary on Windows); nothing
+else in cuentry branches on the platform to load a library.
+
 Everything above deals in plain Python values and catalog records. Here they
-become C: shared libraries opened and closed (with a :class:`Guard` that keeps a
+become C: shared libraries opened and closed (with a `Guard` that keeps a
 library mapped while a call is in flight), the bootstrap functions cuentry calls
 itself, ctypes function pointers for the pure backend, and ctypes structures for
 the catalog's aggregates (built from the catalog's field lists on first use; no C
@@ -14,6 +19,7 @@ import ctypes
 import os
 import sys
 import time
+from _thread import get_ident
 from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
 
 from .. import _forksafe
@@ -24,6 +30,32 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+__all__ = [
+    "ALIASES",
+    "BOOTSTRAP",
+    "CHAR_IS_SIGNED",
+    "CLOSE_WAIT_S",
+    "LOADER",
+    "POINTER_MAX",
+    "RTLD_LOCAL",
+    "RTLD_NOW",
+    "SCALARS",
+    "Bootstrap",
+    "Guard",
+    "LoadFailure",
+    "SharedLibrary",
+    "StructTypes",
+    "buffer_address",
+    "bytes_address",
+    "c_string",
+    "ctypes_address",
+    "function_address",
+    "function_at",
+    "is_ctypes_function",
+    "sizeof",
+]
+
+
 _IS_WINDOWS = sys.platform == "win32"
 RTLD_NOW = 2
 RTLD_LOCAL = 0
@@ -32,9 +64,29 @@ POINTER_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
 CHAR_IS_SIGNED = _IS_WINDOWS or (os.uname().machine.lower() in ("x86_64", "amd64", "i386", "i686"))
 
 
-class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+class LoadFailure(Exception):
+    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+
+
+# --- the platform loader: chosen once, behind one small protocol ------------------------
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class PlatformLoader(Protocol):
+        """What [SharedLibrary][cuentry.calls.ffi.SharedLibrary] needs of the OS: open, look up, name, close."""
+
+        def open(self, name: str) -> int:
+            """A handle of the loaded library; LoadFailure (the loader's words) when it cannot be loaded."""
+
+        def symbol(self, handle: int, name: str) -> int:
+            """The address of an exported symbol, 0 when there is none."""
+
+        def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+            """The file the library was loaded from (`probes`: addresses inside it), None when unknown."""
+
+        def close(self, handle: int) -> None:
+            """Unmap the library (the handle is not used again)."""
 
 
 def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
@@ -44,23 +96,71 @@ def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
     return f
 
 
-if _IS_WINDOWS:  # pragma: no cover - exercised on Windows only
-    _k32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    _load = _fn(_k32, "LoadLibraryW", ctypes.c_void_p, ctypes.c_wchar_p)
-    _sym = _fn(_k32, "GetProcAddress", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
-    _unload = _fn(_k32, "FreeLibrary", ctypes.c_int, ctypes.c_void_p)
-    _modname = _fn(_k32, "GetModuleFileNameW", ctypes.c_ulong, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_ulong)
-else:
-    _libdl: Any = ctypes.CDLL(None)
-    _dlopen = _fn(_libdl, "dlopen", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int)
-    _sym = _fn(_libdl, "dlsym", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
-    _unload = _fn(_libdl, "dlclose", ctypes.c_int, ctypes.c_void_p)
-    _dlerror = _fn(_libdl, "dlerror", ctypes.c_char_p)
-    _dladdr = _fn(_libdl, "dladdr", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
 
 
-class LoadFailure(Exception):
-    """dlopen failed; carries the loader's own words. Internal: callers turn it into a cuentry error."""
+class _PosixLoader:
+    """dlopen (RTLD_NOW | RTLD_LOCAL), dlsym, dladdr, dlclose."""
+
+    def __init__(self) -> None:
+        libdl: Any = ctypes.CDLL(None)
+        self._open = _fn(libdl, "dlopen", ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int)
+        self._sym = _fn(libdl, "dlsym", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+        self._close = _fn(libdl, "dlclose", ctypes.c_int, ctypes.c_void_p)
+        self._error = _fn(libdl, "dlerror", ctypes.c_char_p)
+        self._addr = _fn(libdl, "dladdr", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DlInfo))
+
+    def open(self, name: str) -> int:
+        handle = self._open(os.fsencode(name), RTLD_NOW | RTLD_LOCAL)
+        if not handle:
+            err = self._error()
+            raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
+        return int(handle)
+
+    def symbol(self, handle: int, name: str) -> int:
+        return int(self._sym(handle, name.encode()) or 0)
+
+    def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+        for addr in probes:
+            info = _DlInfo()
+            if self._addr(addr, ctypes.byref(info)) and info.dli_fname:
+                return os.path.realpath(os.fsdecode(info.dli_fname))
+        return None
+
+    def close(self, handle: int) -> None:
+        self._close(handle)
+
+
+class _WindowsLoader:  # pragma: no cover - exercised on Windows only
+    """LoadLibraryW, GetProcAddress, GetModuleFileNameW, FreeLibrary."""
+
+    def __init__(self) -> None:
+        k32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+        self._open = _fn(k32, "LoadLibraryW", ctypes.c_void_p, ctypes.c_wchar_p)
+        self._sym = _fn(k32, "GetProcAddress", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
+        self._close = _fn(k32, "FreeLibrary", ctypes.c_int, ctypes.c_void_p)
+        self._name = _fn(k32, "GetModuleFileNameW", ctypes.c_ulong, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_ulong)
+
+    def open(self, name: str) -> int:
+        handle = self._open(name)
+        if not handle:
+            raise LoadFailure(f"LoadLibrary failed (error {ctypes.get_last_error()})")  # type: ignore[attr-defined]
+        return int(handle)
+
+    def symbol(self, handle: int, name: str) -> int:
+        return int(self._sym(handle, name.encode()) or 0)
+
+    def file_of(self, handle: int, probes: Sequence[int]) -> str | None:
+        buf = ctypes.create_unicode_buffer(4096)
+        return buf.value if self._name(handle, buf, 4096) else None
+
+    def close(self, handle: int) -> None:
+        self._close(handle)
+
+
+LOADER: PlatformLoader = _WindowsLoader() if _IS_WINDOWS else _PosixLoader()
 
 
 # --- the guard: closed flag and in-flight calls -------------------------------------
@@ -72,20 +172,23 @@ class Guard:
     """What a library shares with every callable bound from it: closed, and how many calls are in flight.
 
     A call registers itself (with the GIL held) *before* it looks at the closed
-    flag, and unregisters after the C function returned; :meth:`close` sets the
+    flag, and unregisters after the C function returned; `close` sets the
     flag first and then waits for the in-flight count to drop to zero. Under the
     GIL these steps are ordered, so a library is never unmapped under a running
-    call. Pure-backend calls count themselves in a list (append/pop are atomic);
-    the compiled extension counts in ``state[1]``, which it reaches through the
-    buffer protocol of the ctypes array (``state[0]`` is its closed flag).
+    call. Pure-backend calls count themselves in a list of thread ids (append and
+    remove are atomic); the compiled extension counts in `state[1]`, which it
+    reaches through the buffer protocol of the ctypes array (`state[0]` is its
+    closed flag). A child forked inside a call (from a callback the driver runs)
+    keeps the forking thread's calls in flight: they return in the child too.
     """
 
-    __slots__ = ("what", "closed", "calls", "state", "__weakref__")
+    __slots__ = ("what", "closed", "calls", "state", "lookup", "__weakref__")
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, lookup: Callable[[str], int] | None = None) -> None:
         self.what = what
+        self.lookup = lookup  # the library's dlsym (exported name -> address, 0 when absent), where there is one
         self.closed = False
-        self.calls: list[None] = []
+        self.calls: list[int] = []  # the thread id of each pure-backend call in flight
         self.state = (ctypes.c_int64 * 2)()
         _GUARDS.add(self)
 
@@ -94,20 +197,21 @@ class Guard:
 
     def enter(self, call: str = "") -> None:
         """Register a call in flight; raise DriverClosedError (and unregister) if the library is closed."""
-        self.calls.append(None)
+        me = get_ident()
+        self.calls.append(me)
         if self.closed:
-            self.calls.pop()
+            self.calls.remove(me)
             raise self.closed_error(call)
 
     def leave(self) -> None:
-        self.calls.pop()
+        self.calls.remove(get_ident())
 
     @property
     def in_flight(self) -> int:
         return len(self.calls) + int(self.state[1])
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
-        """Refuse new calls; wait (GIL released) up to ``timeout`` s for calls in flight to return.
+        """Refuse new calls; wait (GIL released) up to `timeout` s for calls in flight to return.
 
         Raises DriverBusyError if some are still running: the caller must then not unmap.
         """
@@ -124,9 +228,12 @@ _GUARDS: WeakSet[Guard] = WeakSet()
 
 
 def _after_fork_in_child() -> None:
-    """Only the forking thread lives on in a child, and it was not inside a driver call: no call is in flight."""
+    """Only the forking thread lives on in a child: its calls stay in flight (a fork from a callback inside a
+    call returns into that call), every other thread's are gone. The compiled extension recounts its own
+    calls of this thread after this reset (its handler is registered later, so it runs later)."""
+    me = get_ident()
     for g in list(_GUARDS):
-        g.calls.clear()
+        g.calls[:] = [t for t in g.calls if t == me]
         g.state[1] = 0
 
 
@@ -139,18 +246,9 @@ class SharedLibrary:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        if _IS_WINDOWS:  # pragma: no cover
-            handle = _load(name)
-            if not handle:
-                raise LoadFailure(f"LoadLibrary failed (error {ctypes.get_last_error()})")  # type: ignore[attr-defined]
-        else:
-            handle = _dlopen(os.fsencode(name), RTLD_NOW | RTLD_LOCAL)
-            if not handle:
-                err = _dlerror()
-                raise LoadFailure(err.decode(errors="replace") if err else "dlopen failed")
-        self._handle: int | None = handle
+        self._handle: int | None = LOADER.open(name)
         self._lock = _forksafe.Lock()
-        self.guard = Guard(name)
+        self.guard = Guard(name, self.address)
 
     @property
     def closed(self) -> bool:
@@ -161,29 +259,20 @@ class SharedLibrary:
         handle = self._handle
         if handle is None or self.guard.closed:
             return 0
-        return int(_sym(handle, symbol.encode()) or 0)
+        return LOADER.symbol(handle, symbol)
 
     def path(self) -> str:
         """The file the library was actually loaded from."""
         if self._handle is None:
             return self.name
-        if _IS_WINDOWS:  # pragma: no cover
-            buf = ctypes.create_unicode_buffer(4096)
-            n = _modname(self._handle, buf, 4096)
-            return buf.value if n else self.name
-        for probe in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion"):
-            addr = self.address(probe)
-            if addr:
-                info = _DlInfo()
-                if _dladdr(addr, ctypes.byref(info)) and info.dli_fname:
-                    return os.path.realpath(os.fsdecode(info.dli_fname))
-        return self.name
+        probes = [a for a in (self.address(p) for p in ("cuInit", "cudaRuntimeGetVersion", "cuDriverGetVersion")) if a]
+        return LOADER.file_of(self._handle, probes) or self.name
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
         """Refuse new calls, wait for calls in flight, then unmap.
 
         Raises DriverBusyError (and leaves the library mapped, closed to new calls)
-        when calls are still running after ``timeout`` seconds; calling close()
+        when calls are still running after `timeout` seconds; calling close()
         again later finishes the job.
         """
         with self._lock:
@@ -191,10 +280,7 @@ class SharedLibrary:
                 return
             self.guard.close(timeout)
             handle, self._handle = self._handle, None
-        if _IS_WINDOWS:  # pragma: no cover
-            _unload(handle)
-        else:
-            _unload(handle)
+        LOADER.close(handle)
 
 
 # --- ctypes types ----------------------------------------------------------------
@@ -215,7 +301,7 @@ ALIASES = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "lo
 
 
 def sizeof(ctype: str) -> int:
-    """The size in bytes of a scalar C type name of :data:`SCALARS`."""
+    """The size in bytes of a scalar C type name of `SCALARS`."""
     return int(ctypes.sizeof(SCALARS[ctype]))
 
 
@@ -232,7 +318,7 @@ class StructTypes:
         self._lock = _forksafe.RLock()
 
     def get(self, tag: str) -> Any:
-        """The ctypes class of ``struct``/``union`` ``tag``; TypeError when it has no known layout."""
+        """The ctypes class of `struct`/`union` `tag`; TypeError when it has no known layout."""
         got = self._made.get(tag)
         if got is not None:
             return got
@@ -362,7 +448,7 @@ _FNTYPES: dict[tuple[Any, ...], Any] = {}
 
 
 def function_at(address: int, restype: Any, argtypes: Sequence[Any]) -> Any:
-    """A ctypes function pointer at ``address`` (its type cached per signature)."""
+    """A ctypes function pointer at `address` (its type cached per signature)."""
     key = (restype, *argtypes)
     ft = _FNTYPES.get(key)
     if ft is None:
@@ -399,7 +485,7 @@ _FUNC_BASE: Any = ctypes.CFUNCTYPE(ctypes.c_int).__bases__[0]  # the base class 
 
 
 def c_string(address: int) -> str | None:
-    """The NUL-terminated string at ``address`` (a driver-owned constant), or None for NULL."""
+    """The NUL-terminated string at `address` (a driver-owned constant), or None for NULL."""
     if not address:
         return None
     got = ctypes.string_at(address)
@@ -442,7 +528,11 @@ class Bootstrap:
             got = self._has[name] = self._lib.address(name) != 0
         return got
 
-    def _call(self, name: str, *args: Any) -> Any:
+    def function(self, name: str) -> Any:
+        """The ctypes function of bootstrap function `name` (LookupError when the library lacks it).
+
+        Calling it directly is for callers that hold the library's guard themselves.
+        """
         f = self._fns.get(name)
         if f is None:
             addr = self._lib.address(name)
@@ -450,6 +540,25 @@ class Bootstrap:
                 raise LookupError(name)
             res, argt = BOOTSTRAP[name]
             f = self._fns[name] = function_at(addr, res, argt)
+        return f
+
+    def proc_address_asker(self) -> Callable[[bytes, int, int], tuple[int, int, int]]:
+        """`ask(symbol, version, flags) -> (CUresult, query result, address)` through cuGetProcAddress_v2, for
+        one thread's loop of queries: its output cells are made once and reset before each call, and the
+        caller holds the library's guard around the loop (`guard.enter()` / `guard.leave()`)."""
+        f = self.function("cuGetProcAddress_v2")
+        pfn, status = ctypes.c_void_p(0), ctypes.c_int(-1)
+        pfn_ref, status_ref = ctypes.byref(pfn), ctypes.byref(status)
+
+        def ask(symbol: bytes, version: int, flags: int) -> tuple[int, int, int]:
+            pfn.value, status.value = 0, -1
+            rc = f(symbol, pfn_ref, version, flags, status_ref)  # restype c_int: an int
+            return rc, status.value, pfn.value or 0
+
+        return ask
+
+    def _call(self, name: str, *args: Any) -> Any:
+        f = self._fns.get(name) or self.function(name)
         guard = self._lib.guard
         guard.enter(name)
         try:
@@ -495,7 +604,7 @@ class Bootstrap:
         return None
 
     def error_name(self, code: int) -> str | None:
-        """cuGetErrorName's answer for ``code`` (cached: the names never change)."""
+        """cuGetErrorName's answer for `code` (cached: the names never change)."""
         if code not in self._names:
             self._names[code] = self._string_out("cuGetErrorName", code)
         return self._names[code]

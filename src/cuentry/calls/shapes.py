@@ -1,8 +1,8 @@
 """Signature shapes: the distinct tuples of C types the catalog's functions are called with.
 
-A shape is named by one letter per parameter (:data:`CODES`); the compiled
+A shape is named by one letter per parameter (`CODES`); the compiled
 extension has one C call case per shape. Shapes come from the same
-classification the pure backend uses (:mod:`.contract`), so both backends pass
+classification the pure backend uses (`.contract`), so both backends pass
 the same C types. Shapes with a struct passed by value have no name and stay on
 the pure backend.
 """
@@ -12,6 +12,9 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+
+__all__ = ["CODES", "SLOTS", "catalog_shapes", "shape_code", "shapes"]
+
 
 CODES = {
     "int": "i", "unsigned int": "I", "short": "t", "unsigned short": "T", "char": "c", "signed char": "b",

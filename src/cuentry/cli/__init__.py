@@ -21,9 +21,14 @@ from .. import __version__
 from ..errors import CuentryError, DriverError, ManifestError, UsageError
 
 if TYPE_CHECKING:
+    from .output import Out
+
     SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 else:
     SubParsers = argparse._SubParsersAction
+
+__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "main"]
+
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NODRIVER = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
@@ -41,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
     p.add_argument("--version", action="version", version=f"cuentry {__version__}")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in human output")
+    p.add_argument("--cmake-dir", action="store_true",
+                   help="print the directory of cuentry's CMake package (cuentryConfig.cmake: cuentry_generate()) and exit")
     _add_verbosity(p, 0)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -93,15 +100,24 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]
     # --quiet silences reports; the commands whose output is the product (a path, a generated file) still print it.
-    out = Out(stdout, stderr, color, quiet=args.verbose < 0 and args.command not in _PRODUCT_COMMANDS)
+    out = Out(stdout, stderr, color,
+              quiet=args.verbose < 0 and args.command not in _PRODUCT_COMMANDS and not args.cmake_dir)
     out.json_errors = bool(getattr(args, "json", False))
     if getattr(args, "driver", None) is not None and not args.driver.strip():
         # An empty --driver "" (an unset shell variable, typically) must not quietly mean "search".
         return out.fail(UsageError("--driver is empty", hint="give the driver library's path, or leave --driver "
                                    "out to search for it"), EXIT_USAGE)
+    if args.cmake_dir:
+        out.print(cmake_dir())
+        return EXIT_OK
     if not getattr(args, "func", None):
         parser.print_help(stdout)
         return EXIT_USAGE
+    return _dispatch(args, out, stderr)
+
+
+def _dispatch(args: argparse.Namespace, out: Out, stderr: TextIO) -> int:
+    """Run the command; each error class becomes its exit code and one message."""
     try:
         with _logging(args.verbose, stderr):
             return int(args.func(args, out))
@@ -116,6 +132,13 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+
+
+def cmake_dir() -> str:
+    """The directory holding cuentryConfig.cmake (package data), for `find_package(cuentry CONFIG)`."""
+    from importlib import resources
+
+    return str(resources.files("cuentry").joinpath("cmake"))
 
 
 def entry() -> None:

@@ -12,6 +12,9 @@ from pathlib import Path
 from . import EXIT_OK, EXIT_USAGE, SubParsers
 from .output import Out
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     cb = sub.add_parser("catalog", help="catalog maintenance")

@@ -8,7 +8,7 @@ from typing import Any
 from ..catalog import format_version
 from ..errors import DriverError
 from . import EXIT_FAIL, EXIT_NODRIVER, EXIT_OK, SubParsers
-from .output import Out, plain, terminal_width
+from .output import Out, diagnostic_json, plain, terminal_width
 
 __all__ = ["MANIFEST_HELP", "register", "run"]
 
@@ -39,7 +39,7 @@ input; 3 no driver found (the minimum driver is still printed).
 def register(sub: SubParsers) -> None:
     c = sub.add_parser("check", help="check a manifest of required/optional entry points against this driver",
                        epilog=MANIFEST_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    c.add_argument("manifest", help="TOML manifest")
+    c.add_argument("manifest", help="TOML manifest ('-': standard input)")
     c.add_argument("--driver", metavar="PATH", help="driver library to use")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run)
@@ -55,10 +55,10 @@ def _searched(exc: DriverError) -> list[dict[str, str]]:
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..driver import Driver
     from ..loader import describe
-    from ..manifest import load
     from ..table import Table
+    from .inputs import load_manifest
 
-    m = load(args.manifest)
+    m = load_manifest(args.manifest)
     floor = m.min_driver()                                  # the one floor (cuentry.entry.driver_floor)
     try:
         drv = Driver.load(args.driver)
@@ -73,6 +73,8 @@ def run(args: argparse.Namespace, out: Out) -> int:
         return EXIT_NODRIVER
     table = Table.from_manifest(m, source=drv)              # the manifest's bound entries: nothing binds again
     rep = table.report()
+    for r in rep["entries"]:  # the CLI's one diagnostic shape: suggestions as objects, driver {path, version}
+        r["attempts"] = [diagnostic_json(a) for a in r["attempts"]]
     ok = all(r["status"] != "failed" for r in rep["entries"])
     searched = [{"path": a["candidate"], "reason": a["outcome"], "how": a["how"]} for a in describe(drv.attempts)]
     rep.update({"manifest": args.manifest, "ok": ok, "driver": {**drv.info(), "version": drv.driver_version},

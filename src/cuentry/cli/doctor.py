@@ -10,6 +10,9 @@ from ..errors import UsageError
 from . import EXIT_NODRIVER, EXIT_OK, SubParsers
 from .output import Out, cli_terms
 
+__all__ = ["SHOWN", "exit_code", "register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     d = sub.add_parser("doctor", help="what driver and runtime are here, and what resolves on them")

@@ -7,7 +7,10 @@ import argparse
 from ..names import parse_version
 from . import SubParsers
 from .output import Out
-from .trace import add_report_options, command, print_report, report_out
+from .trace import add_report_options, command, not_loaded, open_sink, safe, sink_kept, write_report
+
+__all__ = ["register", "run"]
+
 
 
 def register(sub: SubParsers) -> None:
@@ -18,7 +21,11 @@ def register(sub: SubParsers) -> None:
                     "CUDA_ERROR_INVALID_VALUE, symbols newer than VERSION are not found, dlsym of exports newer "
                     "than VERSION gives NULL (no cuGetProcAddress_v2 below 12.0, no cuGetProcAddress below 11.3). "
                     "Everything else runs on the real driver.",
-        epilog="exit status: the command's (a signal N gives 128+N). docs/emulate.md")
+        epilog="exit status: the command's (a signal N gives 128+N), also when VERSION is not older than the real "
+               "driver (a one-line note says the emulation had no effect); 1 when the interposer loaded in no "
+               "process (nothing was emulated); 2 for a bad version, command or -o path (checked before the "
+               "command runs) or a program that cannot be interposed (statically linked, set-user-ID). "
+               "docs/emulate.md")
     e.add_argument("--driver", required=True, metavar="VERSION", help="the driver to emulate: 12.4 or 12040")
     e.add_argument("--trace", action="store_true", help="also record and report the requests (as cuentry trace)")
     add_report_options(e)
@@ -31,11 +38,14 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
     version = parse_version(args.driver)
     cmd = command(args)
-    res = emulate(cmd, version, trace=args.trace or args.json or bool(args.output))
+    sink = open_sink(args)
+    with sink_kept(sink):
+        res = emulate(cmd, version, trace=args.trace or args.json or sink is not None)
     if res.report is not None:
-        with report_out(args, out) as rout:
-            if args.json:
-                rout.json(res.report.to_dict())
-            else:
-                print_report(res.report, rout, show_runtimes=args.all)
+        write_report(res.report, args, sink, out)
+    else:
+        for note in res.notes:
+            out.error(f"cuentry emulate: note: {safe(note)}")
+    if res.seen is not None and not res.seen.traced:
+        return not_loaded(out, "emulated")
     return res.exit_code

@@ -18,6 +18,9 @@ import os
 from . import EXIT_FAIL, EXIT_OK, EXIT_USAGE, SubParsers
 from .output import Out
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     f = sub.add_parser("fake-driver", help="build cuentry's fake driver (for machines without a GPU) and print its path")

@@ -36,14 +36,29 @@ def register(sub: SubParsers) -> None:
     g.set_defaults(func=run)
 
 
+def _file_mode(path: str) -> int:
+    """The mode a written file gets: an existing file's own, else what open() would give (0666 less the umask)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory (no half-written output)."""
+    """Write `text` to `path` through a temporary file in the same directory (no half-written output).
+
+    The file gets the mode a plain write would give it (not the temporary file's 0600).
+    """
     directory = os.path.dirname(os.path.abspath(path))
+    mode = _file_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".cuentry-", dir=directory)
     except OSError as exc:
         raise UsageError(f"cannot write into {directory}: {exc.strerror}", hint="choose another -o path") from None
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -78,6 +93,7 @@ def _check(args: argparse.Namespace, out: Out, text: str) -> int:
 
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..generate import generate
+    from ..generate.c import member
     from ..manifest import load
 
     gen = generate(load(args.manifest), args.language)
@@ -100,8 +116,9 @@ def run(args: argparse.Namespace, out: Out) -> int:
                   "stream": p.stream, "min_driver": p.min_driver, "bytes": len(text.encode()),
                   "entries": [{"name": s.attr, "required": s.required,
                                "pins": [{"symbol": x.symbol, "version": x.version, "abi": x.abi.pfn,
-                                         "member": x.member} for x in s.pins]} for s in p.slots]})
-    else:
+                                         "member": member(x.member) if args.language == "c" else s.attr}
+                                        for x in s.pins]} for s in p.slots]})
+    elif getattr(args, "verbose", 0) >= 0:  # -q: the file is the product, the line about it is not
         out.print(f"wrote {args.output}: table {p.name!r}, {len(p.slots)} entries, "
                   f"{p.stream.replace('_', '-')} stream, minimum driver {p.min_driver}")
     return EXIT_OK

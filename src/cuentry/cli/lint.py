@@ -14,6 +14,9 @@ from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
 from .output import Out
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     from ..lint import MAX_FILE_BYTES
@@ -44,11 +47,25 @@ def register(sub: SubParsers) -> None:
     lt.add_argument("--floor", type=int, default=0, metavar="VERSION",
                     help="the lowest driver the code supports (e.g. 12000): pins at or below it are notes")
     lt.add_argument("--pedantic", action="store_true", help="show notes too (findings that cannot change behaviour)")
+    lt.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                    help="lint files in N processes (the output is the same as with -j 1)")
     fmt = lt.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="findings, problems, pins and minimum driver as JSON")
     fmt.add_argument("--sarif", action="store_true", help="SARIF 2.1.0 for code scanning")
     fmt.add_argument("--min-driver", action="store_true", help="the lowest driver the scanned code's pins need")
     lt.set_defaults(func=run)
+
+
+def _jobs(value: str) -> int:
+    from ..lint.parallel import MAX_JOBS
+
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-j takes a number of processes, not {value!r}") from None
+    if not 1 <= n <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"-j takes 1 to {MAX_JOBS} processes, not {n}")
+    return n
 
 
 def _read_commands(path: str) -> list[dict[str, object]]:
@@ -131,7 +148,8 @@ def run(args: argparse.Namespace, out: Out) -> int:
                          hint="pip install tree-sitter tree-sitter-cpp (they come with cuentry's dependencies)") from None
     settings = _settings(args)
     rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=settings.include_dirs,
-                     progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None, settings=settings)
+                     jobs=args.jobs, progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None,
+                     settings=settings)
     failing = [f for f in rep.findings if f.severity != "note"]
     code = EXIT_FAIL if failing or rep.problems else EXIT_OK
     if args.sarif:
@@ -144,23 +162,38 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
 
 def _print_text(rep: Any, args: argparse.Namespace, out: Out) -> None:
+    """The problems and per-file notes on stderr; the findings (or the pins, with --min-driver) and a summary."""
     for p in rep.problems:
         out.error(f"{p.path}: not linted: {p.message}")
     for j in rep.judged:
         if j.note:
             out.error(f"{j.path}: note: {j.note}")
     if args.min_driver:
-        md = rep.min_driver
-        out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
-                  "no literal version pins found")
-        for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
-            out.print(f"  {v:>6}  {sym}")
+        _print_pins(rep, out)
         return
     for f in rep.findings:
         out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.severity}: {f.message}")
+    for note in rep.notes:
+        out.print(f"{note.path}: {out.warn('note')}: {note.message}")
     for h in sorted({f.headers for f in rep.findings if f.headers}):
         out.print(f"judged by clang against {h}")
+    _print_summary(rep, out)
+
+
+def _print_pins(rep: Any, out: Out) -> None:
+    """`--min-driver`: the lowest driver the pins need, and each symbol's highest pin."""
+    md = rep.min_driver
+    out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
+              "no literal version pins found")
+    for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.print(f"  {v:>6}  {sym}")
+
+
+def _print_summary(rep: Any, out: Out) -> None:
+    """One line: how many findings in how many files, and what was not (fully) linted."""
     n = len(rep.findings)
     files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} lines)"
-    skipped = f"; {len(rep.problems)} not linted" if rep.problems else ""
+    partial = len({note.path for note in rep.notes})
+    skipped = (f"; {len(rep.problems)} not linted" if rep.problems else "") + (
+        f"; {partial} not fully expanded (see the notes)" if partial else "")
     out.print((f"{n} finding{'s' if n != 1 else ''} in {files}" if n else f"no findings in {files}") + skipped)

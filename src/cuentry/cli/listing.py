@@ -76,7 +76,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
 
 
 def _fit(header: list[str], rows: list[list[str]], droppable: Sequence[str]) -> list[str]:
-    """Drop ``droppable`` columns (in order) until the table fits the terminal; return those dropped."""
+    """Drop `droppable` columns (in order) until the table fits the terminal; return those dropped."""
     dropped: list[str] = []
     for name in droppable:
         widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]

@@ -12,6 +12,9 @@ from typing import Any, TextIO
 
 from ..errors import CuentryError
 
+__all__ = ["Out", "cli_terms", "diagnostic_json", "plain", "suggestion_objects", "terminal_width"]
+
+
 _ANSI = re.compile(r"\033\[[0-9;]*m")
 
 
@@ -54,8 +57,9 @@ def diagnostic_json(d: Any) -> dict[str, Any]:
     """A Diagnostic as the CLI's JSON: hint in the CLI's terms, suggestions as objects, `driver` as {path, version}.
 
     Every command that prints a diagnostic (resolve; check and trace through their owners) uses this one shape.
+    `d` is a Diagnostic or its `to_dict()` (a table's report carries those).
     """
-    doc: dict[str, Any] = d.to_dict()
+    doc: dict[str, Any] = dict(d) if isinstance(d, dict) else d.to_dict()
     doc["hint"] = cli_terms(doc["hint"])
     doc["suggestions"] = suggestion_objects(doc["symbol"], doc.get("suggestions") or [])
     doc["driver"] = {"path": doc.get("library"), "version": doc.get("driver_version")}
@@ -145,19 +149,27 @@ class Out:
 
     def table(self, rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, indent: int = 0) -> None:
         """Columns padded to their widest cell; the last column wraps under itself to fit the terminal."""
-        allrows = [list(header)] + [list(r) for r in rows] if header else [list(r) for r in rows]
+        allrows = _padded([*([list(header)] if header else []), *(list(r) for r in rows)])
         if not allrows:
             return
-        ncol = max(len(r) for r in allrows)
-        allrows = [r + [""] * (ncol - len(r)) for r in allrows]
-        widths = [max(len(plain(r[i])) for r in allrows) for i in range(ncol)]
+        widths = [max(len(plain(r[i])) for r in allrows) for i in range(len(allrows[0]))]
         lead = indent + sum(w + 2 for w in widths[:-1])
         room = max(20, terminal_width() - lead)
         for j, r in enumerate(allrows):
             head = "".join(c + " " * (widths[i] - len(plain(c)) + 2) for i, c in enumerate(r[:-1]))
-            last = r[-1]
-            parts = [last] if len(plain(last)) <= room else \
-                textwrap.wrap(plain(last), width=room, break_long_words=False, break_on_hyphens=False)
-            for k, part in enumerate(parts or [""]):
+            for k, part in enumerate(_fitted(r[-1], room)):
                 line = (" " * indent + (head if k == 0 else " " * (lead - indent)) + part).rstrip()
                 self.print(self.bold(line) if header and j == 0 else line)
+
+
+def _padded(rows: list[list[str]]) -> list[list[str]]:
+    """Rows of one length (short ones padded with empty cells)."""
+    ncol = max((len(r) for r in rows), default=0)
+    return [r + [""] * (ncol - len(r)) for r in rows]
+
+
+def _fitted(cell: str, room: int) -> list[str]:
+    """A last-column cell as the lines it takes in `room` columns (words never split; wrapping drops colour)."""
+    if len(plain(cell)) <= room:
+        return [cell]
+    return textwrap.wrap(plain(cell), width=room, break_long_words=False, break_on_hyphens=False) or [""]

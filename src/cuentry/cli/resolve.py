@@ -17,6 +17,9 @@ from ..names import DEFAULT, STREAM_CHOICES, parse_stream
 from . import EXIT_FAIL, EXIT_OK, EXIT_USAGE, SubParsers
 from .output import Out, cli_terms, diagnostic_json
 
+__all__ = ["register", "run"]
+
+
 
 def register(sub: SubParsers) -> None:
     r = sub.add_parser("resolve", help="resolve one entry point and print the two-layer diagnostic")

@@ -4,17 +4,40 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
+import stat
 import sys
-from collections.abc import Iterator
-from typing import TextIO
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from . import EXIT_FAIL, SubParsers
 from .output import Out
 
+if TYPE_CHECKING:
+    from ..audit import Finding
+    from ..trace import Request, TraceReport
+
+__all__ = [
+    "Sink",
+    "add_report_options",
+    "command",
+    "not_loaded",
+    "open_sink",
+    "print_report",
+    "register",
+    "report_out",
+    "run",
+    "safe",
+    "sink_kept",
+    "write_report",
+]
+
+
 _API_SHORT = {"cuGetProcAddress_v2": "v2", "cuGetProcAddress": "v1", "cudaGetDriverEntryPointByVersion": "rt",
               "cudaGetDriverEntryPoint": "rt-old", "dlsym": "dlsym"}
+_HEADER = ["api", "symbol", "version", "flags", "result", "query", "export", "count"]
 
 
 def register(sub: SubParsers) -> None:
@@ -24,17 +47,23 @@ def register(sub: SubParsers) -> None:
                     "cudaGetDriverEntryPoint[ByVersion] and dlsym request of the process and its children, per "
                     "calling library, with the catalog's findings. The program's output and exit status are its "
                     "own; the report goes to standard error, or to -o FILE.",
-        epilog="exit status: the command's (a signal N gives 128+N); with --check, 1 when the command "
-               "succeeded but there are findings outside CUDA runtimes. JSON schema: docs/trace.md")
+        epilog="exit status: the command's (a signal N gives 128+N); 1 when the interposer loaded in no process "
+               "(nothing was traced); with --check, 1 when the command succeeded but there are findings outside "
+               "CUDA runtimes or the trace is incomplete; 2 for a bad command or -o path (checked before the "
+               "command runs) or a program that cannot be traced (statically linked, set-user-ID). "
+               "JSON schema: docs/trace.md")
     add_report_options(t)
-    t.add_argument("--check", action="store_true", help="exit 1 when there are findings (outside CUDA runtimes)")
+    t.add_argument("--check", action="store_true",
+                   help="exit 1 when there are findings (outside CUDA runtimes) or the trace is incomplete")
     t.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run")
     t.set_defaults(func=run)
 
 
 def add_report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the report as JSON (schema: docs/trace.md)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (default: standard error)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the report to FILE, a regular file or a device (not a link, not a FIFO; checked before "
+                        "the command runs; default: standard error)")
     p.add_argument("--all", action="store_true", help="also list the CUDA runtimes' own table requests")
 
 
@@ -47,33 +76,133 @@ def command(args: argparse.Namespace) -> list[str]:
     return cmd
 
 
-@contextlib.contextmanager
-def report_out(args: argparse.Namespace, out: Out) -> Iterator[Out]:
-    """Where the report goes: -o FILE, or standard error (the program owns standard output)."""
-    if args.output:
+class Sink:
+    """The -o FILE, opened before the command runs (a bad path costs no run); written after it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.created = False
+        existed = os.path.lexists(path)
         try:
-            fh: TextIO = open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+            # No link followed, no wait on a FIFO, nothing truncated before the report is ready.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror}", hint="give a writable path to -o") from None
-        with fh:
+            raise _refusal(path, exc) from None
+        self.created = not existed
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):   # a file, or a device such as /dev/null
+            os.close(fd)
+            raise UsageError(f"cannot write {path}: not a regular file", hint="give -o the path of a regular file")
+        self.regular = stat.S_ISREG(mode)
+        self.fd = fd
+
+    def open(self) -> TextIO:
+        if self.regular:
+            os.ftruncate(self.fd, 0)
+        return open(self.fd, "w", encoding="utf-8", closefd=True)
+
+    def discard(self) -> None:
+        """The command did not run: close, and remove the file if this made it."""
+        os.close(self.fd)
+        if self.created:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+def _refusal(path: str, exc: OSError) -> UsageError:
+    if exc.errno == errno.ELOOP:
+        return UsageError(f"cannot write {path}: it is a symbolic link (not followed)",
+                          hint="give -o the path of a regular file, not a link")
+    if exc.errno == errno.ENXIO:
+        return UsageError(f"cannot write {path}: not a regular file (a FIFO)", hint="give -o the path of a regular file")
+    return UsageError(f"cannot write {path}: {exc.strerror}", hint="give -o a path in an existing, writable directory")
+
+
+def open_sink(args: argparse.Namespace) -> Sink | None:
+    return Sink(args.output) if args.output else None
+
+
+@contextlib.contextmanager
+def report_out(sink: Sink | None, out: Out) -> Iterator[Out]:
+    """Where the report goes: -o FILE, or standard error (the program owns standard output)."""
+    if sink is not None:
+        with sink.open() as fh:
             yield Out(fh, out.err, False)
     else:
         yield Out(out.err, out.err, out.color if out.err is sys.stderr and out.err.isatty() else False)
+
+
+@contextlib.contextmanager
+def sink_kept(sink: Sink | None) -> Iterator[None]:
+    """Discard the sink when the command could not be run."""
+    try:
+        yield
+    except BaseException:
+        if sink is not None:
+            sink.discard()
+        raise
+
+
+def write_report(report: TraceReport, args: argparse.Namespace, sink: Sink | None, out: Out) -> None:
+    with report_out(sink, out) as rout:
+        if args.json:
+            rout.json(report.to_dict())
+        else:
+            print_report(report, rout, show_runtimes=args.all)
+
+
+def not_loaded(out: Out, what: str) -> int:
+    """The interposer loaded in no process: an error, exit 1."""
+    from ..trace import NOT_LOADED, NOT_LOADED_WHY
+
+    out.error(f"cuentry: error: {NOT_LOADED}: {NOT_LOADED_WHY}; nothing was {what}")
+    out.error("  hint: run the dynamically linked program itself under cuentry (not a static or set-user-ID "
+              "launcher), and keep LD_PRELOAD in its environment")
+    return EXIT_FAIL
 
 
 def run(args: argparse.Namespace, out: Out) -> int:
     from ..trace import run as trace_run
 
     cmd = command(args)
-    report = trace_run(cmd)
-    with report_out(args, out) as rout:
-        if args.json:
-            rout.json(report.to_dict())
-        else:
-            print_report(report, rout, show_runtimes=args.all)
-    if args.check and report.exit_code == 0 and any(not f.runtime for f in report.findings):
+    sink = open_sink(args)
+    with sink_kept(sink):
+        report = trace_run(cmd)
+    write_report(report, args, sink, out)
+    if not report.traced:
+        return not_loaded(out, "traced")
+    if args.check and report.exit_code == 0 and (report.incomplete or any(not f.runtime for f in report.findings)):
         return EXIT_FAIL
     return report.exit_code if report.exit_code >= 0 else EXIT_FAIL
+
+
+# --- the human report -----------------------------------------------------------------------
+
+
+def safe(text: str | None) -> str:
+    """Text that came from the program, printable: control characters, ESC, newlines and other
+    non-printable characters as escapes (bytes that were not UTF-8 already read as `\\xNN`)."""
+    if text is None:
+        return ""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+def _base(path: str) -> str:
+    return safe(os.path.basename(path) or path)
 
 
 def _short(text: str | None, prefix: str) -> str:
@@ -82,54 +211,124 @@ def _short(text: str | None, prefix: str) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
-def print_report(report: object, out: Out, *, show_runtimes: bool = False) -> None:
-    """The human report: findings first (each with its fix), then a table per calling library."""
-    from ..catalog import format_version
-    from ..trace import TraceReport
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
-    assert isinstance(report, TraceReport)
+
+def _header(report: TraceReport, out: Out) -> None:
+    from ..catalog import format_version
+
     total = sum(r.count for r in report.requests)
-    drv = (f"driver {format_version(report.driver_version)} ({report.driver_version}) at {report.driver_path}"
-           if report.driver_version else "no driver seen")
+    drv = (f"driver {format_version(report.driver_version)} ({report.driver_version}) at "
+           f"{safe(report.driver_path)}" if report.driver_version else "no driver seen")
     emu = f", emulating {format_version(report.emulated)} ({report.emulated})" if report.emulated else ""
-    libs, procs = len(report.callers), len(report.processes)
-    out.print(out.bold(f"cuentry trace: {total} request{'s' if total != 1 else ''} ({len(report.requests)} distinct) "
-                       f"from {libs} librar{'ies' if libs != 1 else 'y'} in {procs} process{'es' if procs != 1 else ''}; "
-                       f"{drv}{emu}"))
-    if report.emulated and report.driver_version and report.driver_version < report.emulated:
-        out.print(out.warn(f"  note: the real driver ({report.driver_version}) is older than {report.emulated}: "
-                           "a driver cannot be made newer; programs saw the real one"))
+    out.print(out.bold(f"cuentry trace: {_plural(total, 'request', 'requests')} ({len(report.requests)} distinct) "
+                       f"from {_plural(len(report.callers), 'library', 'libraries')} in "
+                       f"{_plural(len(report.processes), 'process', 'processes')}; {drv}{emu}"))
+
+
+def _notices(report: TraceReport, out: Out) -> None:
+    from ..trace import NOT_LOADED
+
+    for what in report.incomplete:
+        if what != NOT_LOADED:
+            out.print(out.bad(f"  trace incomplete: {what}") + " (some requests were not recorded: give the "
+                      "record directory's file system ($XDG_RUNTIME_DIR, /dev/shm) more space)")
+    for note in report.notes:
+        out.print(out.warn(f"  note: {note}"))
     if report.dropped:
-        out.print(out.warn(f"  {report.dropped} requests were not recorded (too many distinct requests in one process)"))
+        out.print(out.warn(f"  {report.dropped} requests were not recorded (too many distinct requests in one "
+                           "process, or no record space)"))
+
+
+def _what(symbol: str, symbol_null: bool, version: int | None) -> str:
+    name = "(NULL)" if symbol_null else (safe(symbol) if symbol else '""')
+    return f"{name}@{version}" if version is not None else name
+
+
+def _finding_line(f: Finding, out: Out) -> None:
+    what = _what(f.symbol, f.symbol_null, f.version) if (f.symbol or f.symbol_null) else "(library)"
+    if not f.symbol and not f.symbol_null and f.version is not None:
+        what = f'""@{f.version}'
+    flags = f" flags {f.flags}" if f.flags is not None else ""
+    mark = out.bad(f.code) if f.severity == "error" else out.warn(f.code)
+    out.print(f"  {mark} {f.severity} {what}{flags}  [{_base(f.caller)}]")
+    out.print(f"        {safe(f.message)}")
+
+
+def _findings(report: TraceReport, out: Out) -> None:
     user = [f for f in report.findings if not f.runtime]
-    rt = [f for f in report.findings if f.runtime]
+    rt = any(f.runtime for f in report.findings)
     out.print()
     if user:
         out.print(out.bold(f"findings ({len(user)}):"))
         for f in user:
-            what = f"{f.symbol}@{f.version}" if f.version is not None else (f.symbol or "(library)")
-            flags = f" flags {f.flags}" if f.flags is not None else ""
-            out.print(f"  {out.bad(f.code)} {what}{flags}  [{os.path.basename(f.caller) or f.caller}]")
-            out.print(f"        {f.message}")
+            _finding_line(f, out)
     else:
         out.print(out.ok("no findings") + (" outside CUDA runtimes" if rt else ""))
-    for caller in report.callers:
-        reqs = report.by_caller(caller)
-        n = sum(r.count for r in reqs)
-        nf = sum(1 for f in report.findings if f.caller == caller)
-        is_rt = caller in report.runtimes
-        out.print()
-        label = " (CUDA runtime: its own table)" if is_rt else ""
-        out.print(out.bold(f"{os.path.basename(caller) or caller}{label}: {n} requests, {len(reqs)} distinct, "
-                           f"{nf} finding{'s' if nf != 1 else ''}") + f"  {caller}")
-        if is_rt and not show_runtimes:
-            out.print("  (table not shown; --all shows it)")
-            continue
-        rows = [[_API_SHORT.get(r.api, r.api), r.symbol or '""', "-" if r.version is None else str(r.version),
-                 "-" if r.flags is None else str(r.flags), _short(r.result, "CUDA_ERROR_").replace("CUDA_", ""),
-                 _short(r.query, "CU_GET_PROC_ADDRESS_"), r.export or "NULL", str(r.count)] for r in reqs]
-        out.table(rows, ["api", "symbol", "version", "flags", "result", "query", "export", "count"], indent=2)
+
+
+def _fallbacks(report: TraceReport, out: Out) -> None:
+    taken = [r for r in report.requests if r.fallback is not None and not r.runtime]
+    if not taken:
+        return
+    out.print(f"fallbacks taken (not findings: the request failed and the fallback at a lower ABI succeeded; "
+              f"{len(taken)}):")
+    for r in taken:
+        out.print(f"  {_what(r.symbol, r.symbol_null, r.version)} -> fallback {r.fallback}  [{_base(r.caller)}]")
+
+
+def _result(r: Request) -> str:
+    text = _short(r.result_name, "CUDA_ERROR_").replace("CUDA_", "")
+    return f"{text} (fallback {r.fallback})" if r.fallback is not None else text
+
+
+def _row(r: Request) -> list[str]:
+    symbol = _what(r.symbol, r.symbol_null, None) + (" (truncated)" if r.truncated else "")
+    export = "NULL" if r.export is None else safe(r.export)
+    if r.pfn_null:
+        export = "(NULL pfn)"
+    return [_API_SHORT.get(r.api, safe(r.api)), symbol, "-" if r.version is None else str(r.version),
+            "-" if r.flags is None else str(r.flags), _result(r), _short(r.query_name, "CU_GET_PROC_ADDRESS_"),
+            export, str(r.count)]
+
+
+def _caller_table(report: TraceReport, caller: str, out: Out, show_runtimes: bool) -> None:
+    reqs = report.by_caller(caller)
+    n = sum(r.count for r in reqs)
+    nf = sum(1 for f in report.findings if f.caller == caller)
+    is_rt = caller in report.runtimes
+    out.print()
+    label = " (CUDA runtime: its own table)" if is_rt else ""
+    out.print(out.bold(f"{_base(caller)}{label}: {n} requests, {len(reqs)} distinct, "
+                       f"{_plural(nf, 'finding', 'findings')}") + f"  {safe(caller)}")
+    if is_rt and not show_runtimes:
+        out.print("  (table not shown; --all shows it)")
+        return
+    out.table([_row(r) for r in reqs], _HEADER, indent=2)
+
+
+def _runtime_summary(findings: Sequence[Finding], out: Out) -> None:
+    rt = [f for f in findings if f.runtime]
     if rt:
         out.print()
-        out.print(f"{len(rt)} finding{'s' if len(rt) != 1 else ''} in CUDA runtimes' own tables (NVIDIA's, "
+        out.print(f"{_plural(len(rt), 'finding', 'findings')} in CUDA runtimes' own tables (NVIDIA's, "
                   "not yours): see --json")
+
+
+def print_report(report: object, out: Out, *, show_runtimes: bool = False) -> None:
+    """The human report: findings first (each with its fix), then a table per calling library.
+
+    Every string that came from the program (symbols, paths, export names) is escaped
+    (`safe`): the report cannot recolour the terminal or break its table.
+    """
+    from ..trace import TraceReport
+
+    assert isinstance(report, TraceReport)
+    _header(report, out)
+    _notices(report, out)
+    _findings(report, out)
+    _fallbacks(report, out)
+    for caller in report.callers:
+        _caller_table(report, caller, out, show_runtimes)
+    _runtime_summary(report.findings, out)

@@ -1,6 +1,6 @@
 """What the generators need from a manifest, computed once for both the C and the Python generator.
 
-The manifest (:mod:`cuentry.manifest`) gives bound [Entry][cuentry.entry.Entry]
+The manifest ([cuentry.manifest][cuentry.manifest]) gives bound [Entry][cuentry.entry.Entry]
 records: each pin of each chain already carries the ABI
 [Catalog.bind][cuentry.catalog.Catalog.bind] returned for it while the manifest
 was read. A [Plan][cuentry.generate.model.Plan] adds what only a generated loader
@@ -137,7 +137,7 @@ _PLANS: weakref.WeakKeyDictionary[Manifest, Plan] = weakref.WeakKeyDictionary()
 
 
 def plan(manifest: Manifest) -> Plan:
-    """The plan of ``manifest``'s table, from its bound entries (nothing is bound again).
+    """The plan of `manifest`'s table, from its bound entries (nothing is bound again).
 
     Planned once per manifest: the generators and the CLI's report of what they wrote get the same
     [Plan][cuentry.generate.model.Plan] object.

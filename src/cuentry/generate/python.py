@@ -1,16 +1,17 @@
-"""``cuentry generate python``: a module with a typed :class:`cuentry.Table` subclass for a manifest.
+"""`cuentry generate python`: a module with a typed [cuentry.Table][cuentry.table.Table] subclass for a manifest.
 
 The generated module declares the manifest's table at import (declaring is
 cheap and never loads the driver: tables resolve on first use) and types each
-entry with a :class:`typing.Protocol` whose ``__call__`` has the catalog's
-parameter names and types, so editors complete ``acme.cuCtxCreate(`` with
-``pctx, ctxCreateParams, flags, dev`` and mypy checks arity and argument kinds.
+entry with a `typing.Protocol` whose `__call__` has the catalog's
+parameter names and types, so editors complete `acme.cuCtxCreate(` with
+`pctx, ctxCreateParams, flags, dev` and mypy checks arity and argument kinds.
 
 Entries are typed positional-only (the typed callables also take the header's
 names as keywords, docs/calls.md). Optional entries are typed
-``<Protocol> | Unavailable``; an entry whose fallback chain binds ABIs of
-different function types is typed as the union of them, which a caller narrows
-by the ABI that resolved (``fn.abi.version``) before calling.
+`<Protocol> | Unavailable`; an entry whose fallback chain binds ABIs of
+different function types is typed as the union of them, and the class has one
+accessor per ABI of the chain (`cuCtxCreate_as_v11040()`), typed by that ABI
+alone or `None`, which mypy narrows with `is not None`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from ..entry import Entry
     from ..manifest import Manifest
 
+__all__ = ["accessor_name", "class_name", "generate_python", "protocol_name", "render"]
+
+
 _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
                 contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
                 contract.OUTBUF: "Pointer", contract.ARRAY: "Pointer", contract.STRUCTPTR: "Pointer",
@@ -34,12 +38,12 @@ _ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "H
 
 
 def generate_python(manifest: Manifest) -> str:
-    """The module text for ``manifest``'s table."""
+    """The module text for `manifest`'s table."""
     return render(plan(manifest))
 
 
 def class_name(name: str) -> str:
-    """``acme`` -> ``AcmeTable``, ``my_lib`` -> ``MyLibTable``."""
+    """`acme` -> `AcmeTable`, `my_lib` -> `MyLibTable`."""
     parts = [w for w in "".join(c if c.isalnum() else "_" for c in name).split("_") if w]
     base = "".join(w[:1].upper() + w[1:] for w in parts) or "Generated"
     return ("T" + base if base[0].isdigit() else base) + "Table"
@@ -98,6 +102,33 @@ def _entry_expr(e: Entry) -> str:
     return f"{fn}({e.symbol!r}, {e.version}{name}{fb})"
 
 
+def accessor_name(s: Slot, abi: Abi) -> str:
+    """The name of the narrowing accessor for one ABI of an entry's chain: `cuCtxCreate_as_v11040`."""
+    if abi.symbol == s.pins[0].symbol:
+        return f"{s.attr}_as_v{abi.version}"
+    return f"{s.attr}_as_{abi.symbol}_v{abi.version}"
+
+
+def _accessors(s: Slot) -> list[str]:
+    """For an entry whose chain binds several function types: one accessor per ABI, narrowable."""
+    abis = list(dict.fromkeys(x.abi for x in s.pins))
+    if len({protocol_name(a) for a in abis}) < 2:
+        return []
+    out: list[str] = []
+    for abi in abis:
+        proto = protocol_name(abi)
+        out += [
+            "",
+            f"    def {accessor_name(s, abi)}(self) -> {proto} | None:",
+            f'        """{s.attr} typed as {abi.pfn} when that ABI resolved, else None."""',
+            f"        fn: Any = self.{s.attr}",
+            f"        if isinstance(fn, Unavailable) or fn.abi.pfn != {abi.pfn!r}:",
+            "            return None",
+            f"        return cast({proto!r}, fn)",
+        ]
+    return out
+
+
 def _annotation(s: Slot) -> str:
     kinds = list(dict.fromkeys(protocol_name(x.abi) for x in s.pins))
     if not s.required:
@@ -106,13 +137,20 @@ def _annotation(s: Slot) -> str:
 
 
 def render(p: Plan, manifest: Manifest | None = None) -> str:
-    """The module text for a plan (``manifest`` is accepted for older callers; the plan holds its entries)."""
+    """The module text for a plan (`manifest` is accepted for older callers; the plan holds its entries)."""
     for s in p.slots:
         if keyword.iskeyword(s.attr) or keyword.issoftkeyword(s.attr):
             raise TableDeclarationError(f"table {p.name!r}: entry name {s.attr!r} is a Python keyword",
                                         hint=f'give the entry another name = "..." in the manifest (e.g. "{s.attr}_fn")')
     cls = class_name(p.name)
     abis = list(dict.fromkeys(x.abi for x in p.pins))
+    attrs = {s.attr for s in p.slots}
+    for s in p.slots:
+        for abi in dict.fromkeys(x.abi for x in s.pins):
+            if accessor_name(s, abi) in attrs:
+                raise TableDeclarationError(
+                    f"table {p.name!r}: entry name {accessor_name(s, abi)!r} is the accessor of {s.attr}'s "
+                    f"{abi.pfn} fallback", hint='give the entry another name = "..." in the manifest')
     out = [
         f'"""Typed cuentry table {_doc_text(repr(p.name))}: generated by `cuentry generate python` from '
         f"{_doc_text(_base(p.source))}.",
@@ -129,7 +167,7 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from typing import Any, Protocol",
+        "from typing import Any, Protocol, cast",
         "",
         "from cuentry.catalog import Abi",
         "from cuentry.table import Table, Unavailable, optional, required",
@@ -151,6 +189,8 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
     out.append("")
     for s in p.slots:
         out.append(f"    {s.attr}: {_annotation(s)}")
+    for s in p.slots:
+        out += _accessors(s)
     out += ["", "", f"def table(**kwargs: Any) -> {cls}:",
             f'    """Declare a new {cls} (keyword arguments go to cuentry.Table: source, on_fork)."""',
             f"    return {cls}(", f"        {p.name!r},", "        ["]
@@ -171,7 +211,7 @@ def _py_ident(name: str) -> str:
 
 
 # Names the generated module defines itself.
-_MODULE_NAMES = frozenset({"Any", "Protocol", "Abi", "Table", "Unavailable", "optional", "required", "Handle",
+_MODULE_NAMES = frozenset({"Any", "Protocol", "cast", "Abi", "Table", "Unavailable", "optional", "required", "Handle",
                            "Pointer", "String", "Struct", "MIN_DRIVER", "STREAM", "table", "annotations"})
 
 

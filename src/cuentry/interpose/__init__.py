@@ -1,26 +1,27 @@
-"""The interposer shared by ``cuentry trace`` and ``cuentry emulate``.
+"""The interposer shared by `cuentry trace` and `cuentry emulate`.
 
-:func:`source` fills the C template ``interposer.c`` with two tables generated from
+`source` fills the C template `interposer.c` with two tables generated from
 the catalog: every Linux driver export with the version of the ABI it is (so
-``dlsym`` of an export newer than an emulated driver can answer NULL), and every
+`dlsym` of an export newer than an emulated driver can answer NULL), and every
 entry point with its first ABI version and first per-thread ABI version (so a
-symbol newer than the emulated driver is "not found"). :func:`build` compiles it
+symbol newer than the emulated driver is "not found"). `build` compiles it
 with the system C compiler into the per-user build cache
-(:mod:`cuentry.buildcache`). :func:`read` parses the record files the interposer
-leaves in ``$CUENTRY_TRACE_DIR``, one per process.
+(`cuentry.buildcache`). `read` parses the record files the interposer
+leaves in `$CUENTRY_TRACE_DIR`, one per process.
 
-The library is used with ``LD_PRELOAD`` (Linux). Environment it reads:
-``CUENTRY_TRACE_DIR`` (an absolute directory: record requests there) and
-``CUENTRY_EMULATE_DRIVER`` (a version number: behave as that driver).
+The library is used with `LD_PRELOAD` (Linux). Environment it reads:
+`CUENTRY_TRACE_DIR` (an absolute directory: record requests there),
+`CUENTRY_EMULATE_DRIVER` (a version number: behave as that driver) and
+`CUENTRY_DRIVER` (an absolute path: `dlopen("libcuda.so.1")` and `dlopen("libcuda.so")`
+open that library instead, as cuentry's own loader does).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
+import re
+import stat
 import struct
-import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -28,6 +29,32 @@ from pathlib import Path
 
 from ..catalog import Catalog, catalog
 from ..errors import BuildError
+from ..toolchain import c_string, compile_cached
+
+__all__ = [
+    "APIS",
+    "CALLER_SIZE",
+    "EMULATE_ENV",
+    "EXPORT_SIZE",
+    "FILE_SIZE",
+    "HEADER_SIZE",
+    "INCOMPLETE_SPACE",
+    "LAYOUT",
+    "MAGIC",
+    "MAX_CALLERS",
+    "SLOTS",
+    "SPACE_EXHAUSTED",
+    "SYMBOL_SIZE",
+    "TRACE_DIR_ENV",
+    "ProcessRecord",
+    "RawRequest",
+    "build",
+    "parse",
+    "read",
+    "source",
+    "tables",
+]
+
 
 TRACE_DIR_ENV = "CUENTRY_TRACE_DIR"
 EMULATE_ENV = "CUENTRY_EMULATE_DRIVER"
@@ -37,15 +64,20 @@ _NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
 
 # The record file's layout: it must match interposer.c (which asserts its side).
 MAGIC = b"CUETRC01"
-LAYOUT = 1
+LAYOUT = 2
 HEADER_SIZE = 4096
 MAX_CALLERS = 256
 CALLER_SIZE = 512
 SLOTS = 8192
 SYMBOL_SIZE = 112
 EXPORT_SIZE = 64
-_HEADER = struct.Struct("=8sIiiiiIIIQQ1024s1024s")
+_HEADER = struct.Struct("=8sIiiiiIIIQQ1024s1024sI")
 _SLOT = struct.Struct(f"=IIiiQiiiIIIQ{SYMBOL_SIZE}s{EXPORT_SIZE}s")
+# Bits of a slot's marks and of the header's "incomplete" (interposer.c's MARK_* and INCOMPLETE_*).
+MARK_TRUNCATED, MARK_NULL_SYMBOL, MARK_NULL_PFN = 1, 2, 4
+INCOMPLETE_SPACE = 1
+SPACE_EXHAUSTED = "record space exhausted"
+_NAME = re.compile(r"p([0-9]{1,10})-[0-9]{1,20}\.rec")
 FILE_SIZE = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE + SLOTS * _SLOT.size
 
 # The API numbers of interposer.c, by name.
@@ -53,8 +85,6 @@ APIS = {1: "cuGetProcAddress_v2", 2: "cuGetProcAddress", 3: "cudaGetDriverEntryP
         4: "cudaGetDriverEntryPoint", 5: "dlsym"}
 
 
-def _c_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def tables(cat: Catalog | None = None) -> str:
@@ -70,8 +100,8 @@ def tables(cat: Catalog | None = None) -> str:
         symbols[a.symbol] = (first, first_pt)
         if a.exported and "linux" in a.platforms and a.symbol not in _NOT_ON_LINUX:
             exports[a.exported] = min(exports.get(a.exported, a.version), a.version)
-    ex_rows = [f"    {{{_c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
-    sym_rows = [f"    {{{_c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
+    ex_rows = [f"    {{{c_string(n)}, {v}}}," for n, v in sorted(exports.items(), key=lambda kv: kv[0].encode())]
+    sym_rows = [f"    {{{c_string(n)}, {f}, {p}}}," for n, (f, p) in sorted(symbols.items(), key=lambda kv: kv[0].encode())]
     return "\n".join([
         "static const struct export_entry EXPORTS[] = {", *ex_rows, "};",
         "#define N_EXPORTS (sizeof EXPORTS / sizeof EXPORTS[0])",
@@ -91,42 +121,19 @@ _FLAGS = ("-O1", "-foptimize-sibling-calls", "-fno-stack-protector", "-fvisibili
 _LIBS = ("-ldl",)
 
 
-def _compiler(cc: str | None) -> list[str]:
-    text = cc or os.environ.get("CC") or ""
-    words = shlex.split(text) if text else []
-    found = shutil.which(words[0]) if words else (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"))
-    if not found:
-        what = f"the compiler {words[0]!r} was not found" if words else "no C compiler found (looked for cc, gcc, clang)"
-        raise BuildError(f"cannot build the cuentry interposer: {what}")
-    return [found, *words[1:]]
-
-
 def build(*, cc: str | None = None, dest: str | os.PathLike[str] | None = None) -> Path:
-    """Compile the interposer into the per-user build cache (:mod:`cuentry.buildcache`); return its path.
+    """Compile the interposer into the per-user build cache (`cuentry.buildcache`); return its path.
 
-    Built once per content and compiler; ``dest`` names another cache root. Raises
-    :class:`BuildError` (no compiler, a compile error, an unsafe cache).
+    Built once per content and compiler; `dest` names another cache root. Raises
+    [BuildError][cuentry.errors.BuildError] (no compiler, a compile error, an unsafe cache).
     """
     if not sys.platform.startswith("linux"):
         raise BuildError(f"cannot build the cuentry interposer: it works on Linux only (this is {sys.platform})",
                          hint="run cuentry trace/emulate on Linux")
-    from ..buildcache import cached_build
-
-    compiler = _compiler(cc)
-
-    def compile_it(src: Path, out: Path) -> None:
-        cmd = [*compiler, "-shared", "-fPIC", *_FLAGS, "-o", str(out), str(src), *_LIBS]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except OSError as exc:
-            raise BuildError(f"cannot build the cuentry interposer: cannot run {compiler[0]}: {exc.strerror}") from None
-        if proc.returncode != 0:
-            raise BuildError(f"cannot build the cuentry interposer: {(proc.stderr or proc.stdout).strip()[:2000]}",
-                             hint=f"the compiler {compiler[0]} rejected the generated C: set CC to another one, "
-                                  "and please report it")
-
-    return cached_build("interposer", source(), compile_it, filename="libcuentry-interpose.so",
-                        source_name="interposer.c", extra_key=" ".join([*compiler, *_FLAGS, *_LIBS]), root=dest)
+    return compile_cached("interposer", source(), filename="libcuentry-interpose.so", source_name="interposer.c",
+                          flags=["-shared", "-fPIC", *_FLAGS], libs=_LIBS, cc=cc, root=dest,
+                          what="build the cuentry interposer",
+                          hint="the compiler rejected the generated C: set CC to another one, and please report it")
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ class RawRequest:
     """One distinct request as the interposer recorded it (a count of identical ones)."""
 
     api: str
-    symbol: str
+    symbol: str          # "" also for a NULL symbol (symbol_null); non-UTF-8 bytes as \\xNN
     version: int
     flags: int
     result: int
@@ -143,8 +150,11 @@ class RawRequest:
     export: str | None   # the export the pointer equals; None: NULL; "?": a pointer that is no export
     status_given: bool
     emulated: bool
-    truncated: bool
+    truncated: bool      # the symbol was longer than SYMBOL_SIZE - 1 bytes: what is kept is its start
     count: int
+    symbol_null: bool = False   # the caller passed a NULL symbol
+    pfn_null: bool = False      # the caller passed a NULL result pointer
+    seq: int = 0                # the order of first appearance in its process
 
 
 @dataclass(frozen=True)
@@ -161,58 +171,100 @@ class ProcessRecord:
     dropped: int
     unwrapped: int
     requests: tuple[RawRequest, ...]
+    incomplete: tuple[str, ...] = ()   # what this process's records miss (SPACE_EXHAUSTED)
 
 
 def _text(raw: bytes) -> str:
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+    """A C string from the record: every byte kept, a byte that is not UTF-8 as a visible \\xNN."""
+    return raw.split(b"\0", 1)[0].decode("utf-8", "backslashreplace")
+
+
+def _lost(path: str) -> ProcessRecord | None:
+    """An empty record file: the interposer loaded, but not even its header could be written."""
+    m = _NAME.fullmatch(os.path.basename(path))
+    if m is None:
+        return None
+    return ProcessRecord(path=path, pid=int(m.group(1)), ppid=0, exe="", driver_version=None, driver_path=None,
+                         emulated=None, dropped=0, unwrapped=0, requests=(), incomplete=(SPACE_EXHAUSTED,))
+
+
+def _header_ok(data: bytes) -> bool:
+    """A header of this layout, and the whole file when it says it holds records."""
+    if len(data) < HEADER_SIZE or data[:8] != MAGIC:
+        return False
+    layout, nslots, nrec, ncallers = (struct.unpack_from("=I", data, 8)[0], *struct.unpack_from("=II", data, 32),
+                                      struct.unpack_from("=I", data, 28)[0])
+    return bool(layout == LAYOUT and nslots == SLOTS and (len(data) >= FILE_SIZE or not (ncallers or nrec)))
 
 
 def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
-    """One record file's contents; None when it is not a (complete) record file of this layout."""
-    if len(data) < FILE_SIZE or data[:8] != MAGIC:
+    """One record file's contents; None when it is not a record file of this layout.
+
+    A file of only the header is a process that made no request; an empty one whose name is
+    the interposer's is a process whose records could not be written at all.
+    """
+    if not data:
+        return _lost(path)
+    if not _header_ok(data):
         return None
-    (_, layout, pid, ppid, dver, emu, ncallers, nslots, nrec, dropped, unwrapped,
-     exe, dpath) = _HEADER.unpack_from(data, 0)
-    if layout != LAYOUT or nslots != SLOTS:
-        return None
+    (_, _layout, pid, ppid, dver, emu, ncallers, _nslots, nrec, dropped, unwrapped,
+     exe, dpath, incomplete) = _HEADER.unpack_from(data, 0)
     callers = [_text(data[HEADER_SIZE + i * CALLER_SIZE:HEADER_SIZE + (i + 1) * CALLER_SIZE])
                for i in range(min(ncallers, MAX_CALLERS))]
     base = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE
-    out = []
-    for i in range(min(nrec, SLOTS)):  # records are appended in order
-        off = base + i * _SLOT.size
-        if data[off] == 0:
-            continue
-        (state, _h, api, version, flags, result, query, caller, status_given, emulated, truncated, count,
-         symbol, export) = _SLOT.unpack_from(data, off)
-        if state != 1:
-            continue
-        exp = _text(export)
-        out.append(RawRequest(
-            api=APIS.get(api, f"api{api}"), symbol=_text(symbol), version=version, flags=flags, result=result,
-            query=None if query < 0 else query,
-            caller=callers[caller] if 0 <= caller < len(callers) else "?",
-            export=exp or None, status_given=bool(status_given), emulated=bool(emulated),
-            truncated=bool(truncated), count=count))
+    slots = (_slot(data, base + i * _SLOT.size, i, callers) for i in range(min(nrec, SLOTS)))  # in order
+    out = [r for r in slots if r is not None]
     return ProcessRecord(path=path, pid=pid, ppid=ppid, exe=_text(exe), driver_version=dver or None,
                          driver_path=_text(dpath) or None, emulated=emu or None, dropped=dropped,
-                         unwrapped=unwrapped, requests=tuple(out))
+                         unwrapped=unwrapped, requests=tuple(out),
+                         incomplete=(SPACE_EXHAUSTED,) if incomplete & INCOMPLETE_SPACE else ())
+
+
+def _slot(data: bytes, off: int, seq: int, callers: list[str]) -> RawRequest | None:
+    """The request in the slot at `off`; None when the slot is not (yet) complete."""
+    if data[off] == 0:
+        return None
+    (state, _h, api, version, flags, result, query, caller, status_given, emulated, marks, count,
+     symbol, export) = _SLOT.unpack_from(data, off)
+    if state != 1:
+        return None
+    exp = _text(export)
+    return RawRequest(
+        api=APIS.get(api, f"api{api}"), symbol=_text(symbol), version=version, flags=flags, result=result,
+        query=None if query < 0 else query,
+        caller=callers[caller] if 0 <= caller < len(callers) else "?",
+        export=exp or None, status_given=bool(status_given), emulated=bool(emulated),
+        truncated=bool(marks & MARK_TRUNCATED), count=count, symbol_null=bool(marks & MARK_NULL_SYMBOL),
+        pfn_null=bool(marks & MARK_NULL_PFN), seq=seq)
 
 
 def read(directory: str | os.PathLike[str]) -> list[ProcessRecord]:
-    """Every process's records left in ``directory`` (files that are not records are skipped)."""
+    """Every process's records left in `directory` (files that are not records are skipped).
+
+    Only regular files are read: a link is not followed, and a FIFO or device is opened
+    without blocking and skipped.
+    """
     got = []
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".rec"):
             continue
         p = os.path.join(directory, name)
-        try:
-            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
+        data = _read_regular(p)
+        if data is None:
             continue
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(FILE_SIZE + 1)
         rec = parse(data, p)
         if rec is not None:
             got.append(rec)
     return got
+
+
+def _read_regular(path: str) -> bytes | None:
+    """The first FILE_SIZE + 1 bytes of a regular file; None for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read(FILE_SIZE + 1)

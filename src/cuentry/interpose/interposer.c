@@ -15,6 +15,16 @@
  * $CUENTRY_TRACE_DIR): a count is one atomic add in memory, and what was recorded
  * survives _exit, crashes and signals. Nothing is ever written to the program's
  * standard streams. $CUENTRY_EMULATE_DRIVER=VERSION makes the driver look like VERSION.
+ *
+ * Every process the library loads in writes its file's header at start-up (so the trace
+ * knows the interposer loaded there, even when no request follows). The file is sparse
+ * beyond what is backed: every page is allocated with posix_fallocate before it is first
+ * touched, so a full file system stops the recording (the header says "record space
+ * exhausted") instead of raising SIGBUS in the program.
+ *
+ * With $CUENTRY_DRIVER set to an absolute path, dlopen("libcuda.so.1") and dlopen("libcuda.so")
+ * open that library instead (what cuentry's own loader does with the variable); every other
+ * dlopen is a tail call to the real one.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,7 +55,7 @@ typedef CUresult (*ver_fn)(int *);
 
 /* --- layout of the record file (cuentry/interpose/__init__.py reads it) ------------ */
 #define MAGIC "CUETRC01"
-#define LAYOUT 1
+#define LAYOUT 2
 #define HEADER_SIZE 4096
 #define MAX_CALLERS 256
 #define CALLER_SIZE 512
@@ -67,7 +77,9 @@ struct header {
     uint64_t unwrapped;      /* pointers handed out unwrapped: too many distinct drivers */
     char exe[1024];
     char driver_path[1024];
+    uint32_t incomplete;     /* INCOMPLETE_* bits: what the trace is missing */
 };
+#define INCOMPLETE_SPACE 1u  /* record space exhausted: a page could not be backed */
 
 enum { API_GPA2 = 1, API_GPA1 = 2, API_RTBV = 3, API_RT = 4, API_DLSYM = 5 };
 
@@ -82,19 +94,27 @@ struct slot {                /* appended in order; nrecords counts them */
     int32_t caller;          /* index into the callers region */
     uint32_t status_given;   /* the caller passed a query-result pointer */
     uint32_t emulated;       /* the emulation changed the answer */
-    uint32_t truncated;      /* the symbol was longer than the slot */
+    uint32_t marks;          /* MARK_* bits */
     uint64_t count;
     char symbol[SYMBOL_SIZE];
     char export_name[EXPORT_SIZE]; /* the driver export the returned pointer equals; "" none;
                                       "?" a pointer that is no export */
 };
 
+#define MARK_TRUNCATED 1u    /* the symbol was longer than the slot */
+#define MARK_NULL_SYMBOL 2u  /* the symbol pointer was NULL (recorded as "") */
+#define MARK_NULL_PFN 4u     /* the result pointer (pfn) was NULL */
+
 _Static_assert(sizeof(struct header) <= HEADER_SIZE, "header too large");
 _Static_assert(sizeof(struct slot) == 232, "slot layout changed: update the reader");
 _Static_assert(offsetof(struct slot, count) == 48, "slot layout changed: update the reader");
 _Static_assert(offsetof(struct header, exe) == 56, "header layout changed: update the reader");
+_Static_assert(offsetof(struct header, incomplete) == 2104, "header layout changed: update the reader");
 
-#define FILE_SIZE (HEADER_SIZE + MAX_CALLERS * CALLER_SIZE + SLOTS * sizeof(struct slot))
+#define CALLERS_OFF HEADER_SIZE
+#define SLOTS_OFF (HEADER_SIZE + MAX_CALLERS * CALLER_SIZE)
+#define FILE_SIZE (SLOTS_OFF + SLOTS * sizeof(struct slot))
+#define CHUNK 65536             /* bytes backed at a time (rounded to whole chunks) */
 
 /* --- generated from the catalog ----------------------------------------------------- */
 struct export_entry { const char *name; int version; };
@@ -307,20 +327,30 @@ static void fill_header(struct header *h) {
     exe_path(h->exe, sizeof h->exe);
 }
 
-/* Called with the lock held: map this process's record file (once per process). */
-static void open_map_locked(void) {
-    if (map || map_failed || !tracing) return;
-    char path[4096];
+static int hdr_incomplete_space(void) {
+    return map && (__atomic_load_n(&((struct header *)map)->incomplete, __ATOMIC_RELAXED) & INCOMPLETE_SPACE);
+}
+static void mark_space_exhausted(void) {
+    if (map) __atomic_or_fetch(&((struct header *)map)->incomplete, INCOMPLETE_SPACE, __ATOMIC_RELAXED);
+}
+
+static char rec_path[4096];             /* this process's record file; "" none yet */
+static int rec_fd = -1;                 /* open only between creating the file and mapping it */
+static size_t backed_callers, backed_slots;  /* bytes of each region allocated so far */
+
+/* Create p<pid>-<n>.rec (without stdio) and write its header: the trace then knows the
+ * interposer loaded in this process. The header's page is allocated first; when even that
+ * fails the file is left empty (the reader reports the process, its records lost). */
+static void create_file(void) {
     static unsigned long seq;
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
         unsigned long n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
         size_t dl = strlen(trace_dir);
-        if (dl + 64 >= sizeof path) break;
-        memcpy(path, trace_dir, dl);
-        char *q = path + dl;
+        if (dl + 64 >= sizeof rec_path) break;
+        memcpy(rec_path, trace_dir, dl);
+        char *q = rec_path + dl;
         *q++ = '/'; *q++ = 'p';
-        /* p<pid>-<n>.rec, without stdio */
         char digits[48]; int k = 0;
         unsigned long v = (unsigned long)getpid();
         do { digits[k++] = (char)('0' + v % 10); v /= 10; } while (v);
@@ -330,17 +360,58 @@ static void open_map_locked(void) {
         do { digits[k++] = (char)('0' + v % 10); v /= 10; } while (v);
         while (k) *q++ = digits[--k];
         memcpy(q, ".rec", 5);
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = open(rec_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
+    if (fd < 0) { rec_path[0] = 0; map_failed = 1; return; }
+    static struct header h;             /* static: no 4 KiB on the stack of a constructor */
+    memset(&h, 0, sizeof h);
+    fill_header(&h);
+    if (posix_fallocate(fd, 0, HEADER_SIZE) != 0 || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+        if (ftruncate(fd, 0) != 0) { /* nothing more to do: the empty file says it */ }
+        close(fd);
+        map_failed = 1;
+        return;
+    }
+    close(fd);  /* reopened by its path when the first request comes */
+}
+
+/* Allocate the file's pages in [off, end) of a region whose first *backed bytes already are
+ * (whole chunks, never beyond the region's end). 0 on success; on failure the header says
+ * "record space exhausted" and nothing past *backed is ever touched. */
+static int back(size_t region, size_t region_size, size_t *backed, size_t end) {
+    if (end <= *backed) return 0;
+    if (hdr_incomplete_space()) return -1;
+    size_t want = (end + CHUNK - 1) / CHUNK * CHUNK;
+    if (want > region_size) want = region_size;
+    int fd = rec_fd >= 0 ? rec_fd : open(rec_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int err = fd < 0 ? -1 : posix_fallocate(fd, (off_t)(region + *backed), (off_t)(want - *backed));
+    if (fd >= 0 && fd != rec_fd) close(fd);
+    if (err != 0) { mark_space_exhausted(); return -1; }
+    *backed = want;
+    return 0;
+}
+
+/* Called with the lock held: map this process's record file (once per process). */
+static void open_map_locked(void) {
+    if (map || map_failed || !tracing) return;
+    if (!rec_path[0]) create_file();    /* a forked child: its own file, made on its first request */
+    if (map_failed) return;
+    int fd = rec_fd >= 0 ? rec_fd : open(rec_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    rec_fd = -1;
     if (fd < 0) { map_failed = 1; return; }
+    /* The size is sparse: only pages allocated by back() are ever touched. */
     if (ftruncate(fd, (off_t)FILE_SIZE) != 0) { close(fd); map_failed = 1; return; }
     void *m = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);  /* the mapping keeps the file; no descriptor is left for the program to trip on */
-    if (m == MAP_FAILED) { map_failed = 1; return; }
-    fill_header((struct header *)m);
-    for (int i = 0; i < MAX_RANGES; i++) file_caller[i] = -1;
+    if (m == MAP_FAILED) { close(fd); map_failed = 1; return; }
     __atomic_store_n(&map, (char *)m, __ATOMIC_RELEASE);
+    backed_callers = backed_slots = 0;
+    rec_fd = fd;                        /* kept while the first chunks are allocated */
+    back(CALLERS_OFF, MAX_CALLERS * CALLER_SIZE, &backed_callers, CALLER_SIZE);
+    back(SLOTS_OFF, SLOTS * sizeof(struct slot), &backed_slots, sizeof(struct slot));
+    rec_fd = -1;
+    close(fd);  /* the mapping keeps the file; no descriptor is left for the program to trip on */
+    for (int i = 0; i < MAX_RANGES; i++) file_caller[i] = -1;
 }
 
 static struct header *hdr(void) { return (struct header *)map; }
@@ -361,7 +432,8 @@ static int caller_index(const void *ret) {
         uint32_t n = h->ncallers;
         for (uint32_t i = 0; i < n; i++)
             if (strcmp(callers_region() + (size_t)i * CALLER_SIZE, ranges[r].path) == 0) { id = (int)i; break; }
-        if (id < 0 && n < MAX_CALLERS) {
+        if (id < 0 && n < MAX_CALLERS &&
+            back(CALLERS_OFF, MAX_CALLERS * CALLER_SIZE, &backed_callers, (size_t)(n + 1) * CALLER_SIZE) == 0) {
             copy_str(callers_region() + (size_t)n * CALLER_SIZE, ranges[r].path, CALLER_SIZE);
             id = (int)n;
             __atomic_store_n(&h->ncallers, n + 1, __ATOMIC_RELEASE);
@@ -375,6 +447,8 @@ static int caller_index(const void *ret) {
 struct request {
     int api; const char *symbol; int version; uint64_t flags; int result; int query;
     int status_given; int emulated; int export_idx; const void *ret;
+    int pfn_null;               /* the caller passed no result pointer */
+    uint32_t marks;             /* MARK_*: filled in by record() */
 };
 
 static uint32_t mix(uint32_t h, uint64_t v) {
@@ -384,7 +458,7 @@ static uint32_t mix(uint32_t h, uint64_t v) {
 static int same(const struct slot *s, const struct request *q, int caller, const char *exp) {
     return s->api == q->api && s->version == q->version && s->flags == q->flags && s->result == q->result &&
            s->query == q->query && s->caller == caller && s->status_given == (uint32_t)q->status_given &&
-           s->emulated == (uint32_t)q->emulated && strncmp(s->symbol, q->symbol, SYMBOL_SIZE - 1) == 0 &&
+           s->emulated == (uint32_t)q->emulated && s->marks == q->marks && strncmp(s->symbol, q->symbol, SYMBOL_SIZE - 1) == 0 &&
            strcmp(s->export_name, exp) == 0;
 }
 
@@ -392,7 +466,7 @@ static void fill_slot(struct slot *s, const struct request *q, int caller, const
     s->hash = h; s->api = q->api; s->version = q->version; s->flags = q->flags; s->result = q->result;
     s->query = q->query; s->caller = caller; s->status_given = (uint32_t)q->status_given;
     s->emulated = (uint32_t)q->emulated;
-    s->truncated = strlen(q->symbol) >= SYMBOL_SIZE;
+    s->marks = q->marks;
     copy_str(s->symbol, q->symbol, SYMBOL_SIZE);
     copy_str(s->export_name, exp, EXPORT_SIZE);
     s->count = 1;
@@ -417,6 +491,8 @@ static void record(const struct request *q) {
     const char *sym = q->symbol ? q->symbol : "";
     struct request r = *q;
     r.symbol = sym;
+    r.marks = (q->symbol ? 0 : MARK_NULL_SYMBOL) | (q->pfn_null ? MARK_NULL_PFN : 0) |
+              (strnlen(sym, SYMBOL_SIZE) >= SYMBOL_SIZE ? MARK_TRUNCATED : 0);
     const char *exp = r.export_idx >= 0 ? EXPORTS[r.export_idx].name : (r.export_idx == -2 ? "?" : "");
     int caller = caller_index(r.ret);
     uint32_t h = 2166136261u;
@@ -425,6 +501,7 @@ static void record(const struct request *q) {
     h = mix(h, r.flags);
     h = mix(h, (uint64_t)(uint32_t)r.result << 32 | (uint32_t)r.query);
     h = mix(h, (uint64_t)(uint32_t)caller << 32 | (uint32_t)r.export_idx);
+    h = mix(h, r.marks);
     /* Records are appended (few pages touched); this process's index finds them by hash. */
     struct slot *slots = slots_region();
     for (int pass = 0; pass < 2; pass++) {
@@ -435,6 +512,8 @@ static void record(const struct request *q) {
                 if (pass == 0) break;  /* not there: insert under the lock */
                 struct header *hd = hdr();
                 if (hd->nrecords >= SLOTS) break;
+                if (back(SLOTS_OFF, SLOTS * sizeof(struct slot), &backed_slots,
+                         (size_t)(hd->nrecords + 1) * sizeof(struct slot)) != 0) break;
                 struct slot *s = &slots[hd->nrecords];
                 fill_slot(s, &r, caller, exp, h);
                 __atomic_store_n(&hd->nrecords, hd->nrecords + 1, __ATOMIC_RELEASE);
@@ -572,7 +651,7 @@ static CUresult do_gpa2(gpa2_fn real, const char *symbol, void **pfn, int versio
     }
     int exp = answer_export(symbol, pfn, rc);
     if (tracing && !runtime_duplicate(symbol)) {
-        struct request q = {API_GPA2, symbol, version, flags, rc, st, status != NULL, emulated, exp, ret};
+        struct request q = {API_GPA2, symbol, version, flags, rc, st, status != NULL, emulated, exp, ret, pfn == NULL, 0};
         record(&q);
         note_driver((const void *)real);
     }
@@ -594,7 +673,7 @@ static CUresult do_gpa1(gpa1_fn real, const char *symbol, void **pfn, int versio
     }
     int exp = answer_export(symbol, pfn, rc);
     if (tracing && !runtime_duplicate(symbol)) {
-        struct request q = {API_GPA1, symbol, version, flags, rc, -1, 0, emulated, exp, ret};
+        struct request q = {API_GPA1, symbol, version, flags, rc, -1, 0, emulated, exp, ret, pfn == NULL, 0};
         record(&q);
         note_driver((const void *)real);
     }
@@ -621,7 +700,7 @@ static int do_rtbv(rtbv_fn real, const char *symbol, void **pfn, unsigned int ve
     }
     int exp = answer_export(symbol, pfn, rc);
     if (tracing && !runtime_duplicate(symbol)) {  /* a runtime's deprecated entry forwarding to this one */
-        struct request q = {API_RTBV, symbol, (int)version, flags, rc, st, status != NULL, emulated, exp, ret};
+        struct request q = {API_RTBV, symbol, (int)version, flags, rc, st, status != NULL, emulated, exp, ret, pfn == NULL, 0};
         record(&q);
     }
     substitute(symbol, pfn, exp);
@@ -638,7 +717,7 @@ static int do_rt(rt_fn real, const char *symbol, void **pfn, unsigned long long 
     if (status && st != -1) *status = st;
     int exp = answer_export(symbol, pfn, rc);
     if (tracing) {
-        struct request q = {API_RT, symbol, 0, flags, rc, st, status != NULL, 0, exp, ret};
+        struct request q = {API_RT, symbol, 0, flags, rc, st, status != NULL, 0, exp, ret, pfn == NULL, 0};
         record(&q);
     }
     substitute(symbol, pfn, exp);
@@ -794,7 +873,7 @@ static void *__attribute__((noinline)) dlsym_driver_name(void *handle, const cha
     }
     if (tracing && is_driver_name(name)) {
         int exp = p ? export_of(p) : -1;
-        struct request q = {API_DLSYM, name, 0, 0, p ? 0 : -1, -1, 0, emulated, exp, ret};
+        struct request q = {API_DLSYM, name, 0, 0, p ? 0 : -1, -1, 0, emulated, exp, ret, 0, 0};
         record(&q);
         if (exp >= 0 && !is_ours(p)) note_driver(p);
     }
@@ -808,6 +887,33 @@ EXPORT void *dlsym(void *handle, const char *name) {
     return rd(handle, name);  /* a tail call: the real dlsym sees our caller's return address */
 }
 
+/* --- dlopen: $CUENTRY_DRIVER for programs that open the driver by its name ----------- */
+typedef void *(*dlopen_fn)(const char *, int);
+static char driver_override[4096];      /* $CUENTRY_DRIVER when absolute, else "" */
+static dlopen_fn real_dlopen_ptr;
+
+static dlopen_fn get_real_dlopen(void) {
+    dlopen_fn f = __atomic_load_n(&real_dlopen_ptr, __ATOMIC_ACQUIRE);
+    if (LIKELY(f != NULL)) return f;
+    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.1", "GLIBC_2.0"};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !f; i++)
+        f = (dlopen_fn)dlvsym(RTLD_NEXT, "dlopen", versions[i]);
+    __atomic_store_n(&real_dlopen_ptr, f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* The names a program opens the driver by (through the loader's search), never a path. */
+static int is_driver_soname(const char *file) {
+    return strcmp(file, "libcuda.so.1") == 0 || strcmp(file, "libcuda.so") == 0;
+}
+
+EXPORT void *dlopen(const char *file, int mode) {
+    dlopen_fn rd = get_real_dlopen();
+    if (UNLIKELY(driver_override[0] != 0) && file && is_driver_soname(file))
+        return rd(driver_override, mode);  /* the driver named, or NULL with its dlerror: never another */
+    return rd(file, mode);  /* a tail call: the real dlopen sees our caller (its RUNPATH, $ORIGIN) */
+}
+
 /* --- process life ------------------------------------------------------------------------ */
 static void at_fork_prepare(void) { pthread_mutex_lock(&lock); }
 static void at_fork_parent(void) { pthread_mutex_unlock(&lock); }
@@ -817,6 +923,8 @@ static void at_fork_child(void) {
     if (map) munmap(map, FILE_SIZE);  /* the parent's file stays the parent's; the child gets its own */
     map = NULL;
     map_failed = 0;
+    rec_path[0] = 0;                  /* made on the child's first request */
+    rec_fd = -1;
     driver_noted = 0;
     memset(slot_index, 0, sizeof slot_index);
     for (int i = 0; i < MAX_RANGES; i++) file_caller[i] = -1;
@@ -825,6 +933,7 @@ static void at_fork_child(void) {
 __attribute__((constructor)) static void cuentry_interposer_init(void) {
     init_pools();
     get_real_dlsym();
+    get_real_dlopen();
     emu_version = env_int("CUENTRY_EMULATE_DRIVER");
     const char *dir = getenv("CUENTRY_TRACE_DIR");
     if (dir && dir[0] == '/') {
@@ -832,7 +941,10 @@ __attribute__((constructor)) static void cuentry_interposer_init(void) {
         copy_str(dir_copy, dir, sizeof dir_copy);
         trace_dir = dir_copy;
         tracing = strlen(dir) < sizeof dir_copy;
+        if (tracing) create_file();   /* the trace knows this process loaded the interposer */
     }
+    const char *drv = getenv("CUENTRY_DRIVER");
+    if (drv && drv[0] == '/' && strlen(drv) < sizeof driver_override) copy_str(driver_override, drv, sizeof driver_override);
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 }
 

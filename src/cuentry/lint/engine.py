@@ -31,9 +31,10 @@ _PY_ALWAYS = 4 << 20   # Python files below this are always parsed, to report th
 _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "build", "dist"}
 _TRIGGERS = re.compile(
     r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
-    r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])")
+    r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])|\bCDLL\b|\bargtypes\b|\bcuentry\b|\.cdef\(")
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
@@ -106,6 +107,7 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
 
     @property
     def min_driver(self) -> int:
@@ -120,6 +122,7 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
+                "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
                 "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged]}
 
 
@@ -333,6 +336,7 @@ class _Relevance:
     def __init__(self, include_dirs: Sequence[str]) -> None:
         self.include_dirs = include_dirs
         self.headers: dict[str, bool] = {}
+        self.missing: dict[str, bool] = {}
 
     def __call__(self, text: str, path: str) -> bool:
         if _TRIGGERS.search(text):
@@ -341,11 +345,27 @@ class _Relevance:
             return False
         from .preprocess import find_header
 
+        missing = False
         for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
             hdr = find_header(m.group(1), path, self.include_dirs)
             if hdr is not None and self._header(hdr):
                 return True
-        return False
+            missing |= hdr is None or self._misses(hdr)
+        return missing and _LOADER_CALL.search(text) is not None   # parsed, to say what it could not see
+
+    def _misses(self, hdr: str) -> bool:
+        """Whether a header includes (quoted) one that cannot be found."""
+        if hdr not in self.missing:
+            self.missing[hdr] = False
+            from .preprocess import find_header
+
+            try:
+                text = read_source(hdr, 4 << 20)
+            except (OSError, ValueError):
+                return False
+            self.missing[hdr] = any(find_header(m.group(1), hdr, self.include_dirs) is None
+                                    for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
+        return self.missing[hdr]
 
     def _header(self, hdr: str) -> bool:
         if hdr not in self.headers:
@@ -378,12 +398,14 @@ MAX_PASSES = 4
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
-               progress: Callable[[int, int], None] | None = None, settings: Settings | None = None) -> Report:
+               progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
+               jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
     A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
     an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one.
+    pass finds a new one. With ``jobs`` above 1 the first pass runs in that many processes (the
+    report is the same).
     """
     parse_codes(select)
     parse_codes(ignore)
@@ -398,15 +420,19 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     results: dict[str, tuple[list[Finding], Unit]] = {}
     texts: dict[str, str] = {}
     skipped: list[str] = []
+    from .parallel import first_pass
+
+    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes, settings) if jobs > 1 else {}
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            results[path] = lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat,
-                                      settings=settings)
+            got = first.get(path)
+            results[path] = got if isinstance(got, tuple) else lint_text(
+                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat, settings=settings)
             texts[path] = text
             shared.learn(results[path][1])
         elif text is not None and path.endswith(PY_SUFFIXES):
-            _check_python(text, path, rep)
+            _check_python(text, path, rep, getattr(first.get(path), "problem", None))
         elif text is not None:
             skipped.append(path)
         if progress:
@@ -422,16 +448,17 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c":
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
+            rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep
 
 
-def _check_python(text: str, path: str, rep: Report) -> None:
+def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:
     from .python import syntax_problem
 
     if len(text) < _PY_ALWAYS:
-        problem = syntax_problem(text, path)
+        problem = syntax_problem(text, path) if checked is None else checked   # checked: by a -j worker
         if problem:
             rep.problems.append(Problem(path, problem))
 

@@ -27,7 +27,7 @@ FLAG_NUMBERS = {v: k for k, v in names.FLAGS.items()}
 GETTER_PFN = re.compile(r"\bPFN_(cuGetProcAddress|cudaGetDriverEntryPoint(?:ByVersion)?)(?:_v(\d+))?\b")
 PFN_RE = re.compile(names.PFN_IN_TEXT)
 SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
-DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*(?:::)?(cu[A-Z]\w*)\s*\)")
+DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
 
@@ -78,6 +78,30 @@ class Export:
 
 
 @dataclass
+class PyProto:
+    """A Python prototype and what it is applied to: an export taken from a CDLL of libcuda by name
+    (``lib.cuMemAlloc.argtypes = [...]``), or the pointer of an entry-point request (``CFUNCTYPE(...)(p)``).
+
+    ``args``/``restype`` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
+    is not known); ``args`` is None when no argtypes were given."""
+
+    maker: str                              # "ctypes argtypes", "CFUNCTYPE", ...
+    line: int
+    col: int
+    export: str = ""                        # the exported name, for a CDLL attribute
+    handle: str = ""                        # the CDLL's name in the code
+    symbol: str = ""                        # the request's symbol, for a request's pointer
+    version: int | None = None
+    flags: int | None = None
+    api: str = ""
+    args: tuple[str | None, ...] | None = None
+    restype: str | None = None
+    c_args: tuple[str, ...] | None = None   # a cffi cdef: the C parameter types as declared
+    c_ret: str = ""
+    c_typedefs: tuple[tuple[str, str], ...] = ()   # typedefs the cdef itself declares (name, type)
+
+
+@dataclass
 class Unit:
     """The facts of one file."""
 
@@ -88,10 +112,12 @@ class Unit:
     flag_uses: list[tuple[str, int, int]] = field(default_factory=list)
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
     handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
+    py_protos: list[PyProto] = field(default_factory=list)   # Python prototypes, judged against their ABI
     suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
     lines: int = 0
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
+    notes: list[str] = field(default_factory=list)           # what could not be seen ("not fully expanded")
     apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
     called: frozenset[str] = frozenset()    # every function name called (after macro expansion)

@@ -37,6 +37,12 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*(\w*)", re.M)
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"')
+# a request API named in an object-like macro's body (its request is not expanded, so not checked)
+_REQUEST_WORD = re.compile(r"^(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym"
+                           r"|GetProcAddress)$")
+# an invocation that looks like a loader macro: an upper-case name called with a driver function's name
+_LOADER_CALL = re.compile(r"\b([A-Z][A-Z0-9_]{2,})[ \t]*\([ \t]*&?[ \t]*(cu[A-Z]\w*)")
 
 
 def _directive_end(text: str, start: int) -> int:
@@ -94,6 +100,7 @@ class Preprocessed:
     macros: dict[str, list[Macro]] = field(default_factory=dict)
     expansions: int = 0
     truncated: bool = False
+    notes: list[str] = field(default_factory=list)    # why the expansion is incomplete ("not fully expanded")
 
     def origin(self, line0: int, col0: int) -> tuple[int, Expansion | None]:
         """The original 1-based column for 0-based (line, col) of the expanded text, and its expansion."""
@@ -173,6 +180,7 @@ class Expander:
     def __init__(self, macros: dict[str, list[Macro]], budget: _Budget) -> None:
         self.macros = macros
         self.budget = budget
+        self.too_deep: str = ""             # the first macro left unexpanded at the depth limit
 
     def expand(self, toks: Sequence[Tok], disabled: frozenset[str], depth: int = 0,
                pick: Callable[[list[Macro]], Macro] | None = None) -> list[Tok]:
@@ -185,6 +193,8 @@ class Expander:
             t = toks[i]
             defs = self.macros.get(t.text) if t.kind == "ident" and t.text not in disabled else None
             if not defs or depth > MAX_DEPTH:
+                if defs and not self.too_deep:
+                    self.too_deep = t.text
                 out.append(t)
                 i += 1
                 continue
@@ -310,28 +320,32 @@ def _render(toks: Sequence[Tok]) -> str:
 class _Frame:
     line: int
     cond: str
-    snapshot: dict[str, list[Macro]]
+    # name -> its definitions before this branch (None: not defined), for the names this branch changed
+    saved: dict[str, list[Macro] | None] = field(default_factory=dict)
     defined: dict[str, list[Macro]] = field(default_factory=dict)   # names defined in earlier branches
     label: str = ""
     start: int = 0
     dead: bool = False
 
 
-def headers_macros(path: str, include_dirs: Sequence[str], seen: set[str], depth: int = 0) -> dict[str, list[Macro]]:
-    """Macros defined in a header (and the headers it includes that can be found)."""
+def headers_macros(path: str, include_dirs: Sequence[str], seen: set[str],
+                   depth: int = 0) -> tuple[dict[str, list[Macro]], list[tuple[str, int, str]]]:
+    """Macros defined in a header (and the headers it includes that can be found), and the quoted
+    includes that could not be found on the way: (name, line, the header that includes it)."""
     out: dict[str, list[Macro]] = {}
     if depth > 16 or path in seen or len(seen) > 256:
-        return out
+        return out, []
     seen.add(path)
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > 4 << 20:
-            return out
+            return out, []
         with open(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
     except OSError:
-        return out
-    pre = preprocess(text, path, include_dirs, seen=seen, depth=depth + 1, expand=False)
-    return pre.macros
+        return out, []
+    p = _Pass(text, path, include_dirs, seen, depth + 1, False)
+    p.run()
+    return p.macros, p.missing
 
 
 def find_header(name: str, here: str, include_dirs: Sequence[str]) -> str | None:
@@ -355,6 +369,37 @@ class _Pass:
         self.result = Preprocessed(text="")
         self.budget = _Budget(200_000 + len(text))
         self.live: set[str] = set()
+        self.missing: list[tuple[str, int, str]] = []     # quoted includes not found: (name, line, where)
+        self.hidden: list[Macro] = []                      # object-like macros whose body holds a request
+
+    # --- the macro table: every change goes through these, so a branch can be undone without a copy ---
+    def set_macro(self, name: str, defs: list[Macro]) -> None:
+        if self.frames:
+            self.frames[-1].saved.setdefault(name, self.macros.get(name))
+        self.macros[name] = defs
+
+    def del_macro(self, name: str) -> bool:
+        if name not in self.macros:
+            return False
+        if self.frames:
+            self.frames[-1].saved.setdefault(name, self.macros.get(name))
+        del self.macros[name]
+        return True
+
+    def end_branch(self, f: _Frame) -> list[str]:
+        """Collect what the branch defined into ``f.defined`` and restore the table as it was before it."""
+        changed = list(f.saved)
+        for k, prev in f.saved.items():
+            cur = self.macros.get(k)
+            if cur is not None and cur != prev:
+                got = f.defined.setdefault(k, [])
+                got.extend(d for d in cur if d not in got)
+            if prev is None:
+                self.macros.pop(k, None)
+            else:
+                self.macros[k] = prev
+        f.saved = {}
+        return changed
 
     # --- conditionals ---
     def branch_label(self) -> str:
@@ -374,18 +419,11 @@ class _Pass:
             word = {"if": "#if", "ifdef": "#ifdef", "ifndef": "#ifndef"}[kind]
             label = f"`{word} {cond}` branch (line {line})" if _VERSIONISH.search(cond) else ""
             dead = kind == "if" and cond in ("0", "(0)", "false")
-            self.frames.append(_Frame(line, cond, {k: list(v) for k, v in self.macros.items()}, label=label,
-                                      start=line, dead=dead))
+            self.frames.append(_Frame(line, cond, label=label, start=line, dead=dead))
         elif kind in ("elif", "else") and self.frames:
             f = self.frames[-1]
             self._close_branch(f, line)
-            for k, v in self.macros.items():
-                if f.snapshot.get(k) != v:
-                    f.defined.setdefault(k, []).extend(d for d in v if d not in f.defined.get(k, []))
-            changed = (set(self.macros) ^ set(f.snapshot)) | {k for k, v in f.snapshot.items()
-                                                               if self.macros.get(k) != v}
-            self.macros = {k: list(v) for k, v in f.snapshot.items()}
-            self.refresh(changed)
+            self.refresh(self.end_branch(f))
             word = "#elif " + cond if kind == "elif" else "#else"
             f.label = (f"`{word}` branch of `#if {f.cond}` (line {line})"
                        if _VERSIONISH.search(f.cond + cond) else "")
@@ -393,12 +431,17 @@ class _Pass:
         elif kind == "endif" and self.frames:
             f = self.frames.pop()
             self._close_branch(f, line)
-            for k, v in self.macros.items():
-                if f.snapshot.get(k) != v:
-                    f.defined.setdefault(k, []).extend(d for d in v if d not in f.defined.get(k, []))
+            changed = list(f.saved)
+            for k, prev in f.saved.items():     # the last branch's state stays; what it defined is one more
+                cur = self.macros.get(k)        # alternative, as for the earlier branches
+                if cur is not None and cur != prev:
+                    got = f.defined.setdefault(k, [])
+                    got.extend(d for d in cur if d not in got)
+                if self.frames:                 # the enclosing branch must be able to undo it too
+                    self.frames[-1].saved.setdefault(k, prev)
             for k, alts in f.defined.items():
-                self.macros[k] = alts
-            self.refresh(f.defined)
+                self.set_macro(k, alts)
+            self.refresh([*changed, *f.defined])
 
     def _close_branch(self, f: _Frame, line: int) -> None:
         if f.label:
@@ -408,24 +451,31 @@ class _Pass:
         m = _parse_define(body, line, self.path, self.branch_label())
         if m is None or not _balanced(m.body):
             return
-        self.macros[m.name] = [m]
+        if (m.params is None and self.expand_code and len(self.hidden) < 8
+                and any(t.kind == "ident" and _REQUEST_WORD.match(t.text) for t in m.body)):
+            self.hidden.append(m)
+        self.set_macro(m.name, [m])
         self.refresh([m.name])
 
     def undef(self, body: str) -> None:
         parts = body.split()
         name = parts[-1] if len(parts) >= 2 else ""
-        if self.macros.pop(name, None) is not None:
+        if self.del_macro(name):
             self.refresh([name])
 
-    def include(self, body: str) -> None:
+    def include(self, body: str, line: int) -> None:
         m = _INCLUDE.match(body)
         if not m:
             return
         hdr = find_header(m.group(1), self.path, self.include_dirs)
         if hdr is None:
+            if _QUOTED_INCLUDE.match(body):
+                self.missing.append((m.group(1), line, self.path))
             return
-        got = headers_macros(hdr, self.include_dirs, self.seen, self.depth)
-        self.macros.update(got)
+        got, missing = headers_macros(hdr, self.include_dirs, self.seen, self.depth)
+        self.missing.extend(missing)
+        for k, v in got.items():
+            self.set_macro(k, v)
         self.refresh(got)
 
     # --- code ---
@@ -468,7 +518,35 @@ class _Pass:
         self.result.text = "".join(self.out)
         self.result.macros = self.macros
         self.result.truncated = self.budget.exhausted
+        if self.expand_code:
+            self.result.notes = self.notes()
         return self.result
+
+    def notes(self) -> list[str]:
+        """Why this file's expansion is incomplete: what the linter could not see, said instead of silence."""
+        out: list[str] = []
+        if self.too_deep:
+            out.append(f"macros nested deeper than {MAX_DEPTH} levels (the macro {self.too_deep} was left "
+                       "unexpanded): requests inside are not checked")
+        if self.budget.exhausted:
+            out.append("the expansion budget was exhausted (a macro expanding to too many tokens): "
+                       "the rest of the file is not expanded")
+        for m in (h for h in self.hidden if h.name not in self.live):
+            what = next(t.text for t in m.body if t.kind == "ident" and _REQUEST_WORD.match(t.text))
+            out.append(f"the object-like macro {m.name} (line {m.line}) contains a request ({what}); it is not "
+                       "expanded, so its request is not checked (make it a function-like macro)")
+        if self.missing:
+            unknown = sorted({(m.group(1), m.group(2)) for m in _LOADER_CALL.finditer(self.text)
+                              if m.group(1) not in self.macros})
+            if unknown:
+                names = ", ".join(f"{a}({b}...)" for a, b in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
+                hdrs = ", ".join(f"{n!r} (included at line {ln} of {os.path.basename(w)})"
+                                 for n, ln, w in self.missing[:3])
+                out.append(f"{names} may be macros from a header that was not found: {hdrs}; "
+                           "give its directory with -I or --compile-commands")
+        return out
+
+    too_deep = ""
 
     def code(self, block: str, line0: int) -> None:
         if not block:
@@ -476,48 +554,32 @@ class _Pass:
         if self.is_dead:
             self.out.append("\n" * block.count("\n"))
             return
-        rx = self.live_regex() if self.expand_code else None
-        if rx is None:
+        if not self.expand_code or not self.live or self.live.isdisjoint(_WORD.findall(block)):
             self.out.append(block)
             return
         p, cur = 0, line0
-        while True:
-            mm = rx.search(block, p)
-            if mm is None:
-                self.out.append(block[p:])
-                return
-            if mm.group() not in self.live:
-                self.out.append(block[p:mm.end()])
-                cur += block.count("\n", p, mm.end())
-                p = mm.end()
+        for mm in _WORD.finditer(block):
+            if mm.start() < p or mm.group() not in self.live:
                 continue
             ls = max(p, block.rfind("\n", 0, mm.start()) + 1)
             self.out.append(block[p:ls])
             cur += block.count("\n", p, ls)
             le = _line_end(block, mm.end())
+            first = le
             toks = tokenize(block[ls:le])
-            for _ in range(200):
-                if _open_parens(toks) <= 0 or le >= len(block):
+            opened = _open_parens(toks)
+            for _ in range(200):     # an invocation over several lines: each line tokenized once
+                if opened <= 0 or le >= len(block):
                     break
-                le = _line_end(block, le + 1)
+                nxt = _line_end(block, le + 1)
+                opened += _open_parens(tokenize(block[le:nxt]))
+                le = nxt
+            if le != first:
                 toks = tokenize(block[ls:le])
             self.emit(toks, cur)
             cur += block.count("\n", ls, le)
             p = le
-
-    def live_regex(self) -> re.Pattern[str] | None:
-        """A pattern finding the names to expand (any identifier when there are very many of them)."""
-        if not self.live:
-            return None
-        key = frozenset(self.live)
-        if key != self._rx_key:
-            self._rx_key = key
-            self._rx = _WORD if len(key) > 4000 else re.compile(
-                r"\b(?:" + "|".join(map(re.escape, sorted(key, key=len, reverse=True))) + r")\b")
-        return self._rx
-
-    _rx_key: frozenset[str] = frozenset()
-    _rx: re.Pattern[str] | None = None
+        self.out.append(block[p:])
 
     @property
     def is_dead(self) -> bool:
@@ -535,7 +597,7 @@ class _Pass:
         elif kind == "undef":
             self.undef(body)
         elif kind == "include":
-            self.include(body)
+            self.include(body, line)
 
     def emit(self, toks: list[Tok], first_line0: int) -> None:
         """Append the expanded chunk; as many newlines as the source chunk, columns mapped by segments."""
@@ -576,6 +638,8 @@ class _Pass:
                 out_col += len(t.text)
             i += 1
         self.out.append("".join(pieces))
+        if exp.too_deep and not self.too_deep:
+            self.too_deep = exp.too_deep
 
     def expansion_text(self, exp: Expander, defs: list[Macro], inv: list[Tok], statement: bool, line0: int,
                        col: int) -> tuple[str, list[tuple[int, int, Expansion]]]:

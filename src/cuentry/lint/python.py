@@ -1,10 +1,10 @@
-"""Python front end: the ``ast`` module, facts out.
+"""Python front end: the `ast` module, facts out.
 
 Recognises the two ways Python code asks for entry points by hand:
-``cuda.bindings`` (``driver.cuGetProcAddress(b"cuX", version, flags)``) and
-ctypes (``libcuda.cuGetProcAddress_v2(b"cuX", byref(p), version, flags, byref(st))``),
+`cuda.bindings` (`driver.cuGetProcAddress(b"cuX", version, flags)`) and
+ctypes (`libcuda.cuGetProcAddress_v2(b"cuX", byref(p), version, flags, byref(st))`),
 functions that pass a parameter on to one of them as the symbol (wrappers, any
-number of layers), hand-written ``CFUNCTYPE`` prototypes applied to a driver
+number of layers), hand-written `CFUNCTYPE` prototypes applied to a driver
 function's pointer (not callbacks), and exported names with suffixes. Versions
 are followed through module and function assignments.
 """
@@ -12,6 +12,7 @@ are followed through module and function assignments.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ from .facts import (
     SUFFIXED_EXPORT_RE,
     TOOLKIT_MACROS,
     VERSION_QUERIES,
+    PyProto,
     Query,
     Unit,
     flag_mode,
@@ -29,6 +31,13 @@ from .facts import (
 
 _SUFFIXED = SUFFIXED_EXPORT_RE
 _PROTO_MAKERS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE")
+_DRIVER_NAME = re.compile(r"cu[A-Z]")       # a driver function (cudaMalloc is the runtime's: another library)
+_LOADERS = ("CDLL", "WinDLL", "OleDLL", "PyDLL", "LoadLibrary")
+_MODE_FLAGS = {"legacy": 1, "per_thread": 2, "default": 0}
+_CUENTRY_METHODS = ("call", "resolve")
+_CUENTRY_ENTRIES = ("required", "optional")
+_TESTS = (ast.If, ast.While, ast.Assert, ast.Compare, ast.BoolOp, ast.IfExp, ast.Return, ast.Call, ast.UnaryOp,
+          ast.Raise, ast.match_case, ast.Match)
 
 
 def _name(node: ast.AST | None) -> str:
@@ -105,6 +114,11 @@ class _Front:
         self.protos: dict[str, tuple[str, int, int]] = {}
         self.calls: list[ast.Call] = []
         self.getters: dict[str, str] = {}     # a name bound to a getter (gpa = libcuda.cuGetProcAddress_v2)
+        self.loads: dict[tuple[int, str], list[ast.Name]] = {}   # (scope, name) -> its reads
+        self.pointer_query: dict[str, Query] = {}               # pointer variable -> the request that filled it
+        self.handles: set[str] = set()                          # names bound to a CDLL of libcuda
+        self.proto_calls: dict[str, ast.Call] = {}              # prototype name -> its CFUNCTYPE(...) call
+        self.ctypes_exports: set[tuple[str, int]] = set()      # (export, line) taken from a handle
 
     # --- one walk: parents, scopes, assignments, functions, calls ---
     def index(self) -> None:
@@ -121,6 +135,8 @@ class _Front:
                 self._assign([node.target], node.value, scope)
             elif isinstance(node, ast.Call):
                 self.calls.append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault((id(scope), node.id), []).append(node)
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
                 stack.append((child, inner))
@@ -190,7 +206,7 @@ class _Front:
     _driver_outs: set[tuple[int, str]] = set()
 
     def driver_outs(self) -> None:
-        """Names filled by a version query (``cuDriverGetVersion(byref(v))``) or unpacked from one."""
+        """Names filled by a version query (`cuDriverGetVersion(byref(v))`) or unpacked from one."""
         outs: set[tuple[int, str]] = set()
         for call in self.calls:
             if _name(call.func) not in VERSION_QUERIES:
@@ -292,17 +308,55 @@ class _Front:
         q.flags_text = ast.unparse(f) if f is not None else ""
         q.flags_mode = flag_mode(_name(f) or q.flags_text) if f is not None else ""
         q.status = api.status or self._status(api, call)
+        self._targets(q, api, call, scope)
+        return q
+
+    def _targets(self, q: Query, api: _Api, call: ast.Call, scope: ast.AST) -> None:
+        """The variables the request's pointer lands in, and (cuda.bindings) its results never tested."""
         pfn = self.arg(api, call, "pfn")
         target = _inner(pfn) if pfn is not None else None
         if isinstance(target, ast.Name):
             self.pointer_vars.add(target.id)
+            self.pointer_query[target.id] = q
         parent = self.parents.get(call)
         if isinstance(parent, ast.Assign):
             for t in parent.targets:
                 for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
                     if isinstance(e, ast.Name):
                         self.pointer_vars.add(e.id)
-        return q
+                        self.pointer_query[e.id] = q
+            if "pfn" not in api.positions and not api.wrapped and api.status == "not_applicable":
+                q.unchecked = self._unchecked_tuple(parent, scope)
+
+    def _unchecked_tuple(self, assign: ast.Assign, scope: ast.AST) -> tuple[str, ...]:
+        """cuda.bindings returns (err, pfn[, query result]): the err and query-result names never tested."""
+        t = assign.targets[0]
+        if not isinstance(t, ast.Tuple) or len(t.elts) not in (2, 3):
+            return ()
+        out = []
+        for i in (0, 2)[:len(t.elts) - 1]:
+            e = t.elts[i]
+            role = "the CUresult" if i == 0 else "the query result"
+            if not isinstance(e, ast.Name) or e.id == "_":
+                out.append(f"{ast.unparse(e)} ({role}, discarded)")
+            elif not self._tested_after(e.id, scope, assign):
+                out.append(f"{e.id} ({role})")
+        return tuple(out)
+
+    def _tested_after(self, name: str, scope: ast.AST, after: ast.stmt) -> bool:
+        """Whether `name` is read after `after` in a test, comparison, return or call argument."""
+        end = (after.end_lineno or after.lineno, after.end_col_offset or 0)
+        for n in self.loads.get((id(scope), name), ()):
+            if (n.lineno, n.col_offset) <= end:
+                continue
+            p: ast.AST | None = self.parents.get(n)
+            for _ in range(32):
+                if p is None or isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                    break
+                if isinstance(p, _TESTS):
+                    return True
+                p = self.parents.get(p)
+        return False
 
     def _status(self, api: _Api, call: ast.Call) -> str:
         st = self.arg(api, call, "status")
@@ -313,17 +367,27 @@ class _Front:
         return "given"
 
     def names(self) -> None:
+        seen: set[tuple[str, int]] = set()
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.Name, ast.Attribute)):
                 nm = _name(node)
-                if nm in FLAG_MODES:
+                if nm in FLAG_MODES and not isinstance(node.ctx, ast.Store):   # a definition is not a use
                     self.unit.flag_uses.append((nm, node.lineno, node.col_offset + 1))
-                if isinstance(node, ast.Attribute) and _SUFFIXED.match(node.attr) and node.attr not in QUERY_APIS:
-                    self.unit.suffixed_names.append((node.attr, node.lineno, node.col_offset + 1))
+                if isinstance(node, ast.Attribute) and _SUFFIXED.match(node.attr) and node.attr not in QUERY_APIS \
+                        and (node.attr, node.lineno) not in seen | self.ctypes_exports:
+                    seen.add((node.attr, node.lineno))
+                    self._named_export(node.attr, node)
             elif isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2:
                 s = _str(node.args[1])
-                if s and _SUFFIXED.match(s) and s not in QUERY_APIS:
-                    self.unit.suffixed_names.append((s, node.args[1].lineno, node.args[1].col_offset + 1))
+                if s and _SUFFIXED.match(s) and s not in QUERY_APIS and (s, node.lineno) not in self.ctypes_exports:
+                    self._named_export(s, node.args[1])
+
+    def _named_export(self, name: str, node: ast.expr) -> None:
+        """A suffixed driver name taken as an attribute (`cuda.cuMemAlloc_v2`): an export named by its
+        exported name, judged like a dlsym of it (a real export binds its own ABI; a made-up one never
+        resolves)."""
+        self.unit.py_protos.append(PyProto("attribute", node.lineno, node.col_offset + 1, export=name,
+                                           handle=_name(getattr(node, "value", None))))
 
     def prototypes(self) -> None:
         """CFUNCTYPE prototypes applied to a driver function's pointer (not to Python callbacks)."""
@@ -334,12 +398,156 @@ class _Front:
                     for t in parent.targets:
                         if isinstance(t, (ast.Name, ast.Attribute)):
                             self.protos[_name(t)] = (_name(call.func), call.lineno, call.col_offset + 1)
+                            self.proto_calls[_name(t)] = call
         for call in self.calls:
             proto = self._proto_applied(call)
             if proto is None:
                 continue
             what, why = proto
-            self.unit.handwritten_protos.append((what, call.lineno, call.col_offset + 1, why))
+            judged = self._judged_proto(call, what)
+            if judged is not None:
+                self.unit.py_protos.append(judged)
+            else:
+                self.unit.handwritten_protos.append((what, call.lineno, call.col_offset + 1, why))
+
+    def _judged_proto(self, call: ast.Call, what: str) -> PyProto | None:
+        """The prototype applied here as a PyProto, when both it and the request it is applied to are known
+        (then it is judged against the ABI the request binds instead of reported as hand-written)."""
+        maker = call.func if isinstance(call.func, ast.Call) else self.proto_calls.get(what)
+        ptr = _inner(call.args[0]) if call.args else None
+        q = self.pointer_query.get(ptr.id) if isinstance(ptr, ast.Name) else None
+        if maker is None or q is None or q.symbol is None or q.version is None or not maker.args:
+            return None
+        classes = tuple(self.ctypes_class(a) for a in maker.args)
+        flags = _MODE_FLAGS.get(q.flags_mode) if q.flags_mode else None
+        return PyProto(what, call.lineno, call.col_offset + 1, symbol=q.symbol, version=q.version, flags=flags,
+                       api=q.api, args=classes[1:], restype=classes[0])
+
+    def ctypes_class(self, node: ast.expr, depth: int = 0) -> str | None:
+        """How a ctypes type expression passes a value (module aliases followed: CUdeviceptr = c_uint64)."""
+        from .pyabi import ctypes_class
+
+        if isinstance(node, ast.Constant) and node.value is None:
+            return "void"
+        if isinstance(node, ast.Call) and _name(node.func) in ("POINTER", "CFUNCTYPE", "WINFUNCTYPE"):
+            return "ptr"
+        if not isinstance(node, (ast.Name, ast.Attribute)) or depth > 8:
+            return None
+        got = ctypes_class(_name(node))
+        if got is not None:
+            return got
+        vals = self.assigned.get((id(self.tree), _name(node)))
+        return self.ctypes_class(vals[-1], depth + 1) if vals else None
+
+    # --- ctypes exports of libcuda: lib.cuX with argtypes/restype ---
+    def find_handles(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign) and _is_loader(node.value):
+                for t in node.targets:
+                    if isinstance(t, (ast.Name, ast.Attribute)):
+                        self.handles.add(_name(t))
+
+    def export_of(self, node: ast.AST) -> tuple[str, str] | None:
+        """(export name, handle) when `node` takes a function from a libcuda handle by name."""
+        if isinstance(node, ast.Attribute) and _DRIVER_NAME.match(node.attr) and (
+                _name(node.value) in self.handles or _is_loader(node.value)):
+            return node.attr, _name(node.value) if _name(node.value) in self.handles else "CDLL(...)"
+        if isinstance(node, ast.Subscript) and _name(node.value) in self.handles:
+            s = _str(node.slice)
+            return (s, _name(node.value)) if s and _DRIVER_NAME.match(s) else None
+        if isinstance(node, ast.Call) and _name(node.func) == "getattr" and len(node.args) >= 2 and \
+                _name(node.args[0]) in self.handles:
+            s = _str(node.args[1])
+            return (s, _name(node.args[0])) if s and _DRIVER_NAME.match(s) else None
+        return None
+
+    def ctypes_prototypes(self) -> None:
+        """One PyProto per export taken from a libcuda handle, with the argtypes/restype set on it."""
+        if not self.handles:
+            return
+        bound: dict[str, tuple[str, str, ast.AST]] = {}     # variable -> (export, handle, where it was taken)
+        sites: dict[tuple[str, str], tuple[str, str, ast.AST]] = {}
+        for node in ast.walk(self.tree):
+            got = self.export_of(node)
+            if got is not None:
+                sites.setdefault(got, (*got, node))
+                self.ctypes_exports.add((got[0], getattr(node, "lineno", 0)))
+            if isinstance(node, ast.Assign) and (got := self.export_of(node.value)) is not None:
+                for t in node.targets:
+                    if isinstance(t, (ast.Name, ast.Attribute)):
+                        bound[_name(t)] = (*got, node.value)
+        protos: dict[tuple[str, str], dict[str, ast.expr]] = {}
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr in ("argtypes", "restype")):
+                continue
+            owner = node.targets[0].value
+            got = self.export_of(owner)
+            key = got if got is not None else (bound[_name(owner)][:2] if _name(owner) in bound else None)
+            if key is not None:
+                protos.setdefault(key, {})[node.targets[0].attr] = node.value
+        for key, (export, handle, where) in sites.items():
+            self.unit.py_protos.append(self._export_proto(export, handle, where, protos.get(key, {})))
+
+    def _export_proto(self, export: str, handle: str, where: ast.AST, proto: dict[str, ast.expr]) -> PyProto:
+        args = proto.get("argtypes")
+        classes = tuple(self.ctypes_class(a) for a in args.elts) if isinstance(args, (ast.List, ast.Tuple)) else None
+        res = proto.get("restype")
+        return PyProto("ctypes argtypes", getattr(where, "lineno", 0), getattr(where, "col_offset", 0) + 1,
+                       export=export, handle=handle, args=classes,
+                       restype=self.ctypes_class(res) if res is not None else None)
+
+    # --- cffi: ffi.cdef("CUresult cuX(...);") with lib = ffi.dlopen("libcuda.so.1") ---
+    def cffi_prototypes(self) -> None:
+        """Each driver function a cdef declares, when the file dlopens libcuda through cffi."""
+        opens = any(_name(c.func) == "dlopen" and isinstance(c.func, ast.Attribute) and c.args
+                    and _names_cuda(c.args[0]) for c in self.calls)
+        if not opens:
+            return
+        for call in self.calls:
+            if _name(call.func) != "cdef" or not call.args or _str(call.args[0]) is None:
+                continue
+            text = _C_COMMENT.sub(" ", (_str(call.args[0]) or "")[:_CDEF_LIMIT])
+            typedefs = tuple((m.group(2), m.group(1).strip()) for m in _C_TYPEDEF.finditer(text))
+            for m in _C_DECL.finditer(text):
+                head = text[max(0, m.start() - 200):m.start()]       # the return type: back to ; } or a newline
+                ret = re.split(r"[;}\n]", head)[-1].strip()
+                params = [p.strip() for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
+                self.unit.py_protos.append(PyProto(
+                    "cffi cdef", call.lineno, call.col_offset + 1, export=m.group(1), handle="ffi.dlopen",
+                    c_args=tuple(_c_param_type(p) for p in params), c_ret=ret, c_typedefs=typedefs))
+
+    # --- cuentry's own API: Driver.call / resolve, required() / optional() ---
+    def cuentry_requests(self) -> None:
+        if not any(isinstance(n, (ast.Import, ast.ImportFrom)) and "cuentry" in ast.unparse(n)
+                   for n in self.tree.body):
+            return
+        for call in self.calls:
+            q = self._cuentry_query(call)
+            if q is not None:
+                self.unit.queries.append(q)
+
+    def _cuentry_query(self, call: ast.Call) -> Query | None:
+        fname = _name(call.func)
+        method = fname in _CUENTRY_METHODS and isinstance(call.func, ast.Attribute)
+        if not (method or fname in _CUENTRY_ENTRIES) or not call.args:
+            return None
+        sym = _str(call.args[0])
+        if sym is None or not sym.startswith("cu"):
+            return None
+        q = Query(api="cuGetProcAddress_v2", line=call.lineno, col=call.col_offset + 1, symbol=sym,
+                  symbol_line=call.args[0].lineno, symbol_col=call.args[0].col_offset + 1,
+                  via=f"cuentry {fname}()", status="not_applicable")
+        kw = {k.arg: k.value for k in call.keywords if k.arg}
+        ver = call.args[1] if len(call.args) > 1 else kw.get("version")
+        if ver is not None:
+            q.version_text = ast.unparse(ver)
+            q.version_kind, pins = self.kind(ver, self.scope_of.get(call, self.tree))
+            q.pins = tuple(p for p in pins if p > 0)
+            q.version = q.pins[0] if len(q.pins) == 1 else None
+        if method:
+            _cuentry_stream(q, call.args[2] if len(call.args) > 2 else kw.get("stream"), fname)
+        return q
 
     def _proto_applied(self, call: ast.Call) -> tuple[str, str] | None:
         fn = call.func
@@ -364,6 +572,44 @@ class _Front:
         if isinstance(inner, ast.Call) and self.api_for(inner) is not None:
             return what, "applied to the pointer of an entry-point request"
         return None
+
+
+_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_CDEF_LIMIT = 1 << 20     # the part of a cdef string that is read
+_C_TYPEDEF = re.compile(r"\btypedef[ \t\n]+([^;{}()]{1,200}?)[ \t\n]*\b([A-Za-z_]\w*)[ \t\n]*;")
+_C_DECL = re.compile(r"\b(cu[A-Z]\w*)[ \t\n]*\(([^;{}()]{0,2000})\)[ \t\n]*;")
+
+
+def _c_param_type(decl: str) -> str:
+    """The type of a C parameter declaration (`CUdeviceptr *dptr` -> `CUdeviceptr *`)."""
+    words = decl.replace("*", " * ").split()
+    if len(words) >= 2 and words[-1] != "*" and re.match(r"[A-Za-z_]\w*$", words[-1]) and \
+            words[-1] not in ("int", "long", "short", "char", "unsigned", "signed", "float", "double"):
+        words = words[:-1]          # drop the parameter's name
+    return " ".join(words)
+
+
+def _cuentry_stream(q: Query, stream: ast.expr | None, method: str) -> None:
+    """The stream mode of a cuentry call: `call` defaults to legacy; `resolve` has no default."""
+    text = _str(stream) if stream is not None else ("legacy" if method == "call" else None)
+    q.flags_text = f"stream={text!r}" if text else "no stream"
+    q.flags_mode = text if text in ("legacy", "per_thread") else ""
+
+
+def _is_loader(node: ast.expr) -> bool:
+    """`CDLL("libcuda.so.1")` and the like, written in place."""
+    return isinstance(node, ast.Call) and _name(node.func) in _LOADERS and bool(node.args) and _names_cuda(node.args[0])
+
+
+def _names_cuda(node: ast.expr) -> bool:
+    """Whether a library-loading argument names the CUDA driver (`"libcuda.so.1"`, `find_library("cuda")`)."""
+    s = _str(node)
+    if s is None and isinstance(node, ast.Call) and node.args:
+        s = _str(node.args[0]) if _name(node.func) == "find_library" else None
+    if s is None and isinstance(node, ast.IfExp):
+        return _names_cuda(node.body) or _names_cuda(node.orelse)
+    low = (s or "").lower()
+    return low in ("cuda", "nvcuda") or "libcuda" in low or "nvcuda" in low
 
 
 def _parse(text: str, path: str) -> tuple[ast.Module | None, str]:
@@ -398,6 +644,10 @@ def extract(text: str, path: str) -> Unit:
         api = fr.api_for(call)
         if api is not None:
             unit.queries.append(fr.query(api, call))
+    fr.cuentry_requests()
+    fr.cffi_prototypes()
+    fr.find_handles()
+    fr.ctypes_prototypes()
     fr.names()
     fr.prototypes()
     unit.queries.sort(key=lambda q: (q.line, q.col))

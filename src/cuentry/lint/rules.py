@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from ..catalog import Abi, Catalog, Fault, Verdict, catalog
 from ..names import FLAGS, VERSIONED_APIS, split_suffix
+from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 from .signature import normalizer
 
@@ -180,6 +181,7 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
                               f"{abi.version}{' per-thread' if abi.variant else ''} instead of naming the export")
         else:
             yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
+    yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
@@ -205,6 +207,7 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
+    yield from pyabi.hits(u, cat, "CE004")
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -333,6 +336,7 @@ def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         msg = _export_check(e, cat)
         if msg:
             yield e.line, e.col, msg + e.where
+    yield from pyabi.hits(u, cat, "CE011")
 
 
 RULES: tuple[Rule, ...] = (

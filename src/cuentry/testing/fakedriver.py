@@ -50,6 +50,9 @@ from .fakeenv import check_env as check_env  # re-exported
 from .fakeenv import check_variant as check_variant  # re-exported
 from .fakeenv import variant_for as variant_for  # re-exported
 
+__all__ = ["NOT_ON_LINUX", "TEMPLATE", "build", "source"]
+
+
 # Typedef'd, but not exported by a real Linux driver (measured on 580.159.04).
 NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
 

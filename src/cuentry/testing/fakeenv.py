@@ -15,7 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-__all__ = ["ENV_KNOBS", "VARIANT_RELEASES", "check_env", "check_variant", "variant_for", "variant_of"]
+__all__ = ["DEFAULT_VERSION", "ENV_KNOBS", "VARIANTS", "VARIANT_RELEASES", "check_env", "check_variant", "variant_for",
+           "variant_of"]
 
 ENV_KNOBS = (("CUENTRY_FAKE_DRIVER_VERSION", 1), ("CUENTRY_FAKE_RUNTIME_VERSION", 1), ("CUENTRY_FAKE_DEVICE_COUNT", 0))
 DEFAULT_VERSION = 13000

@@ -4,6 +4,8 @@
  *
  * usage: req LIBCUDA CMD...   (each CMD is one argument, fields separated by ':')
  *   gpa2:SYM:VER:FLAGS   cuGetProcAddress_v2 (from dlsym)     gpa1:SYM:VER:FLAGS  the v1 one
+ *                        (SYM "@null": a NULL symbol; a fifth field "nopfn": a NULL pfn; "\\e" and "\\n"
+ *                        in SYM: ESC and newline; "\\xff": byte 0xff)
  *   self:SYM:VER:FLAGS   through the cuGetProcAddress_v2 that cuGetProcAddress("cuGetProcAddress", 12000) gives
  *   rt:SYM:VER:FLAGS     cudaGetDriverEntryPointByVersion     dlsym:NAME
  *   ver                  cuDriverGetVersion (from dlsym)      verp  (from cuGetProcAddress_v2 at 2020)
@@ -62,14 +64,29 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* "\\e" -> ESC, "\\n" -> newline, "\\xff" -> 0xff, in place. */
+static void unescape(char *s) {
+    char *o = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] == 'e') { *o++ = 27; s++; }
+        else if (s[0] == '\\' && s[1] == 'n') { *o++ = '\n'; s++; }
+        else if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) { *o++ = (char)strtol((char[3]){s[2], s[3], 0}, NULL, 16); s += 3; }
+        else *o++ = *s;
+    }
+    *o = 0;
+}
+
 static void request(const char *kind, char *rest) {
     char *sym = field(&rest);
     int ver = atoi(field(&rest));
     uint64_t flags = strtoull(field(&rest), NULL, 10);
+    int nopfn = strcmp(field(&rest), "nopfn") == 0;
     void *p = (void *)1;
     int st = -1, rc;
+    const char *shown = sym;
+    if (strcmp(sym, "@null") == 0) sym = NULL; else unescape(sym);
     if (strcmp(kind, "gpa2") == 0) {
-        rc = gpa2 ? gpa2(sym, &p, ver, flags, &st) : -100;
+        rc = gpa2 ? gpa2(sym, nopfn ? NULL : &p, ver, flags, &st) : -100;
     } else if (strcmp(kind, "gpa1") == 0) {
         gpa1_t f = (gpa1_t)dlsym(lib, "cuGetProcAddress");
         rc = f ? f(sym, &p, ver, flags) : -100;
@@ -81,7 +98,7 @@ static void request(const char *kind, char *rest) {
         rtbv_t f = (rtbv_t)dlsym(lib, "cudaGetDriverEntryPointByVersion");
         rc = f ? f(sym, &p, (unsigned)ver, flags, &st) : -100;
     }
-    printf("%s %s %d %llu rc=%d st=%d p=%d\n", kind, sym, ver, (unsigned long long)flags, rc, st,
+    printf("%s %s %d %llu rc=%d st=%d p=%d\n", kind, sym ? shown : "@null", ver, (unsigned long long)flags, rc, st,
            p == (void *)1 ? -1 : p != NULL);
 }
 

@@ -50,6 +50,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), extra: dict[
     """Parse one C/C++/CUDA file into facts."""
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1)
     pre = preprocess(text, path, include_dirs)
+    unit.notes = list(pre.notes)
     try:
         src = focus(pre.text).encode("utf-8", errors="replace")
     except TooLarge as exc:

@@ -453,38 +453,48 @@ class Requests:
             return None
         e = Export(spec.via.split(" ")[0] if spec.via else spec.api, v.strs[0], call.start_point[0],
                    call.start_point[1])
-        targs = template_args(call.child_by_field_name("function"))
-        types: list[str] = [targs] if targs else []
-        node, parent = call, call.parent
-        for _ in range(16):
-            if parent is None:
-                break
-            if parent.type == "cast_expression":
-                types.append(text(parent.child_by_field_name("type")))
-            elif parent.type == "call_expression" and base_name(parent.child_by_field_name("function")) in (
-                    "reinterpret_cast", "static_cast", "bit_cast"):
-                types.append(template_args(parent.child_by_field_name("function")))
-            elif parent.type not in ("parenthesized_expression", "argument_list"):
-                break
-            node, parent = parent, parent.parent
-        target = None
-        if parent is not None and parent.type == "init_declarator":
-            from .scan import declared_name
-
-            target, _ = declared_name(parent.child_by_field_name("declarator"))
-        elif parent is not None and parent.type == "assignment_expression" and \
-                parent.child_by_field_name("right") == node:
-            from .scan import assigned_name
-
-            target = assigned_name(parent.child_by_field_name("left")) or None
-        e.target = target
-        declared = self.scan.lookup_decl(target, scope) if target else None
+        node, parent, types = _casts_around(call)
+        e.target = _landing(node, parent)
+        declared = self.scan.lookup_decl(e.target, scope) if e.target else None
         for ty in [declared[0] if declared else "", *types]:
             r = self.scan.resolve_type(ty.replace("*", "").strip()) if ty else ""
             if r.startswith(("PFN_", "decltype")) or DECLTYPE_RE.search(r):
                 e.target_type = r
                 break
         return e
+
+
+def _casts_around(call: Any) -> tuple[Any, Any, list[str]]:
+    """Up from a ``dlsym`` call through parentheses and casts: the outermost node, its parent, and the
+    types it is cast to (a template argument of the call first)."""
+    targs = template_args(call.child_by_field_name("function"))
+    types: list[str] = [targs] if targs else []
+    node, parent = call, call.parent
+    for _ in range(16):
+        if parent is None:
+            break
+        if parent.type == "cast_expression":
+            types.append(text(parent.child_by_field_name("type")))
+        elif parent.type == "call_expression" and base_name(parent.child_by_field_name("function")) in (
+                "reinterpret_cast", "static_cast", "bit_cast"):
+            types.append(template_args(parent.child_by_field_name("function")))
+        elif parent.type not in ("parenthesized_expression", "argument_list"):
+            break
+        node, parent = parent, parent.parent
+    return node, parent, types
+
+
+def _landing(node: Any, parent: Any) -> str | None:
+    """The variable the (cast) result is declared or assigned as, if any."""
+    if parent is not None and parent.type == "init_declarator":
+        from .scan import declared_name
+
+        return declared_name(parent.child_by_field_name("declarator"))[0]
+    if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        from .scan import assigned_name
+
+        return assigned_name(parent.child_by_field_name("left")) or None
+    return None
 
 
 def _ns_match(ns: str, call: Any) -> bool:
@@ -523,15 +533,15 @@ _STOP = ("expression_statement", "compound_statement", "declaration", "function_
 def tested_after(fn: Function, name: str, end: int) -> bool:
     """Whether ``name`` is tested (in a condition, comparison, return or call) after byte ``end`` in ``fn``.
 
-    Only the occurrences of that name are looked at, newest first, each by walking up to its statement,
-    so a function with many requests stays linear."""
+    The start of the name's last tested occurrence is found once per function and name (each occurrence
+    walked up to its statement once) and kept, so a function with many requests storing into the same
+    variable stays linear."""
     key = name.replace("->", ".").split(".")[-1].strip().encode()
-    for n in reversed(fn.idents.get(key, ())):
-        if n.start_byte < end:
-            return False
-        if _in_test(n):
-            return True
-    return False
+    last = fn.tested.get(key)
+    if last is None:
+        last = next((n.start_byte for n in reversed(fn.idents.get(key, ())) if _in_test(n)), -1)
+        fn.tested[key] = last
+    return last >= end
 
 
 def _in_test(n: Any) -> bool:

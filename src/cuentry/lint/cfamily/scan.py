@@ -30,12 +30,26 @@ class Function:
     assigned: dict[str, list[Any]] = field(default_factory=dict)   # variable -> assigned expressions / markers
     idents: dict[bytes, list[Any]] = field(default_factory=dict)     # identifier -> its nodes, in source order
     ns: str = ""                                                      # innermost enclosing namespace
+    tested: dict[bytes, int] = field(default_factory=dict)  # identifier -> start of its last tested use, or -1
 
     def param_index(self, name: str) -> int | None:
         for i, (p, _) in enumerate(self.params):
             if p == name:
                 return i
         return None
+
+
+def _defines_or_masks(n: Any) -> bool:
+    """A flag name being defined (an enumerator: a copy of cuda.h) or or-ed into a mask, not a request's mode."""
+    p = n.parent
+    if p is None:
+        return False
+    if p.type == "enumerator":
+        return True
+    if p.type == "binary_expression":
+        op = p.child_by_field_name("operator")
+        return op is not None and op.type == "|"
+    return False
 
 
 _LEAVES = frozenset({"string_literal", "number_literal", "char_literal", "comment", "primitive_type",
@@ -225,7 +239,7 @@ class Scan:
     def on_identifier(self, n: Any, scope: Function) -> None:
         raw = n.text
         scope.idents.setdefault(raw, []).append(n)
-        if raw in _FLAG_BYTES:
+        if raw in _FLAG_BYTES and not _defines_or_masks(n):
             self.flag_uses.append((raw.decode(), n.start_point[0], n.start_point[1]))
 
     # --- look-ups ---

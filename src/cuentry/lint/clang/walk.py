@@ -135,6 +135,20 @@ class TypeInfo:
     handwritten: str | None
 
 
+def _or_ed(parents: list[Any]) -> bool:
+    """A flag or-ed into a mask (``LEGACY | PER_THREAD``: a test of bits, not a request's mode)."""
+    for p in reversed(parents):
+        if p.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            continue
+        if p.kind not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            return False
+        kids = list(p.get_children())
+        end = kids[0].extent.end.offset if kids else -1
+        op = next((t.spelling for t in p.get_tokens() if t.extent.start.offset >= end), "")
+        return op in ("|", "|=")
+    return False
+
+
 class Walker:
     def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...],
                  text: str = "") -> None:
@@ -174,7 +188,7 @@ class Walker:
                 fn = self._fn(c)
             elif k == K.CALL_EXPR:
                 self._call(c, fn, par)
-            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES:
+            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
                 self.flag_uses.append((c.spelling, c.location.line, c.location.column))
             kids = list(c.get_children())
             sub = [*par[-6:], c]

@@ -1,0 +1,183 @@
+"""Measure cuentry lint on code we did not write, against hand-judged expectations.
+
+The repositories are fetched locally (never into the repository); ``tests/lint_eval/judged.toml``
+lists, for each repository, its commit and what was read, and one ``[[judged]]`` entry per fault
+or finding: a finding the linter reported (``verdict = "true"`` or ``"false"``) or a fault found by
+reading the loader that the linter did not report (``verdict = "missed"``), with ``serious`` (a wrong
+ABI bound, a call that never resolves, undefined behaviour) and ``why``.
+
+For each engine this runs ``cuentry lint --json`` over every repository and reports:
+
+* precision: true findings / judged findings reported;
+* recall: faults reported / all faults (the true findings and the missed ones);
+* recall on serious faults, the same over the serious ones;
+* findings nobody judged yet (they count in neither number; judge them).
+
+A "missed" fault that an engine does report counts as found for that engine. Repositories carry a
+``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
+after); each set is scored on its own.
+
+    python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+JUDGED = Path(__file__).resolve().parent.parent / "tests" / "lint_eval" / "judged.toml"
+VERDICTS = ("true", "false", "missed")
+
+
+@dataclass
+class Score:
+    engine: str
+    reported: int = 0
+    true: int = 0
+    false: int = 0
+    unjudged: list[str] = field(default_factory=list)
+    faults: int = 0
+    found: int = 0
+    serious: int = 0
+    serious_found: int = 0
+    missed: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "reported": self.reported, "true": self.true, "false": self.false,
+                "unjudged": self.unjudged, "faults": self.faults, "found": self.found, "serious": self.serious,
+                "serious_found": self.serious_found, "precision": _ratio(self.true, self.true + self.false),
+                "recall": _ratio(self.found, self.faults), "serious_recall": _ratio(self.serious_found, self.serious),
+                "missed": self.missed, "seconds": round(self.seconds, 1), "errors": self.errors}
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def load(path: Path) -> dict[str, Any]:
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    for j in data.get("judged", []):
+        if j.get("verdict") not in VERDICTS:
+            raise SystemExit(f"{path}: verdict must be one of {VERDICTS}: {j}")
+        for key in ("repo", "commit", "path", "line", "rule", "serious", "why"):
+            if key not in j:
+                raise SystemExit(f"{path}: judged entry without {key!r}: {j}")
+    return data
+
+
+def has_engine_option() -> bool:
+    out = subprocess.run([sys.executable, "-m", "cuentry", "lint", "--help"], capture_output=True, text=True,
+                         check=False).stdout
+    return "--engine" in out
+
+
+def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[list[dict[str, Any]], str]:
+    base = root / repo["dir"]
+    if not base.is_dir():
+        return [], f"{repo['name']}: not found under {root} (fetch it at {repo['commit']})"
+    argv = [sys.executable, "-m", "cuentry", "lint", "--json"]
+    if engine:
+        argv += ["--engine", engine]
+    for inc in repo.get("include", []):
+        argv += ["-I", str(base / inc)]
+    argv.append(str(base))
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        return [], f"{repo['name']}: lint exited {proc.returncode}: {proc.stderr.strip()[:300]}"
+    doc = json.loads(proc.stdout)
+    for f in doc["findings"]:
+        f["path"] = os.path.relpath(f["path"], base)
+    return doc["findings"], ""
+
+
+def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> Score:
+    import time
+
+    s = Score(f"{engine or 'default'} ({subset})")
+    repos = [r for r in data["repo"] if r.get("set", "development") == subset]
+    names = {r["name"] for r in repos}
+    judged = {(j["repo"], j["path"], j["line"], j["rule"]): j for j in data.get("judged", []) if j["repo"] in names}
+    reported: set[tuple[str, str, int, str]] = set()
+    t0 = time.perf_counter()
+    for repo in repos:
+        findings, err = lint_repo(repo, root, engine)
+        if err:
+            s.errors.append(err)
+            continue
+        for f in findings:
+            key = (repo["name"], f["path"], f["line"], f["code"])
+            if key in reported:
+                continue
+            reported.add(key)
+            j = judged.get(key)
+            if j is None:
+                s.unjudged.append(f"{repo['name']} {f['path']}:{f['line']} {f['code']}")
+                continue
+            s.reported += 1
+            if j["verdict"] == "false":
+                s.false += 1
+            else:
+                s.true += 1
+    s.seconds = time.perf_counter() - t0
+    linted = names - {e.split(":")[0] for e in s.errors}
+    for key, j in judged.items():
+        if j["verdict"] == "false" or j["repo"] not in linted:
+            continue
+        s.faults += 1
+        s.serious += bool(j["serious"])
+        if key in reported:
+            s.found += 1
+            s.serious_found += bool(j["serious"])
+        else:
+            s.missed.append(f"{j['repo']} {j['path']}:{j['line']} {j['rule']}{' (serious)' if j['serious'] else ''}")
+    return s
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x * 100:.0f}%"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default="/work/ext", help="where the repositories are checked out (one folder each)")
+    ap.add_argument("--judged", default=str(JUDGED))
+    ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    data = load(Path(a.judged))
+    engines: list[str | None] = list(a.engine) if a.engine else [None]
+    if a.engine and not has_engine_option():
+        print("this cuentry lint has no --engine option: measuring its one engine", file=sys.stderr)
+        engines = [None]
+    subsets = sorted({r.get("set", "development") for r in data["repo"]})
+    scores = [score(data, Path(a.root), e, sub) for e in engines for sub in subsets]
+    if a.json:
+        print(json.dumps([sc.to_dict() for sc in scores], indent=2))
+        return 0
+    print("| engine | findings judged | true | false | precision | faults | found | recall | serious | "
+          "serious found | serious recall | unjudged |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for sc in scores:
+        d = sc.to_dict()
+        print(f"| {sc.engine} | {sc.reported} | {sc.true} | {sc.false} | {_pct(d['precision'])} | {sc.faults} | "
+              f"{sc.found} | {_pct(d['recall'])} | {sc.serious} | {sc.serious_found} | {_pct(d['serious_recall'])} | "
+              f"{len(sc.unjudged)} |")
+    for sc in scores:
+        for line in sc.errors + [f"unjudged ({sc.engine}): {u}" for u in sc.unjudged] + \
+                [f"missed ({sc.engine}): {m}" for m in sc.missed]:
+            print(line, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
