@@ -90,7 +90,7 @@ def _argv(e: dict[str, object]) -> list[str]:
         return []
 
 
-def compile_flags(path: str) -> dict[str, list[str]]:
+def _compile_flags(path: str) -> dict[str, list[str]]:
     """Each file's compile arguments (absolute path -> argv, -I made absolute) from a compile_commands.json."""
     out: dict[str, list[str]] = {}
     for e in _read_commands(path):
@@ -130,7 +130,7 @@ def _settings(args: argparse.Namespace) -> Any:
     commands: dict[str, list[str]] = {}
     if args.compile_commands:
         includes += _compile_commands_includes(args.compile_commands)
-        commands = compile_flags(args.compile_commands)
+        commands = _compile_flags(args.compile_commands)
     if args.toolkit is not None:
         from ..catalog import catalog
         from ..lint.clang.headers import choose_toolkit

@@ -1,10 +1,10 @@
 """The lint engine: files in, findings and problems out.
 
 It finds the files, reads each one safely (regular files only, at most
-:data:`MAX_FILE_BYTES`, never blocking on a FIFO or device), hands the text to
+`MAX_FILE_BYTES`, never blocking on a FIFO or device), hands the text to
 the front end of its language, runs the rules, applies selection and
-suppression comments, and collects the pins for ``--min-driver``. A file that
-cannot be read or parsed is a :class:`Problem` with its own line in every
+suppression comments, and collects the pins for `--min-driver`. A file that
+cannot be read or parsed is a `Problem` with its own line in every
 output format; it never stops the other files from being linted.
 """
 
@@ -22,6 +22,27 @@ from ..catalog import Catalog, catalog, format_version
 from ..errors import UsageError
 from .facts import Unit
 from .rules import RULE_CODES, run
+
+__all__ = [
+    "C_SUFFIXES",
+    "ENGINES",
+    "MAX_FILE_BYTES",
+    "MAX_PASSES",
+    "PY_SUFFIXES",
+    "Finding",
+    "Judged",
+    "Problem",
+    "Report",
+    "Settings",
+    "Shared",
+    "extract",
+    "iter_files",
+    "lint_paths",
+    "lint_text",
+    "parse_codes",
+    "read_source",
+]
+
 
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc")
 PY_SUFFIXES = (".py", ".pyi")
@@ -127,7 +148,7 @@ class Report:
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
-    """Rule codes from ``--select``/``--ignore`` values (comma lists, prefixes); None when not given."""
+    """Rule codes from `--select`/`--ignore` values (comma lists, prefixes); None when not given."""
     if spec is None:
         return None
     out: set[str] = set()
@@ -202,7 +223,7 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
 
 def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
     """Into clang's facts, tree-sitter's requests clang cannot see: those through wrappers defined in other files
-    (when clang did not follow them), and those in the ``#if`` branches the flags leave out (tree-sitter lints
+    (when clang did not follow them), and those in the `#if` branches the flags leave out (tree-sitter lints
     every branch: a request there that clang has no match for on its line)."""
     seen = {(q.line, q.symbol) for q in unit.queries}
     same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
@@ -255,7 +276,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
               cat: Catalog | None = None, shared: Shared | None = None,
               settings: Settings | None = None) -> tuple[list[Finding], Unit]:
     """Lint one file's text; returns the findings (suppressions applied; notes only with
-    ``settings.pedantic``) and its facts."""
+    `settings.pedantic`) and its facts."""
     sel, ign = parse_codes(select), parse_codes(ignore) or set()
     settings = settings or Settings(include_dirs=include_dirs)
     unit = extract(text, path, include_dirs, shared, settings)
@@ -282,7 +303,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """Source files under ``paths`` (files given explicitly are taken whatever their suffix), and the
+    """Source files under `paths` (files given explicitly are taken whatever their suffix), and the
     entries that cannot be files to lint (dangling symlinks)."""
     out: list[str] = []
     problems: list[Problem] = []
@@ -305,7 +326,7 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
 
 
 def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
-    """The text of a regular file of at most ``limit`` bytes (UTF-8, a BOM dropped); OSError or ValueError
+    """The text of a regular file of at most `limit` bytes (UTF-8, a BOM dropped); OSError or ValueError
     with a one-line reason otherwise. Never blocks on a FIFO and never reads a device."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
@@ -402,9 +423,9 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
                jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
-    A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
+    A wrapper defined in one file (`get_driver_entry_point` in a loader, a template in a header) is
     an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one. With ``jobs`` above 1 the first pass runs in that many processes (the
+    pass finds a new one. With `jobs` above 1 the first pass runs in that many processes (the
     report is the same).
     """
     parse_codes(select)

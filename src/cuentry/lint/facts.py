@@ -1,6 +1,6 @@
 """What the linter knows about one source file, independent of its language.
 
-The C-family and Python front ends turn a file into a :class:`Unit` of facts
+The C-family and Python front ends turn a file into a `Unit` of facts
 (every entry-point request with its arguments classified, every pointer taken
 from a library by its exported name, the flags used, how pointers are typed);
 the rules only read facts.
@@ -13,6 +13,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import names
+
+__all__ = [
+    "DECLTYPE_RE",
+    "DEFAULT_FLAGS",
+    "FLAG_MODES",
+    "FLAG_NUMBERS",
+    "GETTER_PFN",
+    "LEGACY_FLAGS",
+    "PER_THREAD_FLAGS",
+    "PFN_RE",
+    "QUERY_APIS",
+    "SUFFIXED_EXPORT_RE",
+    "SUPPRESS_RE",
+    "TOOLKIT_MACROS",
+    "VERSION_QUERIES",
+    "Export",
+    "PyProto",
+    "Query",
+    "Unit",
+    "flag_mode",
+    "suppressions",
+]
+
 
 QUERY_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                         "cudaGetDriverEntryPointByVersion"})
@@ -80,10 +103,10 @@ class Export:
 @dataclass
 class PyProto:
     """A Python prototype and what it is applied to: an export taken from a CDLL of libcuda by name
-    (``lib.cuMemAlloc.argtypes = [...]``), or the pointer of an entry-point request (``CFUNCTYPE(...)(p)``).
+    (`lib.cuMemAlloc.argtypes = [...]`), or the pointer of an entry-point request (`CFUNCTYPE(...)(p)`).
 
-    ``args``/``restype`` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
-    is not known); ``args`` is None when no argtypes were given."""
+    `args`/`restype` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
+    is not known); `args` is None when no argtypes were given."""
 
     maker: str                              # "ctypes argtypes", "CFUNCTYPE", ...
     line: int

@@ -20,6 +20,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["MAX_JOBS", "PY_ALWAYS", "PY_SUFFIXES", "Checked", "first_pass"]
+
+
 MAX_JOBS = 64
 """The most worker processes ``-j`` starts."""
 PY_SUFFIXES = (".py", ".pyi")

@@ -1,10 +1,10 @@
 """The lint rules, as data: one check function per rule, each rule carrying its own examples.
 
-Each rule reads a :class:`Unit`'s facts and yields (line, col, message); the
+Each rule reads a `Unit`'s facts and yields (line, col, message); the
 message names the symbol, the pin and the fix, and ends with where the request
-came from when it was found through a macro or a version branch. ``bad`` and
-``good`` are C (or Python) examples the tests lint: the rule must fire on
-``bad`` and stay silent on ``good``.
+came from when it was found through a macro or a version branch. `bad` and
+`good` are C (or Python) examples the tests lint: the rule must fire on
+`bad` and stay silent on `good`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,30 @@ from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 from .signature import normalizer
+
+__all__ = [
+    "HELP_URI",
+    "RULES",
+    "RULE_CODES",
+    "SEVERITIES",
+    "Hit",
+    "Rule",
+    "bound",
+    "default_stream_mode",
+    "deprecated_runtime_entry_point",
+    "export_abi_mismatch",
+    "handwritten_signature",
+    "mixed_stream_modes",
+    "pin_not_an_abi",
+    "pin_out_of_range",
+    "run",
+    "suffixed_or_miscased_name",
+    "typedef_version_mismatch",
+    "unchecked_result",
+    "verdict",
+    "version_from_toolkit_or_driver",
+]
+
 
 Hit = tuple[int, int, str] | tuple[int, int, str, str]   # (line, col, message[, severity])
 SEVERITIES = ("error", "warning", "note")
@@ -49,12 +73,12 @@ def verdict(q: Query, cat: Catalog, pin: int | None, *, floor: int = 0, variant:
 
 
 def bound(q: Query, cat: Catalog, pin: int, variant: str | None = None) -> Abi | None:
-    """The ABI a request at ``pin`` binds, as the catalog's verdict says."""
+    """The ABI a request at `pin` binds, as the catalog's verdict says."""
     return verdict(q, cat, pin, variant=variant).abi
 
 
 def _faults(q: Query, cat: Catalog, u: Unit, code: str) -> Iterator[tuple[int, Fault]]:
-    """The verdict's faults that map onto the lint rule ``code``, for each literal pin."""
+    """The verdict's faults that map onto the lint rule `code`, for each literal pin."""
     for pin in q.pins or ((None,) if q.version_kind in ("missing", "runtime") else ()):
         for f in verdict(q, cat, pin, floor=_floor(u, q)).faults:
             if f.lint_code == code:

@@ -13,6 +13,9 @@ from typing import Any
 from .engine import Report
 from .rules import RULE_CODES, RULES, Rule
 
+__all__ = ["SCHEMA", "sarif"]
+
+
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 

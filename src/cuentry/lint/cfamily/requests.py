@@ -1,6 +1,6 @@
 """Requests in the C family: the entry-point APIs, pointers to them, and wrappers of them.
 
-An API is described by a :class:`Spec`: where each role (symbol, pointer,
+An API is described by a `Spec`: where each role (symbol, pointer,
 version, flags, status) comes from: an argument of the call, a fixed expression
 inside a wrapper, or the call's own result. The base APIs are cuGetProcAddress
 (4 or 5 arguments), cuGetProcAddress_v2, cudaGetDriverEntryPoint(ByVersion), and
@@ -20,6 +20,9 @@ from ..facts import DECLTYPE_RE, GETTER_PFN, Export, Query, flag_mode
 from .scan import Function, Scan, namespaces_around
 from .tree import args, base_name, strip, template_args, text
 from .values import Evaluator, Value
+
+__all__ = ["BASE", "Requests", "Source", "Spec", "assigned_to", "getter_of_type", "tested_after"]
+
 
 # role -> ("arg", index[, default node, scope]) | ("argv", index, default Value or None) | ("fixed", node, scope)
 #         | ("return",) | ("const", Value). "argv" and "const" are portable: they hold no tree node, so a
@@ -120,13 +123,13 @@ class Requests:
         return out
 
     def portable_defaults(self) -> dict[str, dict[int, Value]]:
-        """Defaults of parameters declared in prototypes (a header's ``int version = 12010``)."""
+        """Defaults of parameters declared in prototypes (a header's `int version = 12010`)."""
         return {name: {i: self.ev.value(node, self.scan.file) for i, node in d.items()}
                 for name, d in self.scan.proto_defaults.items()}
 
     # --- getters held in variables ---
     def add_getter(self, var: str, api: str, owner: Function | None = None) -> bool:
-        """``var`` holds a pointer to a getter: calls through it are requests (only in ``owner`` when the
+        """`var` holds a pointer to a getter: calls through it are requests (only in `owner` when the
         variable is local to a function)."""
         if not var or var in self.specs:
             return False
@@ -163,7 +166,7 @@ class Requests:
                     work.append(scope.name)
 
     def wrapper(self, spec: Spec, call: Any, fn: Function) -> Spec | None:
-        """The spec of ``fn`` when it passes one of its parameters on as the symbol of ``spec``."""
+        """The spec of `fn` when it passes one of its parameters on as the symbol of `spec`."""
         if not fn.params:
             return None
         a = self.args(call)
@@ -232,7 +235,7 @@ class Requests:
         return queries, exports
 
     def role(self, spec: Spec, role: str, call: Any, scope: Function) -> tuple[Any, Function] | Value | None:
-        """The expression (and its scope) or value that fills ``role`` at this call."""
+        """The expression (and its scope) or value that fills `role` at this call."""
         src = spec.roles.get(role)
         if src is None:
             return None
@@ -266,7 +269,7 @@ class Requests:
 
     def _through(self, src: Source, call: Any, scope: Function) -> Value:
         """A fixed expression inside (layers of) wrappers, with each layer's parameters bound to the
-        arguments of the call that reaches it, outermost first (``get(name, 12, 0)`` -> ``make_version(12, 0)``)."""
+        arguments of the call that reaches it, outermost first (`get(name, 12, 0)` -> `make_version(12, 0)`)."""
         node, inner, chain = src[1], src[2], src[3]
         vals = [self.ev.value(x, scope) for x in self.args(call)]
         for c, caller in reversed(chain):
@@ -274,7 +277,7 @@ class Requests:
         return self.ev.bound_value(node, inner, self._defaults(inner, vals))
 
     def _defaults(self, fn: Function, vals: list[Value]) -> list[Value]:
-        """Arguments for ``fn``, the missing ones taken from its parameters' defaults."""
+        """Arguments for `fn`, the missing ones taken from its parameters' defaults."""
         out = list(vals)
         protos = self.scan.proto_defaults.get(fn.name, {})
         for i in range(len(vals), len(fn.params)):
@@ -426,7 +429,7 @@ class Requests:
             self._later_casts(q, q.target, call.end_byte, scope)
 
     def _later_casts(self, q: Query, name: str, after: int, scope: Function) -> None:
-        """A pointer kept in a variable and cast afterwards (``reinterpret_cast<FuncT*>(ptr)``)."""
+        """A pointer kept in a variable and cast afterwards (`reinterpret_cast<FuncT*>(ptr)`)."""
         for n in scope.idents.get(name.encode(), [])[-64:]:
             if n.start_byte < after:
                 continue
@@ -465,7 +468,7 @@ class Requests:
 
 
 def _casts_around(call: Any) -> tuple[Any, Any, list[str]]:
-    """Up from a ``dlsym`` call through parentheses and casts: the outermost node, its parent, and the
+    """Up from a `dlsym` call through parentheses and casts: the outermost node, its parent, and the
     types it is cast to (a template argument of the call first)."""
     targs = template_args(call.child_by_field_name("function"))
     types: list[str] = [targs] if targs else []
@@ -515,7 +518,7 @@ def _ns_match(ns: str, call: Any) -> bool:
 
 
 def assigned_to(call: Any) -> str | None:
-    """The variable a call's result is stored in (``CUresult r = call`` or ``r = call``)."""
+    """The variable a call's result is stored in (`CUresult r = call` or `r = call`)."""
     p = call.parent
     if p is not None and p.type == "init_declarator":
         return text(p.child_by_field_name("declarator"))
@@ -531,7 +534,7 @@ _STOP = ("expression_statement", "compound_statement", "declaration", "function_
 
 
 def tested_after(fn: Function, name: str, end: int) -> bool:
-    """Whether ``name`` is tested (in a condition, comparison, return or call) after byte ``end`` in ``fn``.
+    """Whether `name` is tested (in a condition, comparison, return or call) after byte `end` in `fn`.
 
     The start of the name's last tested occurrence is found once per function and name (each occurrence
     walked up to its statement once) and kept, so a function with many requests storing into the same

@@ -136,7 +136,7 @@ class TypeInfo:
 
 
 def _or_ed(parents: list[Any]) -> bool:
-    """A flag or-ed into a mask (``LEGACY | PER_THREAD``: a test of bits, not a request's mode)."""
+    """A flag or-ed into a mask (`LEGACY | PER_THREAD`: a test of bits, not a request's mode)."""
     for p in reversed(parents):
         if p.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
             continue
