@@ -14,6 +14,8 @@ import pytest
 from cuentry.driver import Driver
 from cuentry.testing import fakedriver
 
+from .tracehelp import compile_program, session_cache
+
 DATA = Path(__file__).parent / "data"
 TRUTH_FILE = DATA / "driver-580.159.04-truth.json"
 CUDA_INCLUDE = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
@@ -94,3 +96,27 @@ def _pathfinder_loads_nothing(request: pytest.FixtureRequest, monkeypatch: pytes
         raise pathfinder.DynamicLibNotFoundError(f"{libname}: not loaded in cuentry's test suite (see tests/conftest.py)")
 
     monkeypatch.setattr(pathfinder, "load_nvidia_dynamic_lib", refuse)
+
+
+# --- the trace and emulate tests (test_trace.py, test_emulate.py) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def private_cache() -> Iterator[None]:
+    """Builds (the interposer) go to one cache of this test session, not the user's; a module takes it
+    with `pytestmark = pytest.mark.usefixtures("private_cache")`."""
+    with session_cache():
+        yield
+
+
+@pytest.fixture(scope="module")
+def req(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The trace tests' C program (tests/data/trace/req.c), compiled once per module."""
+    return str(compile_program(tmp_path_factory.mktemp("req") / "req"))
+
+
+@pytest.fixture
+def lib(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fake driver's path, answering as a 13.0 driver, for a traced program to load."""
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    return fake["full"]

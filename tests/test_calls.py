@@ -16,19 +16,14 @@ from cuentry import Driver, address, as_bytes, as_str, kernel_params, out
 from cuentry.calls import Out, bind, choice, compiled, struct_type
 from cuentry.errors import ArgumentError, ArgumentRangeError, DriverBusyError, DriverClosedError, UsageError
 
-BACKENDS = ["pure", "compiled"]
+from .backends import BACKENDS, use_backend
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Bind on one backend (skipped for compiled where the extension is not installed)."""
     name = str(request.param)
-    monkeypatch.setattr(choice, "_CHOICE", choice._Choice(name))
-    if name == "compiled":
-        try:
-            compiled.extension()
-        except ImportError:
-            pytest.skip("the compiled extension is not installed")
+    use_backend(monkeypatch, name)
     return name
 
 

@@ -9,6 +9,7 @@ touches one range, and a read-only destination, the same on both backends.
 from __future__ import annotations
 
 import ctypes
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,7 +24,7 @@ from cuentry.calls.ffi import Guard
 from cuentry.catalog import catalog
 from cuentry.errors import ArgumentError
 
-from .test_calls_lying import BACKENDS, use_backend
+from .backends import BACKENDS, use_backend
 
 
 class CAI:
@@ -39,37 +40,28 @@ def cai_of(a: np.ndarray, **kw: Any) -> CAI:
     return CAI(a.ctypes.data, a.shape, a.dtype.str, strides=None if a.flags.c_contiguous else a.strides, **kw)
 
 
-# A DLPack exporter made here: a DLManagedTensor(Versioned) in ctypes memory, in a capsule.
-class _Dev(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _Dev), ("ndim", ctypes.c_int32), ("dtype", _DType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class _Managed(ctypes.Structure):
-    _fields_ = [("dl_tensor", _Tensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-class _Version(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _Versioned(ctypes.Structure):
-    _fields_ = [("version", _Version), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
-
+# A DLPack exporter made here from the DLPack spec (dlpack.h), never from cuentry's reading of it: each struct
+# as a native `struct` format (C alignment rules), its LP64 size pinned below and its layout checked against
+# numpy's exporter (C compiled against the real dlpack.h) in test_the_tests_dlpack_layout_is_the_specs.
+DL_DEVICE = "ii"  # DLDevice {int32 device_type; int32 device_id}
+DL_DATATYPE = "BBH"  # DLDataType {uint8 code; uint8 bits; uint16 lanes}
+# DLTensor {void* data; DLDevice device; int32 ndim; DLDataType dtype; int64* shape; int64* strides;
+#           uint64 byte_offset}
+DL_TENSOR = "@P" + DL_DEVICE + "i" + DL_DATATYPE + "PPQ"
+# DLManagedTensor {DLTensor dl_tensor; void* manager_ctx; void (*deleter)(DLManagedTensor*)}
+DL_MANAGED = DL_TENSOR + "PP"
+# DLManagedTensorVersioned {DLPackVersion {uint32 major; uint32 minor} version; void* manager_ctx;
+#                           void (*deleter)(DLManagedTensorVersioned*); uint64 flags; DLTensor dl_tensor}
+DL_VERSIONED = "@IIPPQ" + DL_TENSOR[1:]
+DL_FLAG_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0)
+DL_CAPSULE, DL_VERSIONED_CAPSULE = b"dltensor", b"dltensor_versioned"
 
 _new_capsule = ctypes.pythonapi.PyCapsule_New
 _new_capsule.restype = ctypes.py_object
 _new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 class DL:
@@ -89,14 +81,15 @@ class DL:
         self.streams.append(stream)
         shape = (ctypes.c_int64 * max(1, len(self.shape)))(*self.shape)
         strides = (ctypes.c_int64 * max(1, len(self.shape)))(*(self.strides or ()))
-        t = _Tensor(self.ptr, _Dev(self.kind, 0), len(self.shape), _DType(1, self.bits, 1), shape,
-                    strides if self.strides else None, 0)
+        tensor = (self.ptr, self.kind, 0, len(self.shape), 1, self.bits, 1, ctypes.addressof(shape),
+                  ctypes.addressof(strides) if self.strides else 0, 0)  # code 1: kDLUInt
         if self.versioned and max_version is not None:
-            m: Any = _Versioned(_Version(1, 0), None, None, 1 if self.readonly else 0, t)
-            name = b"dltensor_versioned"
+            fmt, name = DL_VERSIONED, DL_VERSIONED_CAPSULE
+            values: tuple[int, ...] = (1, 0, 0, 0, DL_FLAG_READ_ONLY if self.readonly else 0, *tensor)
         else:
-            m = _Managed(t, None, None)
-            name = b"dltensor"
+            fmt, name, values = DL_MANAGED, DL_CAPSULE, (*tensor, 0, 0)
+        m = ctypes.create_string_buffer(struct.calcsize(fmt))
+        struct.pack_into(fmt, m, 0, *values)
         self._keep += [shape, strides, m]
         return _new_capsule(ctypes.addressof(m), name, None)
 
@@ -252,6 +245,71 @@ def test_dlpack_is_asked_on_the_stream_the_call_runs_on(drv: Driver) -> None:
     drv.call("cuMemcpyHtoDAsync", 3020)(dl, b"x" * 16, 16, 0x1234)
     drv.call("cuMemcpyHtoD", 7000, stream="per_thread")(dl, b"x" * 16, 16)
     assert dl.streams == [1, 1, 0x1234, 2]
+
+
+def _read_dlpack(capsule: Any, fmt: str, name: bytes) -> dict[str, Any]:
+    """The fields of a DLPack capsule, read with this file's layout (for checking that layout)."""
+    raw = struct.unpack(fmt, ctypes.string_at(_capsule_pointer(capsule, name), struct.calcsize(fmt)))
+    head, tensor = (raw[:5], raw[5:]) if fmt == DL_VERSIONED else ((), raw[:10])
+    t = dict(zip(("data", "device_type", "device_id", "ndim", "code", "bits", "lanes", "shape", "strides",
+                  "byte_offset"), tensor, strict=True))
+    n = t["ndim"]
+    t["shape"] = struct.unpack(f"{n}q", ctypes.string_at(t["shape"], 8 * n))
+    t["strides"] = struct.unpack(f"{n}q", ctypes.string_at(t["strides"], 8 * n)) if t["strides"] else None
+    if head:
+        t["version"], t["flags"] = head[:2], head[4]
+    return t
+
+
+@pytest.mark.skipif(struct.calcsize("P") != 8, reason="the sizes pinned are LP64's")
+def test_the_tests_dlpack_layout_is_the_specs() -> None:
+    # dlpack.h on LP64: DLTensor 48 bytes (shape at 24), DLManagedTensor 64, DLManagedTensorVersioned 80
+    # (dl_tensor at 32); the layout the producer above writes with, independent of cuentry's definition
+    assert (struct.calcsize(DL_TENSOR), struct.calcsize(DL_MANAGED), struct.calcsize(DL_VERSIONED)) == (48, 64, 80)
+    assert struct.calcsize("@P" + DL_DEVICE + "i" + DL_DATATYPE) == 24
+    assert struct.calcsize("@IIPPQ") == 32
+    # numpy's exporter is C compiled against the real dlpack.h: read with this layout, its capsules say
+    # what the array is (a strided view, so shape and strides are both set)
+    a = np.arange(48, dtype=np.uint16).reshape(4, 12)[:, ::3]
+    for capsule, fmt, name in ((a.__dlpack__(), DL_MANAGED, DL_CAPSULE),
+                               (a.__dlpack__(max_version=(1, 0)), DL_VERSIONED, DL_VERSIONED_CAPSULE)):
+        t = _read_dlpack(capsule, fmt, name)
+        assert t["data"] + t["byte_offset"] == a.ctypes.data
+        assert (t["device_type"], t["device_id"], t["ndim"]) == (1, 0, 2)  # kDLCPU
+        assert (t["code"], t["bits"], t["lanes"]) == (1, 16, 1)  # kDLUInt, 16 bits, 1 lane
+        assert t["shape"] == (4, 4) and t["strides"] == (12, 3)  # strides count elements
+        if fmt == DL_VERSIONED:
+            assert t["version"][0] == 1 and t["flags"] & DL_FLAG_READ_ONLY == 0
+    ro = np.zeros(4, np.uint8)
+    ro.flags.writeable = False
+    t = _read_dlpack(ro.__dlpack__(max_version=(1, 0)), DL_VERSIONED, DL_VERSIONED_CAPSULE)
+    assert t["flags"] & DL_FLAG_READ_ONLY and t["shape"] == (4,)
+    # and what the producer above writes reads back as it was given
+    dl = DL(0x1000, (2, 8), 16, strides=(8, 1), readonly=True)
+    t = _read_dlpack(dl.__dlpack__(max_version=(1, 0)), DL_VERSIONED, DL_VERSIONED_CAPSULE)
+    assert (t["data"], t["device_type"], t["ndim"], t["bits"], t["shape"], t["strides"], t["flags"]) == \
+        (0x1000, 2, 2, 16, (2, 8), (8, 1), DL_FLAG_READ_ONLY)
+
+
+class ClaimsCuda:
+    """A real exporter's capsule (numpy's, a CPU tensor) behind a __dlpack_device__ that claims CUDA."""
+
+    def __init__(self, a: np.ndarray, versioned: bool) -> None:
+        self.a, self.versioned = a, versioned
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+    def __dlpack__(self, stream: Any = None, max_version: Any = None) -> Any:
+        return self.a.__dlpack__(max_version=max_version) if self.versioned else self.a.__dlpack__()
+
+
+@pytest.mark.parametrize("versioned", [True, False])
+def test_a_real_exporters_capsule_is_read_where_the_spec_puts_its_device(drv: Driver, versioned: bool) -> None:
+    host = np.zeros(16, np.uint8)
+    with pytest.raises(ArgumentError, match="'dstDevice'.*DLPack tensor is on device type 1, not 2"):
+        drv.call("cuMemcpyHtoD", 3020)(ClaimsCuda(host, versioned), b"x" * 16, 16)
+    assert not host.any()
 
 
 def test_array_interface_streams_are_synchronised_unless_the_call_runs_on_them() -> None:

@@ -22,23 +22,7 @@ from cuentry import Driver, out
 from cuentry.calls import Out, compiled
 from cuentry.errors import ArgumentError, ArgumentRangeError
 
-BACKENDS = ("pure", "compiled")
-
-
-def use_backend(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Bind on one backend: through the backend choice where it exists, else the environment."""
-    try:
-        from cuentry.calls import choice  # type: ignore[attr-defined]
-
-        monkeypatch.setattr(choice, "_CHOICE", choice._Choice(name))
-    except ImportError:
-        monkeypatch.setenv("CUENTRY_BACKEND", name)
-    if name == "compiled":
-        try:
-            compiled.extension()
-        except ImportError:
-            pytest.skip("the compiled extension is not installed")
-
+from .backends import BACKENDS, use_backend
 
 LIARS = r'''
 class Liar(int):

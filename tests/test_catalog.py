@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cuentry.catalog import Catalog, catalog, format_version, parse_version
+from cuentry.catalog import Catalog, c_declaration, catalog, format_version, parse_version
 from cuentry.errors import HeaderParseError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 
 from .conftest import CUDA_INCLUDE
@@ -296,3 +296,13 @@ def test_generator_builds_a_small_catalog(tmp_path: Path) -> None:
     assert small.bind("cuFoo", 12000).exported == "cuFoo_v2"
     assert [p.canonical for p in small.bind("cuFoo", 12000).signature.params] == ["struct CUctx_st *", "uint64_t"]
     assert data["aggregates"]["CUctx_st"]["opaque"] is True
+
+
+def test_c_declaration_places_the_name_as_c_does() -> None:
+    """One placement for the catalog's signatures and the generated C header."""
+    assert c_declaration("int", "n") == "int n"
+    assert c_declaration("CUdeviceptr *", "dptr") == "CUdeviceptr *dptr"
+    assert c_declaration("void (*)(void *)", "fn") == "void (*fn)(void *)"
+    assert c_declaration("const char *", "") == "const char *"
+    abi = catalog().bind("cuMemAlloc", 3020)
+    assert abi.signature.c_params() == "CUdeviceptr_v2 *dptr, size_t bytesize"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -11,13 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cuentry.cli import main
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    o, e = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=o, stderr=e)
-    return code, o.getvalue(), e.getvalue()
+from .clihelp import run
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,7 @@ import pytest
 
 from cuentry.cli.inputs import STDIN_NAME, load_manifest, read_input, stdin_paths
 from cuentry.errors import ManifestError, UsageError
+from cuentry.manifest import MAX_BYTES
 
 MANIFEST = '[table]\nname = "acme"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n'
 
@@ -39,6 +40,46 @@ def test_stdin_refusals(data: bytes, needle: str) -> None:
         read_input("-", what="manifest", stdin=io.BytesIO(data))
     with pytest.raises(ManifestError, match=needle):
         load_manifest("-", stdin=io.BytesIO(data))
+
+
+def test_a_file_and_stdin_share_one_limit_and_one_message(tmp_path: Path) -> None:
+    f = tmp_path / "m.toml"
+    f.write_bytes(b"#" * MAX_BYTES)  # exactly the limit: accepted from both
+    assert read_input(str(f))[0] == read_input("-", stdin=io.BytesIO(f.read_bytes()))[0] == "#" * MAX_BYTES
+    f.write_bytes(b"#" * (MAX_BYTES + 1))
+    with pytest.raises(ManifestError) as from_file:
+        load_manifest(str(f))
+    with pytest.raises(ManifestError) as from_stdin:
+        load_manifest("-", stdin=io.BytesIO(f.read_bytes()))
+    with pytest.raises(UsageError) as as_argument:
+        read_input("-", what="manifest", stdin=io.BytesIO(f.read_bytes()))
+    assert f"the manifest is {MAX_BYTES + 1} bytes, over 1 MiB (the limit is {MAX_BYTES} bytes)" in str(from_file.value)
+    assert str(from_stdin.value).startswith(f"{STDIN_NAME}: the manifest is over 1 MiB (the limit is {MAX_BYTES} bytes)")
+    assert from_file.value.hint == from_stdin.value.hint == as_argument.value.hint
+    assert "at most 1 MiB: split it" in from_file.value.hint
+
+
+def test_bad_utf8_on_stdin_is_placed_like_a_files(tmp_path: Path) -> None:
+    data = b'[table]\nstream = "leg\xffacy"\n'
+    f = tmp_path / "bad.toml"
+    f.write_bytes(data)
+    with pytest.raises(ManifestError) as from_file:
+        load_manifest(str(f))
+    with pytest.raises(ManifestError) as from_stdin:
+        load_manifest("-", stdin=io.BytesIO(data))
+    assert (from_file.value.line, from_file.value.column) == (from_stdin.value.line, from_stdin.value.column) == (2, 14)
+    assert str(from_stdin.value).startswith(f"{STDIN_NAME}:2:14: the manifest is not UTF-8 (byte 0xff)")
+
+
+def test_lint_stdin_has_a_linted_files_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cuentry.lint import engine
+
+    monkeypatch.setattr(engine, "MAX_FILE_BYTES", 8)  # read where it is used: the lint engine owns it
+    with pytest.raises(UsageError, match="the source is over 8 bytes, the limit"), \
+            stdin_paths(["-"], stdin=io.BytesIO(b"int x; /**/\n")):
+        pass
+    with stdin_paths(["-"], stdin=io.BytesIO(b"int x;\n")) as paths:
+        assert Path(paths[0]).read_text() == "int x;\n"
 
 
 def test_a_terminal_on_stdin_is_refused_not_waited_on() -> None:

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 from pathlib import Path
 from typing import Any
 
-from cuentry.cli import main
-
-
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+from .clihelp import run as _run
 
 
 def _resolve(fake: dict[str, str], *extra: str, symbol: str = "cuCtxCreate", version: str = "12050") -> list[str]:

@@ -25,19 +25,7 @@ RAW_FIELD = re.compile(r"^\s*:(?:param|returns?|raises?|rtype|type)\b[^:]*:", re
 
 # Files whose docstrings still have reST roles: their owners are editing them now; the integrator runs
 # `python tools/docstyle.py src/cuentry` after the merges and empties this set. It may only shrink.
-PENDING = {
-    "cuentry/lint/__init__.py",
-    "cuentry/lint/cfamily/__init__.py",
-    "cuentry/lint/cfamily/focus.py",
-    "cuentry/lint/cfamily/requests.py",
-    "cuentry/lint/engine.py",
-    "cuentry/lint/facts.py",
-    "cuentry/lint/rules.py",
-    "cuentry/lint/preprocess.py",
-    "cuentry/lint/cfamily/scan.py",
-    "cuentry/lint/cfamily/tree.py",
-    "cuentry/lint/cfamily/values.py",
-}
+PENDING: set[str] = set()
 
 
 def _rendered() -> object:

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,25 +16,9 @@ from cuentry.catalog import catalog
 from cuentry.cli import main
 from cuentry.errors import UsageError
 
-from .tracehelp import compile_program, plain_run, session_cache
+from .tracehelp import plain_run
 
-
-@pytest.fixture(scope="module", autouse=True)
-def private_cache() -> Iterator[None]:
-    """Builds go to one cache of this test session, not the user's."""
-    with session_cache():
-        yield
-
-
-@pytest.fixture(scope="module")
-def req(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return str(compile_program(tmp_path_factory.mktemp("req") / "req"))
-
-
-@pytest.fixture
-def lib(fake: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
-    return fake["full"]
+pytestmark = pytest.mark.usefixtures("private_cache")  # builds go to the test session's cache (tests/conftest.py)
 
 
 def emulated(req: str, lib: str, version: int, *cmds: str) -> list[str]:

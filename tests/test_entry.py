@@ -3,7 +3,6 @@ reports that come from it (check's hints, list --groups)."""
 
 from __future__ import annotations
 
-import io
 import json
 import weakref
 from pathlib import Path
@@ -15,26 +14,12 @@ import cuentry
 from cuentry import entry as entry_mod
 from cuentry import manifest
 from cuentry.catalog import Catalog, catalog
-from cuentry.cli import main
 from cuentry.entry import FALLBACK_CHAIN_LIMIT, Entry, optional, required
 from cuentry.errors import TableDeclarationError
 from cuentry.table import Table
 
-CHAIN = """\
-[table]
-name = "x"
-stream = "legacy"
-required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
-            "cuMemAlloc@3020"]
-optional = [{ symbol = "cuMulticastCreate", version = 12010 }]
-"""
-
-
-def _run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
+from .clihelp import run as _run
+from .manifests import CHAIN
 
 # --- declarations refused where they are written (issue 25) ------------------------------------
 

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cuentry.cli import main
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    o, e = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=o, stderr=e)
-    return code, o.getvalue(), e.getvalue()
+from .clihelp import run
 
 
 @pytest.fixture

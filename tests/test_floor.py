@@ -34,6 +34,8 @@ from cuentry.pytest_plugin import OLDEST, newest_known, variant_for
 from cuentry.table import Table
 from cuentry.testing.fakedriver import NOT_ON_LINUX
 
+from .manifests import CHAIN
+
 CAT = catalog()
 NEWEST = newest_known()
 # Every release the fake driver can pretend to be where an answer can change: each ABI version (a pin
@@ -157,15 +159,6 @@ def test_resolves_exactly_at_and_above_the_floor(leg: str, text: str, release: i
 
 
 # --- the floor itself ------------------------------------------------------------------------
-
-CHAIN = """\
-[table]
-name = "x"
-stream = "legacy"
-required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
-            "cuMemAlloc@3020"]
-optional = ["cuMulticastCreate@12010"]
-"""
 
 
 def test_a_chain_needs_its_lowest_pin_and_optional_entries_never_raise_the_floor(tmp_path: Path) -> None:

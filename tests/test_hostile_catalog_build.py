@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import io
 import json
 import os
 import shutil
@@ -15,7 +14,8 @@ import pytest
 
 from cuentry import _catalog_build as cb
 from cuentry.catalog import Catalog
-from cuentry.cli import main
+
+from .clihelp import run
 
 pytestmark = [
     pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="no C compiler"),
@@ -33,11 +33,6 @@ def headers(tmp_path: Path) -> Path:
     (inc / "cudaTypedefs.h").write_text(
         "#include <cuda.h>\ntypedef CUresult (CUDAAPI *PFN_cuFoo_v1000)(CUcontext c);\n")
     return inc
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    o, e = io.StringIO(), io.StringIO()
-    return main(list(argv), stdout=o, stderr=e), o.getvalue(), e.getvalue()
 
 
 def _package_digest() -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -15,17 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuentry.cli import main
 from cuentry.cli.output import cli_terms
+
+from .clihelp import run
 
 EXIT_CODES = {0, 1, 2, 3}
 HAS_CC = shutil.which(os.environ.get("CC", "cc")) is not None
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    o, e = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=o, stderr=e)
-    return code, o.getvalue(), e.getvalue()
 
 
 @pytest.fixture(autouse=True)

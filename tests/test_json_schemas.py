@@ -160,9 +160,13 @@ def test_fake_driver() -> None:
 
 def test_lint() -> None:
     corpus = Path(__file__).parent / "lint_corpus"
-    code, doc = _run("lint", str(corpus))
-    assert code == 1 and doc["findings"]
+    code, doc = _run("lint", "--pedantic", str(corpus))
+    assert code == 1 and doc["findings"] and doc["judged"]
+    assert {f["severity"] for f in doc["findings"]} == {"error", "warning", "note"}
     _valid("lint", doc)
+    bad = {**doc, "findings": [{**doc["findings"][0], "severity": "fatal"}]}
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("lint").validate(bad)
 
 
 def test_schemas_are_not_vacuous() -> None:

@@ -13,6 +13,7 @@ pytest.importorskip("tree_sitter_cpp")
 
 from cuentry.cli import main  # noqa: E402
 from cuentry.lint import lint_paths, lint_text, sarif  # noqa: E402
+from cuentry.lint.engine import Settings  # noqa: E402
 from cuentry.lint.rules import RULES  # noqa: E402
 
 CORPUS = Path(__file__).parent / "lint_corpus"
@@ -33,7 +34,7 @@ def expected(path: Path) -> set[tuple[int, str]]:
 def test_corpus(name: str) -> None:
     """Every finding is expected on its line, and every expectation is found: no false positives either way."""
     path = CORPUS / name
-    findings, _ = lint_text(path.read_text(), str(path))
+    findings, _ = lint_text(path.read_text(), str(path), settings=Settings(engine="tree-sitter", pedantic=True))
     got = {(f.line, f.code) for f in findings}
     assert got == expected(path)
 
@@ -89,7 +90,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 
 def test_cli_text_json_sarif_and_exit_codes(tmp_path: Path) -> None:
     code, o, _ = _cli("lint", str(CORPUS / "pins.cpp"))
-    assert code == 1 and re.search(r"pins\.cpp:9:\d+: CE009 ", o)
+    assert code == 1 and re.search(r"pins\.cpp:9:\d+: CE010 ", o)
     code, o, _ = _cli("lint", str(CORPUS / "good.cpp"))
     assert code == 0 and "no findings" in o
     code, o, _ = _cli("lint", "--json", str(CORPUS))

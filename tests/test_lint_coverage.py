@@ -1,4 +1,8 @@
-"""cuentry lint says what it could not see (notes), and -j N gives the same report as one process."""
+"""cuentry lint says what it could not see (notes), and -j N gives the same report as one process.
+
+The notes are the tree-sitter engine's (its preprocessor has bounds); libclang expands every macro,
+so with it the same files give findings instead (checked at the end).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,12 @@ import pytest
 pytest.importorskip("tree_sitter_cpp")
 
 from cuentry.cli import main  # noqa: E402
-from cuentry.lint import lint_paths  # noqa: E402
+from cuentry.lint import clang, lint_paths  # noqa: E402
+from cuentry.lint.engine import Settings  # noqa: E402
 from cuentry.lint.preprocess import MAX_DEPTH, preprocess  # noqa: E402
 
 CORPUS = Path(__file__).parent / "lint_corpus"
+TS = Settings(engine="tree-sitter")
 REQUEST = "cuGetProcAddress(#x, &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)"
 
 
@@ -32,14 +38,14 @@ def _chain(depth: int) -> str:
 def test_a_chain_within_the_depth_limit_is_expanded_and_has_no_note(tmp_path: Path) -> None:
     p = tmp_path / "chain.c"
     p.write_text(_chain(MAX_DEPTH // 2))
-    rep = lint_paths([str(p)])
+    rep = lint_paths([str(p)], settings=TS)
     assert "CE003" in {f.code for f in rep.findings} and rep.notes == []
 
 
 def test_a_chain_deeper_than_the_limit_is_a_note_not_silence(tmp_path: Path) -> None:
     p = tmp_path / "deep.c"
     p.write_text(_chain(2000))
-    rep = lint_paths([str(p)])
+    rep = lint_paths([str(p)], settings=TS)
     assert rep.findings == []
     (note,) = rep.notes
     assert note.path == str(p) and "not fully expanded" in note.message and f"deeper than {MAX_DEPTH}" in note.message
@@ -50,7 +56,7 @@ def test_an_object_like_macro_holding_a_request_is_a_note(tmp_path: Path) -> Non
     p.write_text("#include <cuda.h>\nstatic void* p;\n"
                  '#define LOAD_ALLOC cuGetProcAddress("cuMemAlloc_v2", &p, 3020, 0, NULL)\n'
                  "void f(void) { LOAD_ALLOC; }\n")
-    rep = lint_paths([str(p)])
+    rep = lint_paths([str(p)], settings=TS)
     (note,) = rep.notes
     assert "LOAD_ALLOC (line 3)" in note.message and "cuGetProcAddress" in note.message
 
@@ -60,7 +66,7 @@ def test_a_function_like_macro_holding_a_request_is_expanded_not_noted(tmp_path:
     p.write_text("#include <cuda.h>\nstatic void* p;\n"
                  '#define LOAD(x) cuGetProcAddress(#x, &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL)\n'
                  "void f(void) { LOAD(cuMemAlloc_v2); }\n")
-    rep = lint_paths([str(p)])
+    rep = lint_paths([str(p)], settings=TS)
     assert "CE003" in {f.code for f in rep.findings} and rep.notes == []
 
 
@@ -68,31 +74,45 @@ def test_loader_macros_from_a_second_header_that_is_not_found_are_a_note(tmp_pat
     (tmp_path / "a.h").write_text('#pragma once\n#include "loader_macros_b.h"\n')
     src = tmp_path / "use.c"
     src.write_text('#include <cuda.h>\n#include "a.h"\nvoid f(void) { LOAD_SYM(cuMemAlloc, 3020); }\n')
-    rep = lint_paths([str(src)])
+    rep = lint_paths([str(src)], settings=TS)
     (note,) = rep.notes
     assert "LOAD_SYM(cuMemAlloc...)" in note.message and "'loader_macros_b.h'" in note.message
     assert "a.h" in note.message and "-I" in note.message
     (tmp_path / "loader_macros_b.h").write_text(f"#define LOAD_SYM(x, v) {REQUEST.replace('3020', 'v')}\n")
-    assert lint_paths([str(src)]).notes == []        # found now: expanded, nothing to say
+    assert lint_paths([str(src)], settings=TS).notes == []        # found now: expanded, nothing to say
 
 
 def test_a_missing_header_without_loader_looking_calls_says_nothing(tmp_path: Path) -> None:
     src = tmp_path / "plain.c"
     src.write_text('#include "generated_config.h"\nint g(void) { return cuGetProcAddress != 0; }\n')
-    assert lint_paths([str(src)]).notes == []
+    assert lint_paths([str(src)], settings=TS).notes == []
 
 
 def test_notes_in_json_and_text(tmp_path: Path) -> None:
     p = tmp_path / "deep.c"
     p.write_text(_chain(200))
-    code, out, _ = _cli("lint", "--json", str(p))
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", "--json", str(p))
     doc = json.loads(out)
     assert code == 0 and doc["findings"] == []
     assert doc["partial"] == [{"path": str(p), "message": doc["partial"][0]["message"], "line": 0, "severity": "note"}]
     assert doc["partial"][0]["message"].startswith("not fully expanded: ")
-    code, out, _ = _cli("lint", str(p))
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", str(p))
     assert f"{p}: note: not fully expanded: " in out
     assert "no findings in 1 file" in out and "1 not fully expanded" in out
+
+
+@pytest.mark.skipif(not clang.available(), reason="libclang (the clang extra) is not installed")
+def test_clang_expands_what_tree_sitter_notes(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.c"
+    deep.write_text(_chain(2000))
+    obj = tmp_path / "obj.c"
+    obj.write_text("#include <cuda.h>\nstatic void* p;\n"
+                   '#define LOAD_ALLOC cuGetProcAddress("cuMemAlloc_v2", &p, 3020, 0, NULL)\n'
+                   "void f(void) { LOAD_ALLOC; }\n")
+    for path in (deep, obj):
+        rep = lint_paths([str(path)], settings=Settings(engine="clang"))
+        assert rep.notes == [] and "CE003" in {f.code for f in rep.findings}
+        assert {f.engine for f in rep.findings} == {"clang"}
 
 
 def test_branch_definitions_survive_nested_conditionals() -> None:

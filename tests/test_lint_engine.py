@@ -104,7 +104,7 @@ def test_wrapper_in_a_header_is_used_by_other_files(tmp_path: Path) -> None:
         '}\n')
     rep = lint_paths([str(tmp_path)])
     got = {(Path(f.path).name, f.line, f.code) for f in rep.findings}
-    assert got == {("use.cpp", 3, "CE009"), ("use.cpp", 4, "CE003")}
+    assert got == {("use.cpp", 3, "CE010"), ("use.cpp", 4, "CE003")}
     code, out, _ = _cli("lint", "--min-driver", str(tmp_path))
     assert "12000  cuMemCreate" in out or "12.0 (12000)" in out
 

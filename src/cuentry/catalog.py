@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 else:
     Stream = str
 
-__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Verdict", "catalog",
-           "format_version", "get_catalog", "parse_version"]
+__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Verdict", "c_declaration",
+           "catalog", "format_version", "get_catalog", "parse_version"]
 
 
 class Record:
@@ -118,11 +118,20 @@ class Signature(Record):
     def c_params(self, *, names: bool = True) -> str:
         if not self.params:
             return "void"
-        return ", ".join(_declare(p.type, p.name if names else "") for p in self.params)
+        return ", ".join(c_declaration(p.type, p.name if names else "") for p in self.params)
 
 
-def _declare(ctype: str, name: str) -> str:
-    """Place a declarator name into an abstract C type (handles function pointers)."""
+def c_declaration(ctype: str, name: str) -> str:
+    """Place a declarator name into an abstract C type (`int *` + `p` is `int *p`; a function pointer
+    `CUresult (*)(int)` + `f` is `CUresult (*f)(int)`); an empty name leaves the type as it is.
+
+    Args:
+        ctype: the abstract C type, as the catalog spells it.
+        name: the declarator's name, or "".
+
+    Returns:
+        The C declaration (no trailing `;`).
+    """
     if not name:
         return ctype
     if "(*)" in ctype:

@@ -28,14 +28,15 @@ import os
 import stat
 import tomllib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from .catalog import Abi, Catalog, catalog
 from .entry import FALLBACK_CHAIN_LIMIT, RESERVED, Entry, bind_entry, bind_pin, floor_of
 from .errors import CuentryError, ManifestError
 from .names import DEFAULT, Stream, catalog_stream, parse_pfn_name, parse_stream
 
-__all__ = ["FALLBACK_CHAIN_LIMIT", "FORMAT_HINT", "MAX_BYTES", "Manifest", "load", "loads", "read_text"]
+__all__ = ["FALLBACK_CHAIN_LIMIT", "FORMAT_HINT", "MAX_BYTES", "Manifest", "load", "loads", "read_limited",
+           "read_text"]
 
 MAX_BYTES = 1 << 20  # a manifest lists entry points: 1 MiB is far beyond any real one
 
@@ -81,7 +82,19 @@ class Manifest:
 
 def read_text(path: str, *, what: str = "manifest", limit: int = MAX_BYTES) -> str:
     """A small UTF-8 text file: refuses non-regular files (`/dev/zero`, FIFOs), files over `limit`
-    bytes and invalid UTF-8; a BOM is dropped."""
+    bytes and invalid UTF-8; a BOM is dropped.
+
+    Args:
+        path: the file's path.
+        what: what the file is, for the messages ("manifest").
+        limit: the most bytes accepted.
+
+    Returns:
+        The text, read as [read_limited][cuentry.manifest.read_limited] reads it.
+
+    Raises:
+        ManifestError: the file cannot be opened, is not a regular file, is over `limit` or not UTF-8.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
@@ -93,21 +106,51 @@ def read_text(path: str, *, what: str = "manifest", limit: int = MAX_BYTES) -> s
             raise ManifestError(path, f"not a regular file: a {what} is a TOML file",
                                 hint="give the path of a TOML file, not a device, FIFO or directory")
         if st.st_size > limit:
-            raise ManifestError(path, f"the {what} is {st.st_size} bytes; the limit is {limit}",
-                                hint=f"a {what} lists entry points; split it or check that this is the right file")
+            raise _too_big(path, what, limit, st.st_size)
         with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(limit + 1)
+            return read_limited(fh, path, what=what, limit=limit)
     finally:
         os.close(fd)
+
+
+def read_limited(src: BinaryIO, name: str, *, what: str = "manifest", limit: int = MAX_BYTES) -> str:
+    """The one reader of text input with a size limit (a file's contents, standard input): at most `limit`
+    bytes of UTF-8, read once; a BOM is dropped.
+
+    Args:
+        src: the stream, read once (at most `limit` + 1 bytes: a larger input is never read whole).
+        name: the name the input is reported under (its path, `<stdin>`).
+        what: what the input is, for the messages ("manifest", "source").
+        limit: the most bytes accepted.
+
+    Returns:
+        The text.
+
+    Raises:
+        ManifestError: over `limit` (the message names the limit and the fix), or not UTF-8 (at its line
+            and column).
+    """
+    raw = bytes(src.read(limit + 1))
     if len(raw) > limit:
-        raise ManifestError(path, f"the {what} is larger than {limit} bytes", hint="split it")
+        raise _too_big(name, what, limit)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, col = _position(raw[:exc.start].decode("utf-8", "replace"), len(raw[:exc.start].decode("utf-8", "replace")))
-        raise ManifestError(path, f"not UTF-8 (byte 0x{raw[exc.start]:02x})", line=line, column=col,
-                            hint="save the manifest as UTF-8") from None
+        before = raw[:exc.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
+        raise ManifestError(name, f"the {what} is not UTF-8 (byte 0x{raw[exc.start]:02x})", line=line, column=col,
+                            hint=f"save the {what} as UTF-8") from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _too_big(name: str, what: str, limit: int, size: int | None = None) -> ManifestError:
+    """The one refusal of an input over its limit, for a file's size and for what a stream held."""
+    whole = limit >= 1 << 20 and not limit % (1 << 20)
+    mib = f"{limit >> 20} MiB" if whole else f"{limit} bytes"
+    got = f"{size} bytes, " if size is not None else ""
+    exact = f" (the limit is {limit} bytes)" if whole else ", the limit"
+    return ManifestError(name, f"the {what} is {got}over {mib}{exact}",
+                         hint=f"give a {what} of at most {mib}: split it, or check that this is the right input")
 
 
 def load(path: str | os.PathLike[str], *, cat: Catalog | None = None) -> Manifest:

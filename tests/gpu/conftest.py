@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -33,3 +34,49 @@ def ctx(real: Driver) -> int:
     real.call("cuDevicePrimaryCtxRetain", 7000).checked(c, 0)
     real.call("cuCtxSetCurrent", 4000).checked(c[0])
     return int(c[0])
+
+
+# --- other libraries' GPU objects: each framework is skipped where it is missing -------------------
+
+@pytest.fixture
+def torch() -> Any:
+    """torch, with a usable CUDA device (skipped otherwise)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    return torch
+
+
+@pytest.fixture
+def cupy() -> Any:
+    """CuPy (skipped where it is missing)."""
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture
+def cuda_core() -> Any:
+    """cuda.core: the module itself where it has `Device`, else the older `cuda.core.experimental`."""
+    try:
+        import cuda.core as core
+
+        if hasattr(core, "Device"):
+            return core
+    except ImportError:
+        pass
+    return pytest.importorskip("cuda.core.experimental")
+
+
+@pytest.fixture
+def core_device(cuda_core: Any) -> Any:
+    """cuda.core's device 0, made current."""
+    dev = cuda_core.Device(0)
+    dev.set_current()
+    return dev
+
+
+@pytest.fixture
+def core_stream(core_device: Any) -> Iterator[Any]:
+    """A cuda.core stream on device 0, closed after the test."""
+    stream = core_device.create_stream()
+    yield stream
+    stream.close()

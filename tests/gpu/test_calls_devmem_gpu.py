@@ -21,13 +21,6 @@ pytestmark = pytest.mark.gpu
 N = 4096
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch without CUDA")
-    return torch
-
-
 class OnlyDLPack:
     """Hides every protocol of ``obj`` but DLPack."""
 
@@ -56,8 +49,7 @@ def _sync(real: Driver) -> None:
     real.call("cuCtxSynchronize", 2000).checked()
 
 
-def test_torch_tensors_views_and_one_element_tensors(real: Driver, ctx: int) -> None:
-    torch = _torch()
+def test_torch_tensors_views_and_one_element_tensors(real: Driver, ctx: int, torch: Any) -> None:
     memset = real.call("cuMemsetD8", 3020)
     t = torch.zeros(N, dtype=torch.uint8, device="cuda")
     torch.cuda.synchronize()
@@ -89,8 +81,7 @@ def test_torch_tensors_views_and_one_element_tensors(real: Driver, ctx: int) -> 
     assert int(big.sum().item()) == 0
 
 
-def test_torch_through_dlpack(real: Driver, ctx: int) -> None:
-    torch = _torch()
+def test_torch_through_dlpack(real: Driver, ctx: int, torch: Any) -> None:
     t = torch.zeros(N, dtype=torch.uint8, device="cuda")
     torch.cuda.synchronize()
     real.call("cuMemsetD8", 3020).checked(OnlyDLPack(t), 6, N)
@@ -103,8 +94,7 @@ def test_torch_through_dlpack(real: Driver, ctx: int) -> None:
     assert back == b"\x06" * N
 
 
-def test_cupy_arrays_views_and_dlpack(real: Driver, ctx: int) -> None:
-    cupy = pytest.importorskip("cupy")
+def test_cupy_arrays_views_and_dlpack(real: Driver, ctx: int, cupy: Any) -> None:
     a = cupy.zeros(N, dtype=cupy.uint8)
     cupy.cuda.runtime.deviceSynchronize()
     real.call("cuMemsetD8", 3020).checked(a, 3, N)
@@ -137,24 +127,9 @@ def test_numba_device_arrays(real: Driver, ctx: int) -> None:
         real.call("cuMemsetD8", 3020)(d[:16], 4, 17)
 
 
-def _cuda_core() -> Any:
-    try:
-        import cuda.core as core
-
-        if hasattr(core, "Device"):
-            return core
-    except ImportError:
-        pass
-    return pytest.importorskip("cuda.core.experimental")
-
-
-def test_cuda_core_buffers(real: Driver, ctx: int) -> None:
-    core = _cuda_core()
-    dev = core.Device(0)
-    dev.set_current()
-    stream = dev.create_stream()
-    big = dev.allocate(1 << 21, stream=stream)
-    stream.sync()
+def test_cuda_core_buffers(real: Driver, ctx: int, core_device: Any, core_stream: Any) -> None:
+    big = core_device.allocate(1 << 21, stream=core_stream)
+    core_stream.sync()
     real.call("cuMemsetD8", 3020).checked(big, 0, 1 << 21)  # the Buffer itself: its handle and size
     _sync(real)
     with pytest.raises(ArgumentError, match="'N'"):
@@ -162,5 +137,4 @@ def test_cuda_core_buffers(real: Driver, ctx: int) -> None:
     back = bytearray(1 << 21)
     real.call("cuMemcpyDtoH", 3020).checked(back, big, 1 << 21)
     assert not any(back)
-    big.close(stream)
-    stream.close()
+    big.close(core_stream)

@@ -49,34 +49,15 @@ def test_cuda_bindings_handles_and_device_pointers(real: Driver, ctx: int) -> No
         cb.cuStreamDestroy(stream)
 
 
-def _cuda_core() -> Any:
-    try:
-        import cuda.core as core
-
-        if hasattr(core, "Device"):
-            return core
-    except ImportError:
-        pass
-    return pytest.importorskip("cuda.core.experimental")
-
-
-def test_cuda_core_stream_and_buffer(real: Driver, ctx: int) -> None:
-    core = _cuda_core()
-    dev = core.Device(0)
-    dev.set_current()
-    stream = dev.create_stream()
-    buf = dev.allocate(N, stream=stream)
-    stream.sync()
-    real.call("cuStreamSynchronize", 2000).checked(stream)  # __cuda_stream__
+def test_cuda_core_stream_and_buffer(real: Driver, ctx: int, core_device: Any, core_stream: Any) -> None:
+    buf = core_device.allocate(N, stream=core_stream)
+    core_stream.sync()
+    real.call("cuStreamSynchronize", 2000).checked(core_stream)  # __cuda_stream__
     assert _fill_and_read(real, buf.handle, 9) == b"\x09" * N  # its handle: a cuda.bindings CUdeviceptr
-    buf.close(stream)
-    stream.close()
+    buf.close(core_stream)
 
 
-def test_torch_streams_and_tensors(real: Driver, ctx: int) -> None:
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch without CUDA")
+def test_torch_streams_and_tensors(real: Driver, ctx: int, torch: Any) -> None:
     s = torch.cuda.Stream()
     real.call("cuStreamSynchronize", 2000).checked(s)  # the stream object itself
     real.call("cuStreamSynchronize", 2000).checked(torch.cuda.current_stream().cuda_stream)  # its int
@@ -86,8 +67,7 @@ def test_torch_streams_and_tensors(real: Driver, ctx: int) -> None:
     assert int(t.sum().item()) == 5 * N
 
 
-def test_cupy_streams_and_arrays(real: Driver, ctx: int) -> None:
-    cupy = pytest.importorskip("cupy")
+def test_cupy_streams_and_arrays(real: Driver, ctx: int, cupy: Any) -> None:
     s = cupy.cuda.Stream(non_blocking=True)
     real.call("cuStreamSynchronize", 2000).checked(s)
     real.call("cuStreamSynchronize", 2000).checked(s.ptr)

@@ -14,16 +14,9 @@ from cuentry import manifest as manifest_mod
 from cuentry.cli import main
 from cuentry.generate import generate_python
 
-pytestmark = pytest.mark.gpu
+from ..manifests import CHAIN
 
-CHAIN = """\
-[table]
-name = "x"
-stream = "legacy"
-required = [{ symbol = "cuCtxCreate", version = 12050, fallback = ["cuCtxCreate@11040", "cuCtxCreate@3020"] },
-            "cuMemAlloc@3020"]
-optional = ["cuMulticastCreate@12010"]
-"""
+pytestmark = pytest.mark.gpu
 
 
 def test_a_required_chain_resolves_on_the_real_driver_at_its_floor(real: Driver, tmp_path: Path) -> None:

@@ -143,8 +143,7 @@ def test_kernel_launch_through_cuLaunchKernel(real: Driver, ctx: int) -> None:
     real.call("cuModuleUnload", 2000).checked(mod[0])
 
 
-def test_framework_stream_handles(real: Driver, ctx: int) -> None:
-    torch = pytest.importorskip("torch")
+def test_framework_stream_handles(real: Driver, ctx: int, torch: Any) -> None:
     ev = out("CUevent")
     real.call("cuEventCreate", 2000).checked(ev, 0)
     record = real.call("cuEventRecord", 2000)

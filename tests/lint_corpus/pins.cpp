@@ -6,7 +6,7 @@ void pins() {
   void *p = nullptr;
   CUdriverProcAddressQueryResult q;
   CUresult r;
-  r = cuGetProcAddress("cuMemAlloc", &p, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE009
+  r = cuGetProcAddress("cuMemAlloc", &p, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
   r = cuGetProcAddress("cuMemAlloc", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE009
   r = cuGetProcAddress("cuCtxCreate", &p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
   r = cuGetProcAddress("CUMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE003

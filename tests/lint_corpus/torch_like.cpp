@@ -12,7 +12,7 @@ struct DriverAPI {
 void init(DriverAPI *api) {
   cudaDriverEntryPointQueryResult q;
   cudaGetDriverEntryPointByVersion("cuMemCreate", (void **)&api->cuMemCreate_, 10020, cudaEnableDefault, &q); // expect: CE006  (cuMemCreate has no per-thread ABI: no CE007)
-  cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemAddressReserve", (void **)&api->cuMemAddressReserve_, 12000, cudaEnableLegacyStream, &q); // expect: CE009  (12000 still binds the 10020 ABI of the typedef: no CE002)
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemAddressReserve", (void **)&api->cuMemAddressReserve_, 12000, cudaEnableLegacyStream, &q); // expect: CE010  (12000 still binds the 10020 ABI of the typedef: no CE002)
   e = cudaGetDriverEntryPointByVersion("cuDeviceGetUuid", (void **)&api->cuDeviceGetUuid_, 11040, cudaEnableLegacyStream, nullptr); // expect: CE006
   e = cudaGetDriverEntryPointByVersion("cuMulticastCreate", (void **)&api->cuMulticastCreate_, CUDART_VERSION, cudaEnableLegacyStream, &q); // expect: CE001
   check(e, q);

@@ -6,6 +6,6 @@ static PFN_cuMemAlloc_v3020 mem_alloc;
 
 bool load() {
   RESOLVE(ctx_create, "cuCtxCreate", 3020);
-  RESOLVE(mem_alloc, "cuMemAlloc", 13000); // expect: CE009
+  RESOLVE(mem_alloc, "cuMemAlloc", 13000); // expect: CE010
   return true;
 }

@@ -35,7 +35,7 @@ void init() {
   load("cuMulticastCreate", (void**)&mc, PIN_MULTICAST);
   load("cuStreamBeginCaptureToGraph", (void**)&cap); // expect: CE009
   load("cuLibraryLoadData", (void**)&lib);
-  load("cuGraphInstantiate", (void**)&inst, kReleasePin); // expect: CE009
+  load("cuGraphInstantiate", (void**)&inst, kReleasePin); // expect: CE010
 }
 // CE001 twice (std::min of runtime and driver; a helper returning the driver's version). CE002: the
 // ternary can pin 2000, which binds cuCtxCreate@2000, not the typedef's 3020. CE009: the default 12000 is

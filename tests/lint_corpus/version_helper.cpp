@@ -12,7 +12,7 @@ static void* get_entry(const char* name, int major, int minor) {
 
 void load() {
   void* a = get_entry("cuMemAlloc", 3, 2);
-  void* b = get_entry("cuMemCreate", 12, 0); // expect: CE009
+  void* b = get_entry("cuMemCreate", 12, 0); // expect: CE010
   void* c = nullptr;
   CUdriverProcAddressQueryResult q;
   CUresult r = cuGetProcAddress("cuCtxCreate", &c, make_version(11, 0), CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
@@ -25,7 +25,7 @@ void load() {
 static void* get_default(const char* name, int major = 12, int minor = 0) { return get_entry(name, major, minor); }
 
 void load_more() {
-  void* a = get_default("cuMemMap"); // expect: CE009
+  void* a = get_default("cuMemMap"); // expect: CE010
   void* b = get_default("cuMulticastCreate", 12, 1);
   (void)a; (void)b;
 }

@@ -16,7 +16,7 @@ def get_entry(name, version=DEFAULT_PIN, flags=driver.CU_GET_PROC_ADDRESS_LEGACY
 
 def load():
     alloc = get_entry("cuMemAlloc", 3020)
-    create = get_entry("cuMemCreate")  # expect: CE009
+    create = get_entry("cuMemCreate")  # expect: CE010
     ctx = get_entry("cuCtxCreate_v2", 3020)  # expect: CE003
     launch = get_entry("cuLaunchKernel", 4000, driver.CU_GET_PROC_ADDRESS_DEFAULT)  # expect: CE007
     lib = get_entry("cuLibraryLoadData")

@@ -31,7 +31,7 @@ struct DriverAPI {
 
 DriverAPI create() {
   DriverAPI api;
-  DRIVER_API_REQUIRED(LOOKUP) // expect: CE004 CE007 CE009
+  DRIVER_API_REQUIRED(LOOKUP) // expect: CE004 CE007 CE010
   DRIVER_API_OPTIONAL(LOOKUP) // expect: CE004 CE010
   return api;
 }

@@ -1,7 +1,9 @@
 """Where a command's input comes from: a file, or standard input for `-` (`cuentry check -`, `cuentry lint -`).
 
-Standard input gets the same limits as a file: UTF-8 only (a BOM is dropped), at most `limit` bytes, read
-once. A terminal on stdin is refused (the command would wait for typing that nobody meant).
+Standard input gets the same limits as a file, from the same reader
+([read_limited][cuentry.manifest.read_limited]): UTF-8 only (a BOM is dropped), at most `limit` bytes (a
+manifest's for `check -`, a linted file's for `lint -`), read once. A terminal on stdin is refused (the
+command would wait for typing that nobody meant).
 """
 
 from __future__ import annotations
@@ -18,15 +20,14 @@ from ..errors import ManifestError, UsageError
 if TYPE_CHECKING:
     from ..manifest import Manifest
 
-__all__ = ["MANIFEST_LIMIT", "SOURCE_LIMIT", "STDIN", "STDIN_NAME", "load_manifest", "read_input", "stdin_paths"]
+__all__ = ["STDIN", "STDIN_NAME", "load_manifest", "read_input", "stdin_paths"]
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-MANIFEST_LIMIT = 1 << 20  # as for a manifest file (cuentry.manifest.MAX_BYTES)
-SOURCE_LIMIT = 16 << 20  # as for a linted file
 
 
-def _stdin_bytes(stream: BinaryIO | None, limit: int, what: str) -> bytes:
+def _stdin(stream: BinaryIO | None, what: str) -> BinaryIO:
+    """The stream to read for `-`: refused when there is none, or when it is a terminal."""
     src = stream if stream is not None else getattr(sys.stdin, "buffer", None)
     if src is None:
         raise UsageError(f"{what} from standard input ('-'), but there is no standard input",
@@ -35,20 +36,20 @@ def _stdin_bytes(stream: BinaryIO | None, limit: int, what: str) -> bytes:
     if callable(isatty) and isatty():
         raise UsageError(f"{what} from standard input ('-'), but standard input is a terminal",
                          hint="pipe or redirect it in (cuentry check - < acme.toml), or give the file's path")
-    data = src.read(limit + 1)
-    if len(data) > limit:
-        raise UsageError(f"{what} on standard input is over {limit >> 20} MiB", hint="give a smaller input")
-    return bytes(data)
+    return src
 
 
-def read_input(path: str, *, what: str = "input", limit: int = MANIFEST_LIMIT,
+def read_input(path: str, *, what: str = "input", limit: int | None = None,
                stdin: BinaryIO | None = None) -> tuple[str, str]:
     """(text, name) of `path`, or of standard input when `path` is `-` (name `<stdin>`).
+
+    Both are read by [read_limited][cuentry.manifest.read_limited], with the same limit and messages.
 
     Args:
         path: a file's path, or `-`.
         what: what the input is, for the error messages ("manifest").
-        limit: the most bytes accepted.
+        limit: the most bytes accepted (default: a manifest's,
+            [MAX_BYTES][cuentry.manifest.MAX_BYTES]).
         stdin: the stream to read for `-` (default: the process's standard input).
 
     Returns:
@@ -58,17 +59,15 @@ def read_input(path: str, *, what: str = "input", limit: int = MANIFEST_LIMIT,
         UsageError: stdin is a terminal or missing, the input is too big, or not UTF-8.
         ManifestError: a file that cannot be read (not a regular file, too big, not UTF-8).
     """
-    if path != STDIN:  # the manifest reader's checks: a regular file, the limit, UTF-8
-        from ..manifest import read_text
+    from ..manifest import MAX_BYTES, read_limited, read_text
 
+    limit = MAX_BYTES if limit is None else limit
+    if path != STDIN:  # the manifest reader's checks: a regular file, the limit, UTF-8
         return read_text(path, what=what, limit=limit), path
-    data = _stdin_bytes(stdin, limit, what)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} on standard input is not UTF-8 (byte {exc.start})",
-                         hint="give UTF-8 text") from None
-    return (text[1:] if text.startswith("\ufeff") else text), STDIN_NAME
+        return read_limited(_stdin(stdin, what), STDIN_NAME, what=what, limit=limit), STDIN_NAME
+    except ManifestError as exc:  # standard input is an argument given to the command
+        raise UsageError(exc.message, hint=exc.hint) from None
 
 
 def load_manifest(path: str, *, stdin: BinaryIO | None = None) -> Manifest:
@@ -77,15 +76,15 @@ def load_manifest(path: str, *, stdin: BinaryIO | None = None) -> Manifest:
     Raises:
         ManifestError: unreadable or malformed (at its line and column, under the name `<stdin>`).
     """
-    from ..manifest import load, loads
+    from ..manifest import load, loads, read_limited
 
     if path != STDIN:
         return load(path)
     try:
-        text, name = read_input(path, what="manifest", limit=MANIFEST_LIMIT, stdin=stdin)
+        src = _stdin(stdin, "manifest")
     except UsageError as exc:
         raise ManifestError(STDIN_NAME, exc.message, hint=exc.hint) from None
-    return loads(text, name)
+    return loads(read_limited(src, STDIN_NAME), STDIN_NAME)
 
 
 @contextlib.contextmanager
@@ -99,7 +98,9 @@ def stdin_paths(paths: Sequence[str], *, suffix: str = ".cpp", stdin: BinaryIO |
         return
     if paths.count(STDIN) > 1:
         raise UsageError("'-' (standard input) is given more than once", hint="give '-' once")
-    text, _ = read_input(STDIN, what="source", limit=SOURCE_LIMIT, stdin=stdin)
+    from ..lint.engine import MAX_FILE_BYTES  # the limit of a linted file, its one owner
+
+    text, _ = read_input(STDIN, what="source", limit=MAX_FILE_BYTES, stdin=stdin)
     with tempfile.TemporaryDirectory(prefix="cuentry-stdin-") as tmp:
         target = os.path.join(tmp, f"stdin{suffix}")
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

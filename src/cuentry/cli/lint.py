@@ -35,7 +35,18 @@ def register(sub: SubParsers) -> None:
     lt.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                     help="look for included headers (and their macros) here too")
     lt.add_argument("--compile-commands", metavar="JSON",
-                    help="take include directories from a compile_commands.json")
+                    help="parse each file with its flags from a compile_commands.json (and take its -I directories)")
+    lt.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                    help="define a macro for the clang engine")
+    lt.add_argument("-std", "--std", dest="std", metavar="STD", help="the language standard (c++17, c11, ...)")
+    lt.add_argument("--engine", choices=("auto", "clang", "tree-sitter"), default="auto",
+                    help="auto (default): clang when libclang is installed and the file parses, tree-sitter otherwise")
+    lt.add_argument("--toolkit", metavar="X.Y",
+                    help="parse against headers cuentry writes from its catalog for this CUDA toolkit "
+                         "(default: the real cuda.h when found, else the newest toolkit)")
+    lt.add_argument("--floor", type=int, default=0, metavar="VERSION",
+                    help="the lowest driver the code supports (e.g. 12000): pins at or below it are notes")
+    lt.add_argument("--pedantic", action="store_true", help="show notes too (findings that cannot change behaviour)")
     lt.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                     help="lint files in N processes (the output is the same as with -j 1)")
     fmt = lt.add_mutually_exclusive_group()
@@ -57,8 +68,7 @@ def _jobs(value: str) -> int:
     return n
 
 
-def _compile_commands_includes(path: str) -> list[str]:
-    """The -I/-isystem directories of every entry of a compile_commands.json."""
+def _read_commands(path: str) -> list[dict[str, object]]:
     try:
         with open(path, encoding="utf-8") as fh:
             entries = json.load(fh)
@@ -67,11 +77,40 @@ def _compile_commands_includes(path: str) -> list[str]:
     if not isinstance(entries, list):
         raise UsageError(f"{path} is not a compile_commands.json (a list of entries)",
                          hint="give the compile_commands.json your build wrote")
+    return [e for e in entries if isinstance(e, dict)]
+
+
+def _argv(e: dict[str, object]) -> list[str]:
+    raw = e.get("arguments")
+    if isinstance(raw, list):
+        return [str(a) for a in raw]
+    try:
+        return shlex.split(str(e.get("command", "")))
+    except ValueError:
+        return []
+
+
+def _compile_flags(path: str) -> dict[str, list[str]]:
+    """Each file's compile arguments (absolute path -> argv, -I made absolute) from a compile_commands.json."""
+    out: dict[str, list[str]] = {}
+    for e in _read_commands(path):
+        base = str(e.get("directory", "."))
+        argv = [f"-I{os.path.normpath(os.path.join(base, a[2:]))}" if a.startswith("-I") and len(a) > 2 else a
+                for a in _argv(e)]
+        f = e.get("file")
+        if isinstance(f, str):
+            out[os.path.normpath(os.path.join(base, f))] = argv
+    return out
+
+
+def _compile_commands_includes(path: str) -> list[str]:
+    """The -I/-isystem directories of every entry of a compile_commands.json."""
+    entries = _read_commands(path)
     out: list[str] = []
     for e in entries:
         if not isinstance(e, dict):
             continue
-        argv = e.get("arguments") or shlex.split(str(e.get("command", "")))
+        argv = _argv(e)
         base = str(e.get("directory", "."))
         for i, arg in enumerate(argv):
             a = str(arg)
@@ -84,43 +123,74 @@ def _compile_commands_includes(path: str) -> list[str]:
     return out
 
 
+def _settings(args: argparse.Namespace) -> Any:
+    from ..lint.engine import Settings
+
+    includes = list(args.include)
+    commands: dict[str, list[str]] = {}
+    if args.compile_commands:
+        includes += _compile_commands_includes(args.compile_commands)
+        commands = _compile_flags(args.compile_commands)
+    if args.toolkit is not None:
+        from ..catalog import catalog
+        from ..lint.clang.headers import choose_toolkit
+
+        choose_toolkit(catalog(), args.toolkit)
+    return Settings(engine=args.engine, include_dirs=includes, defines=args.defines, std=args.std,
+                    toolkit=args.toolkit, commands=commands, floor=args.floor, pedantic=args.pedantic)
+
+
 def run(args: argparse.Namespace, out: Out) -> int:
     try:
         from ..lint import lint_paths, sarif
     except ImportError as exc:
         raise UsageError(f"cuentry lint needs tree-sitter: {exc}",
                          hint="pip install tree-sitter tree-sitter-cpp (they come with cuentry's dependencies)") from None
-    includes = list(args.include)
-    if args.compile_commands:
-        includes += _compile_commands_includes(args.compile_commands)
-    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=includes, jobs=args.jobs,
-                     progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None)
-    code = EXIT_FAIL if rep.findings or rep.problems else EXIT_OK
+    settings = _settings(args)
+    rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=settings.include_dirs,
+                     jobs=args.jobs, progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None,
+                     settings=settings)
+    failing = [f for f in rep.findings if f.severity != "note"]
+    code = EXIT_FAIL if failing or rep.problems else EXIT_OK
     if args.sarif:
         out.json(sarif(rep, __version__, command=["cuentry", "lint", *args.paths]))
-        return code
-    if args.json:
+    elif args.json:
         out.json(rep.to_dict())
-        return code
-    for p in rep.problems:
-        out.error(f"{p.path}: not linted: {p.message}")
-    if args.min_driver:
-        md = rep.min_driver
-        out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
-                  "no literal version pins found")
-        for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
-            out.print(f"  {v:>6}  {sym}")
-        return code
-    _print_text(rep, out)
+    else:
+        _print_text(rep, args, out)
     return code
 
 
-def _print_text(rep: Any, out: Out) -> None:
-    """The findings, the notes of files linted only in part, and the summary line."""
+def _print_text(rep: Any, args: argparse.Namespace, out: Out) -> None:
+    """The problems and per-file notes on stderr; the findings (or the pins, with --min-driver) and a summary."""
+    for p in rep.problems:
+        out.error(f"{p.path}: not linted: {p.message}")
+    for j in rep.judged:
+        if j.note:
+            out.error(f"{j.path}: note: {j.note}")
+    if args.min_driver:
+        _print_pins(rep, out)
+        return
     for f in rep.findings:
-        out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.message}")
+        out.print(f"{f.path}:{f.line}:{f.col}: {out.bad(f.code)} {f.severity}: {f.message}")
     for note in rep.notes:
         out.print(f"{note.path}: {out.warn('note')}: {note.message}")
+    for h in sorted({f.headers for f in rep.findings if f.headers}):
+        out.print(f"judged by clang against {h}")
+    _print_summary(rep, out)
+
+
+def _print_pins(rep: Any, out: Out) -> None:
+    """`--min-driver`: the lowest driver the pins need, and each symbol's highest pin."""
+    md = rep.min_driver
+    out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
+              "no literal version pins found")
+    for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.print(f"  {v:>6}  {sym}")
+
+
+def _print_summary(rep: Any, out: Out) -> None:
+    """One line: how many findings in how many files, and what was not (fully) linted."""
     n = len(rep.findings)
     files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} lines)"
     partial = len({note.path for note in rep.notes})

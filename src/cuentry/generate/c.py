@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..calls import enum_type
-from ..catalog import Abi, Catalog
+from ..catalog import Abi, Catalog, c_declaration
 from ..errors import ManifestError, TableDeclarationError
 from ..names import format_version, parse_version, split_suffix
 from ..toolchain import c_string
@@ -170,18 +170,10 @@ def _spell(cat: Catalog, ctype: str) -> str:
     return t
 
 
-def _declare(ctype: str, name: str) -> str:
-    if not name:
-        return ctype
-    if "(*)" in ctype:
-        return ctype.replace("(*)", f"(*{name})", 1)
-    return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
-
-
 def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str, respell: Callable[[str], str] = str) -> str:
     """`typedef <returns> (<cudaapi> *name)(<params>);` with resolved types."""
     ret = respell(_spell(cat, abi.signature.returns))
-    params = ", ".join(_declare(respell(_spell(cat, p.canonical)), p.name) for p in abi.signature.params) or "void"
+    params = ", ".join(c_declaration(respell(_spell(cat, p.canonical)), p.name) for p in abi.signature.params) or "void"
     return f"typedef {ret} ({cudaapi} *{name})({params});"
 
 
@@ -300,7 +292,7 @@ class _Types:
                 continue
             macro = f"CUENTRY_HAVE_typedef_{name}"
             out += [f"#if !defined({macro}) && !defined(CUDA_VERSION)", f"#define {macro} 1",
-                    f"typedef {_declare(canon, name)};", "#endif"]
+                    f"typedef {c_declaration(canon, name)};", "#endif"]
         return out
 
 

@@ -1,11 +1,11 @@
 """cuentry lint: wrong entry-point use in C, C++, CUDA and Python sources.
 
-The rooms: :mod:`.engine` (files, reading, selection, suppression, the report),
-:mod:`.preprocess` (macros), :mod:`.cfamily` and :mod:`.python` (front ends:
-source to facts), :mod:`.facts` (what a file says), :mod:`.rules` (the rules as
-data, with examples), :mod:`.sarif` (the SARIF writer). Findings can be
-suppressed on their line with ``cuentry: ignore`` or
-``cuentry: ignore[CE001,CE004]`` in a comment.
+The rooms: `.engine` (files, reading, selection, suppression, the report),
+`.preprocess` (macros), `.cfamily` and `.python` (front ends:
+source to facts), `.facts` (what a file says), `.rules` (the rules as
+data, with examples), `.sarif` (the SARIF writer). Findings can be
+suppressed on their line with `cuentry: ignore` or
+`cuentry: ignore[CE001,CE004]` in a comment.
 """
 
 from __future__ import annotations

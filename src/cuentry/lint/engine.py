@@ -1,10 +1,10 @@
 """The lint engine: files in, findings and problems out.
 
 It finds the files, reads each one safely (regular files only, at most
-:data:`MAX_FILE_BYTES`, never blocking on a FIFO or device), hands the text to
+`MAX_FILE_BYTES`, never blocking on a FIFO or device), hands the text to
 the front end of its language, runs the rules, applies selection and
-suppression comments, and collects the pins for ``--min-driver``. A file that
-cannot be read or parsed is a :class:`Problem` with its own line in every
+suppression comments, and collects the pins for `--min-driver`. A file that
+cannot be read or parsed is a `Problem` with its own line in every
 output format; it never stops the other files from being linted.
 """
 
@@ -23,6 +23,27 @@ from ..errors import UsageError
 from .facts import Unit
 from .rules import RULE_CODES, run
 
+__all__ = [
+    "C_SUFFIXES",
+    "ENGINES",
+    "MAX_FILE_BYTES",
+    "MAX_PASSES",
+    "PY_SUFFIXES",
+    "Finding",
+    "Judged",
+    "Problem",
+    "Report",
+    "Settings",
+    "Shared",
+    "extract",
+    "iter_files",
+    "lint_paths",
+    "lint_text",
+    "parse_codes",
+    "read_source",
+]
+
+
 C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc")
 PY_SUFFIXES = (".py", ".pyi")
 MAX_FILE_BYTES = 64 << 20
@@ -32,6 +53,7 @@ _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".ve
 _TRIGGERS = re.compile(
     r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
     r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])|\bCDLL\b|\bargtypes\b|\bcuentry\b|\.cdef\(")
+_FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
@@ -46,9 +68,43 @@ class Finding:
     rule: str          # the rule's name (pin-out-of-range): "name" means an entry's name elsewhere in the JSON
     message: str
     fingerprint: str = ""
+    severity: str = "warning"   # error | warning | note
+    engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
+    headers: str = ""            # clang: the CUDA headers the file was parsed against
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Which engine judged a file, against which headers, and why not clang when it was not."""
+
+    path: str
+    engine: str
+    headers: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Settings:
+    """How C-family files are judged: the engine ("auto": clang when libclang is installed), its parse
+    flags, the toolkit of generated headers, the driver floor the code states, and whether notes show."""
+
+    engine: str = "auto"
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    std: str | None = None
+    toolkit: str | None = None
+    commands: dict[str, list[str]] = field(default_factory=dict)
+    floor: int = 0
+    pedantic: bool = False
+
+
+ENGINES = ("auto", "clang", "tree-sitter")
 
 
 @dataclass(frozen=True)
@@ -71,6 +127,7 @@ class Report:
     pins: dict[str, int]            # symbol -> highest literal pin seen
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
+    judged: list[Judged] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
 
     @property
@@ -86,11 +143,12 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes], "unparsable": self.unparsable}
+                "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
+                "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged]}
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
-    """Rule codes from ``--select``/``--ignore`` values (comma lists, prefixes); None when not given."""
+    """Rule codes from `--select`/`--ignore` values (comma lists, prefixes); None when not given."""
     if spec is None:
         return None
     out: set[str] = set()
@@ -114,10 +172,15 @@ class Shared:
 
     apis: dict[str, Any] = field(default_factory=dict)
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)
+    clang: dict[str, Any] = field(default_factory=dict)       # the clang engine's wrappers, by USR
 
     def learn(self, unit: Unit) -> bool:
         """Take a file's wrappers and defaults; True when something new was learnt."""
         new = False
+        for usr, spec in unit.clang_apis.items():
+            if usr not in self.clang:
+                self.clang[usr] = spec
+                new = True
         for name, spec in unit.apis.items():
             if name not in self.apis:
                 self.apis[name] = spec
@@ -131,17 +194,76 @@ class Shared:
         return new
 
 
-def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None) -> Unit:
-    """The facts of one file, by its suffix (C family unless it ends in .py)."""
+def _clang(text: str, path: str, settings: Settings, shared: Shared | None = None) -> tuple[Unit | None, str]:
+    """The clang engine's facts, or None and why it could not judge the file."""
+    from . import clang
+
+    if settings.engine == "tree-sitter":
+        return None, ""
+    if not clang.available():
+        why = "libclang is not installed (pip install 'cuentry[clang]')"
+        return None, why if settings.engine == "clang" else ""
+    if _FUNCTION_MACRO.search(text):
+        from .preprocess import preprocess
+
+        if preprocess(text, path, settings.include_dirs).truncated:
+            return None, "its macros expand beyond the linter's bound (a macro bomb?): judged by tree-sitter"
+    try:
+        unit = clang.extract(text, path, clang.Options(settings.include_dirs, settings.defines, settings.std,
+                                                       settings.toolkit, settings.commands,
+                                                       foreign=shared.clang if shared is not None else {}))
+    except clang.NotParsed as exc:
+        return None, f"{exc}; judged by tree-sitter"
+    except UsageError:
+        raise
+    except Exception as exc:
+        return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
+    return unit, ""
+
+
+def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
+    """Into clang's facts, tree-sitter's requests clang cannot see: those through wrappers defined in other files
+    (when clang did not follow them), and those in the `#if` branches the flags leave out (tree-sitter lints
+    every branch: a request there that clang has no match for on its line)."""
+    seen = {(q.line, q.symbol) for q in unit.queries}
+    same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
+    for q in ts.queries:
+        first = q.via.split(" -> ")[0] if q.via else ""
+        through_other_file = first in foreign and (q.line, q.symbol) not in seen
+        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same
+        if through_other_file or in_left_out_branch:
+            unit.queries.append(q)
+    have = set(unit.flag_uses)
+    unit.flag_uses += [f for f in ts.flag_uses if f not in have]
+
+
+def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None,
+            settings: Settings | None = None) -> Unit:
+    """The facts of one file, by its suffix (C family unless it ends in .py): clang when it is installed
+    and the file parses, tree-sitter otherwise (the unit says which, and why).
+
+    A file clang judges is also read by tree-sitter (cheap): that front end's wrappers and prototype defaults
+    are what other files of the run use, and its requests through wrappers defined in *other* files (which
+    clang, seeing one translation unit, cannot follow) are added to clang's.
+    """
     if path.endswith(PY_SUFFIXES):
         from .python import extract as py
 
         return py(text, path)
     from .cfamily import extract as cf
 
-    if shared is None:
-        return cf(text, path, include_dirs)
-    return cf(text, path, include_dirs, shared.apis, shared.defaults)
+    settings = settings or Settings(include_dirs=include_dirs)
+    unit, why = _clang(text, path, settings, shared)
+    ts = cf(text, path, include_dirs) if shared is None else cf(text, path, include_dirs, shared.apis, shared.defaults)
+    if unit is None:
+        ts.note = why
+        ts.floor = settings.floor
+        return ts
+    _merge(unit, ts, set(shared.apis) - set(ts.apis) if shared is not None else set())
+    unit.queries.sort(key=lambda q: (q.line, q.col))
+    unit.apis, unit.defaults, unit.called = ts.apis, ts.defaults, ts.called
+    unit.floor = settings.floor
+    return unit
 
 
 def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
@@ -151,22 +273,26 @@ def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
 
 def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
               ignore: Sequence[str] | None = None, include_dirs: Sequence[str] = (),
-              cat: Catalog | None = None, shared: Shared | None = None) -> tuple[list[Finding], Unit]:
-    """Lint one file's text; returns the findings (suppressions applied) and its facts."""
+              cat: Catalog | None = None, shared: Shared | None = None,
+              settings: Settings | None = None) -> tuple[list[Finding], Unit]:
+    """Lint one file's text; returns the findings (suppressions applied; notes only with
+    `settings.pedantic`) and its facts."""
     sel, ign = parse_codes(select), parse_codes(ignore) or set()
-    unit = extract(text, path, include_dirs, shared)
+    settings = settings or Settings(include_dirs=include_dirs)
+    unit = extract(text, path, include_dirs, shared, settings)
     lines = text.splitlines()
     out = []
     seen: dict[tuple[str, str], int] = {}
-    for rule, (line, col, msg) in run(unit, cat):
-        if (sel is not None and rule.code not in sel) or rule.code in ign:
+    for rule, (line, col, msg, sev) in run(unit, cat):
+        if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not settings.pedantic):
             continue
         sup = unit.suppressions.get(line, frozenset())
         if sup is None or (sup and rule.code in sup):
             continue
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
-        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth)))
+        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
+                           unit.engine, unit.headers))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:
@@ -177,7 +303,7 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """Source files under ``paths`` (files given explicitly are taken whatever their suffix), and the
+    """Source files under `paths` (files given explicitly are taken whatever their suffix), and the
     entries that cannot be files to lint (dangling symlinks)."""
     out: list[str] = []
     problems: list[Problem] = []
@@ -200,7 +326,7 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
 
 
 def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
-    """The text of a regular file of at most ``limit`` bytes (UTF-8, a BOM dropped); OSError or ValueError
+    """The text of a regular file of at most `limit` bytes (UTF-8, a BOM dropped); OSError or ValueError
     with a one-line reason otherwise. Never blocks on a FIFO and never reads a device."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
@@ -293,16 +419,20 @@ MAX_PASSES = 4
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
-               progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Report:
+               progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
+               jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
-    A wrapper defined in one file (``get_driver_entry_point`` in a loader, a template in a header) is
+    A wrapper defined in one file (`get_driver_entry_point` in a loader, a template in a header) is
     an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one. With ``jobs`` above 1 the first pass runs in that many processes (the
+    pass finds a new one. With `jobs` above 1 the first pass runs in that many processes (the
     report is the same).
     """
     parse_codes(select)
     parse_codes(ignore)
+    settings = settings or Settings(include_dirs=include_dirs)
+    if settings.engine not in ENGINES:
+        raise UsageError(f"unknown engine {settings.engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
     files, problems = iter_files(paths)
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
@@ -313,13 +443,13 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     skipped: list[str] = []
     from .parallel import first_pass
 
-    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes) if jobs > 1 else {}
+    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes, settings) if jobs > 1 else {}
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
             got = first.get(path)
             results[path] = got if isinstance(got, tuple) else lint_text(
-                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat)
+                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat, settings=settings)
             texts[path] = text
             shared.learn(results[path][1])
         elif text is not None and path.endswith(PY_SUFFIXES):
@@ -330,13 +460,15 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             progress(i, len(files))
     passes = _Passes(results, texts, shared, skipped, relevant)
     passes.run(lambda text, path: lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                                            cat=cat, shared=shared), max_bytes)
+                                            cat=cat, shared=shared, settings=settings), max_bytes)
     for path in files:
         if path in results:
             got, unit = results[path]
             rep.findings.extend(got)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
+            if unit.lang == "c":
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)

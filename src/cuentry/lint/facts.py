@@ -1,6 +1,6 @@
 """What the linter knows about one source file, independent of its language.
 
-The C-family and Python front ends turn a file into a :class:`Unit` of facts
+The C-family and Python front ends turn a file into a `Unit` of facts
 (every entry-point request with its arguments classified, every pointer taken
 from a library by its exported name, the flags used, how pointers are typed);
 the rules only read facts.
@@ -13,6 +13,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import names
+
+__all__ = [
+    "DECLTYPE_RE",
+    "DEFAULT_FLAGS",
+    "FLAG_MODES",
+    "FLAG_NUMBERS",
+    "GETTER_PFN",
+    "LEGACY_FLAGS",
+    "PER_THREAD_FLAGS",
+    "PFN_RE",
+    "QUERY_APIS",
+    "SUFFIXED_EXPORT_RE",
+    "SUPPRESS_RE",
+    "TOOLKIT_MACROS",
+    "VERSION_QUERIES",
+    "Export",
+    "PyProto",
+    "Query",
+    "Unit",
+    "flag_mode",
+    "suppressions",
+]
+
 
 QUERY_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
                         "cudaGetDriverEntryPointByVersion"})
@@ -57,6 +80,9 @@ class Query:
     via: str = ""                          # the wrapper(s) the request goes through
     wrapped: bool = False                  # through a wrapper function (its body is reported on its own)
     where: str = ""                        # " (in LOAD_SYM(...) expanded from line N, ...)" for messages
+    target_sig: str | None = None          # clang: the pointer's canonical function type, normalized
+    target_export: str | None = None       # clang: decltype(&cuX) resolved to this export (after renames)
+    guard: int = 0                         # a driver version a check around the request guarantees
 
 
 @dataclass
@@ -70,15 +96,17 @@ class Export:
     target: str | None = None
     target_type: str | None = None          # a PFN typedef, decltype(...) or another type, as written
     where: str = ""
+    target_sig: str | None = None           # clang: the pointer's canonical function type, normalized
+    target_export: str | None = None
 
 
 @dataclass
 class PyProto:
     """A Python prototype and what it is applied to: an export taken from a CDLL of libcuda by name
-    (``lib.cuMemAlloc.argtypes = [...]``), or the pointer of an entry-point request (``CFUNCTYPE(...)(p)``).
+    (`lib.cuMemAlloc.argtypes = [...]`), or the pointer of an entry-point request (`CFUNCTYPE(...)(p)`).
 
-    ``args``/``restype`` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
-    is not known); ``args`` is None when no argtypes were given."""
+    `args`/`restype` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
+    is not known); `args` is None when no argtypes were given."""
 
     maker: str                              # "ctypes argtypes", "CFUNCTYPE", ...
     line: int
@@ -116,6 +144,11 @@ class Unit:
     apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
     defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
     called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
+    engine: str = "tree-sitter"             # which engine judged the file: "clang" or "tree-sitter"
+    headers: str = ""                       # clang: which CUDA headers the file was parsed against
+    note: str = ""                          # why the preferred engine did not judge it (a missing include...)
+    floor: int = 0                          # the driver floor the code states (--floor, a manifest)
+    clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

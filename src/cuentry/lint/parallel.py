@@ -20,6 +20,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["MAX_JOBS", "PY_ALWAYS", "PY_SUFFIXES", "Checked", "first_pass"]
+
+
 MAX_JOBS = 64
 """The most worker processes ``-j`` starts."""
 PY_SUFFIXES = (".py", ".pyi")
@@ -33,11 +36,11 @@ class Checked:
     problem: str
 
 
-def _one(job: tuple[str, Sequence[str] | None, Sequence[str] | None, Sequence[str], int]) -> tuple[str, Any]:
+def _one(job: tuple[str, Sequence[str] | None, Sequence[str] | None, Sequence[str], int, Any]) -> tuple[str, Any]:
     from ..catalog import catalog
     from .engine import _Relevance, lint_text, read_source
 
-    path, select, ignore, include_dirs, max_bytes = job
+    path, select, ignore, include_dirs, max_bytes, settings = job
     try:
         text = read_source(path, max_bytes)
         if not _Relevance(include_dirs)(text, path):
@@ -47,18 +50,18 @@ def _one(job: tuple[str, Sequence[str] | None, Sequence[str] | None, Sequence[st
                 return path, Checked(syntax_problem(text, path))   # only checked to be valid Python
             return path, None
         return path, lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                               cat=catalog())
+                               cat=catalog(), settings=settings)
     except Exception:   # the engine lints this file itself and reports what happens exactly as with -j 1
         return path, None
 
 
 def first_pass(files: Sequence[str], jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
-               include_dirs: Sequence[str], max_bytes: int) -> dict[str, Any]:
+               include_dirs: Sequence[str], max_bytes: int, settings: Any = None) -> dict[str, Any]:
     """Findings and facts of each file that the pre-filter lets through, linted in `jobs` processes."""
     jobs = max(1, min(jobs, MAX_JOBS, len(files)))
     if jobs < 2:
         return {}
-    work = [(f, select, ignore, tuple(include_dirs), max_bytes) for f in files]
+    work = [(f, select, ignore, tuple(include_dirs), max_bytes, settings) for f in files]
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
             got = pool.map(_one, work, chunksize=max(1, min(16, len(files) // (jobs * 4) or 1)))

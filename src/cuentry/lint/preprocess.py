@@ -1,16 +1,16 @@
 """A small C preprocessor for the linter: macros expanded in place, line numbers kept.
 
-Loaders hide their requests in macros (``LOAD_SYM(cuCtxCreate, 3020)``, X-macro
-tables such as ``DRIVER_API(_) _(cuMemMap, 10020) ...``). This module expands
+Loaders hide their requests in macros (`LOAD_SYM(cuCtxCreate, 3020)`, X-macro
+tables such as `DRIVER_API(_) _(cuMemMap, 10020) ...`). This module expands
 the function-like macros defined in the file and in the headers it includes
 (found next to it or in the include directories), and object-like macros whose
 bodies invoke one, so the front end parses the code the compiler sees. It keeps
-every directive in the text (tree-sitter parses both branches of ``#if``),
-blanks ``#if 0`` blocks, and records, for each expansion, where it came from, so
+every directive in the text (tree-sitter parses both branches of `#if`),
+blanks `#if 0` blocks, and records, for each expansion, where it came from, so
 that a finding is reported at the invocation and names the macro.
 
-A macro defined differently in the branches of one ``#if`` has each definition
-as an alternative: an invocation after the ``#endif`` is expanded with every
+A macro defined differently in the branches of one `#if` has each definition
+as an alternative: an invocation after the `#endif` is expanded with every
 alternative (each becomes its own statement), so both branches are linted.
 
 Expansion is bounded (depth, total tokens) so hostile input cannot blow up.
@@ -22,6 +22,21 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+
+__all__ = [
+    "MAX_DEPTH",
+    "Expander",
+    "Expansion",
+    "Macro",
+    "Preprocessed",
+    "Tok",
+    "collect_args",
+    "find_header",
+    "headers_macros",
+    "preprocess",
+    "tokenize",
+]
+
 
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r\f\v]+|\\\n)
@@ -46,7 +61,7 @@ _LOADER_CALL = re.compile(r"\b([A-Z][A-Z0-9_]{2,})[ \t]*\([ \t]*&?[ \t]*(cu[A-Z]
 
 
 def _directive_end(text: str, start: int) -> int:
-    """Index of the newline that ends the directive starting at ``start`` (backslash lines joined)."""
+    """Index of the newline that ends the directive starting at `start` (backslash lines joined)."""
     i = text.find("\n", start)
     while i > 0 and text[i - 1] == "\\":
         i = text.find("\n", i + 1)
@@ -116,7 +131,7 @@ class Preprocessed:
         return col0 + 1 - delta, None
 
     def branch_of(self, line: int) -> str:
-        """The innermost version-conditional branch enclosing ``line`` (1-based), or ''."""
+        """The innermost version-conditional branch enclosing `line` (1-based), or ''."""
         best = ""
         span = 1 << 62
         for first, last, label in self.branches:
@@ -271,7 +286,7 @@ def _paste(toks: list[Tok]) -> list[Tok]:
 
 
 def collect_args(toks: Sequence[Tok], i: int) -> tuple[list[list[Tok]], int] | None:
-    """Arguments of an invocation whose name ends before ``i``: (args, index after ')'), or None."""
+    """Arguments of an invocation whose name ends before `i`: (args, index after ')'), or None."""
     n = len(toks)
     while i < n and toks[i].kind in ("ws", "nl", "comment"):
         i += 1
@@ -387,7 +402,7 @@ class _Pass:
         return True
 
     def end_branch(self, f: _Frame) -> list[str]:
-        """Collect what the branch defined into ``f.defined`` and restore the table as it was before it."""
+        """Collect what the branch defined into `f.defined` and restore the table as it was before it."""
         changed = list(f.saved)
         for k, prev in f.saved.items():
             cur = self.macros.get(k)
@@ -489,7 +504,7 @@ class _Pass:
 
     def expandable(self, m: Macro) -> bool:
         """Function-like macros are expanded; object-like ones only when they invoke a function-like macro
-        (an X-macro list such as ``#define DRIVER_FUNCS X(cuMemMap, 10020) X(...)``)."""
+        (an X-macro list such as `#define DRIVER_FUNCS X(cuMemMap, 10020) X(...)`)."""
         if m.params is not None:
             return True
         return any(t.kind == "ident" and i + 1 < len(m.body) and m.body[i + 1].text == "("
@@ -661,7 +676,7 @@ class _Pass:
 
 
 def _prefer(m: Macro) -> Callable[[list[Macro]], Macro]:
-    """A picker that takes ``m`` among the alternatives of its name (else the latest definition)."""
+    """A picker that takes `m` among the alternatives of its name (else the latest definition)."""
     def pick(defs: list[Macro]) -> Macro:
         return m if m in defs else defs[-1]
     return pick

@@ -22,6 +22,9 @@ from ..catalog import Abi, Catalog
 from ..names import FAULTS
 from .facts import PyProto, Unit
 
+__all__ = ["Hit", "c_class", "check", "ctypes_class", "hits", "resolve_c"]
+
+
 # (line, col, message, severity)
 Hit = tuple[int, int, str, str]
 

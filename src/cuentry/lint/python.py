@@ -29,6 +29,9 @@ from .facts import (
     suppressions,
 )
 
+__all__ = ["extract", "syntax_problem"]
+
+
 _SUFFIXED = SUFFIXED_EXPORT_RE
 _PROTO_MAKERS = ("CFUNCTYPE", "WINFUNCTYPE", "PYFUNCTYPE")
 _DRIVER_NAME = re.compile(r"cu[A-Z]")       # a driver function (cudaMalloc is the runtime's: another library)

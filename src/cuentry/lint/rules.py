@@ -1,23 +1,49 @@
 """The lint rules, as data: one check function per rule, each rule carrying its own examples.
 
-Each rule reads a :class:`Unit`'s facts and yields (line, col, message); the
+Each rule reads a `Unit`'s facts and yields (line, col, message); the
 message names the symbol, the pin and the fix, and ends with where the request
-came from when it was found through a macro or a version branch. ``bad`` and
-``good`` are C (or Python) examples the tests lint: the rule must fire on
-``bad`` and stay silent on ``good``.
+came from when it was found through a macro or a version branch. `bad` and
+`good` are C (or Python) examples the tests lint: the rule must fire on
+`bad` and stay silent on `good`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..catalog import Catalog, catalog, format_version
-from ..names import split_suffix
+from ..catalog import Abi, Catalog, Fault, Verdict, catalog
+from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
+from .signature import normalizer
 
-Hit = tuple[int, int, str]
+__all__ = [
+    "HELP_URI",
+    "RULES",
+    "RULE_CODES",
+    "SEVERITIES",
+    "Hit",
+    "Rule",
+    "bound",
+    "default_stream_mode",
+    "deprecated_runtime_entry_point",
+    "export_abi_mismatch",
+    "handwritten_signature",
+    "mixed_stream_modes",
+    "pin_not_an_abi",
+    "pin_out_of_range",
+    "run",
+    "suffixed_or_miscased_name",
+    "typedef_version_mismatch",
+    "unchecked_result",
+    "verdict",
+    "version_from_toolkit_or_driver",
+]
+
+
+Hit = tuple[int, int, str] | tuple[int, int, str, str]   # (line, col, message[, severity])
+SEVERITIES = ("error", "warning", "note")
 HELP_URI = "https://github.com/cuentry/cuentry/blob/main/docs/lint.md#"
 
 
@@ -30,10 +56,44 @@ class Rule:
     bad: str = ""
     good: str = ""
     lang: str = "c"
+    severity: str = "warning"     # the default; a hit can carry its own (see the module docstring)
 
     @property
     def help_uri(self) -> str:
         return HELP_URI + self.code.lower()
+
+
+def verdict(q: Query, cat: Catalog, pin: int | None, *, floor: int = 0, variant: str | None = None) -> Verdict:
+    """The catalog's one verdict on a request ([Catalog.judge][cuentry.catalog.Catalog.judge]): the ABI it
+    binds and its faults. Lint adds only what the catalog cannot know (the pointer's type, the results
+    left unchecked, wrapper context)."""
+    flags = FLAGS.get(q.flags_mode) if q.flags_mode else None
+    api = q.api if q.api in VERSIONED_APIS or q.api == "cudaGetDriverEntryPoint" else "cuGetProcAddress_v2"
+    return cat.judge(q.symbol or "", pin, flags, api=api, variant=variant, floor=floor or None)
+
+
+def bound(q: Query, cat: Catalog, pin: int, variant: str | None = None) -> Abi | None:
+    """The ABI a request at `pin` binds, as the catalog's verdict says."""
+    return verdict(q, cat, pin, variant=variant).abi
+
+
+def _faults(q: Query, cat: Catalog, u: Unit, code: str) -> Iterator[tuple[int, Fault]]:
+    """The verdict's faults that map onto the lint rule `code`, for each literal pin."""
+    for pin in q.pins or ((None,) if q.version_kind in ("missing", "runtime") else ()):
+        for f in verdict(q, cat, pin, floor=_floor(u, q)).faults:
+            if f.lint_code == code:
+                yield pin or 0, f
+
+
+def _sig_fix(cat: Catalog, sym: str, sig: str) -> str:
+    """What to pin so the request binds the pointer's own function type, if an ABI has it."""
+    norm = normalizer(cat)
+    same = [a for a in cat.abis(sym) if norm.abi(a) == sig]
+    return f"pin {same[-1].version} ({same[-1].pfn}), the ABI with the pointer's type, or " if same else ""
+
+
+def _floor(u: Unit, q: Query) -> int:
+    return max(u.floor, q.guard)
 
 
 def _known(q: Query, cat: Catalog) -> bool:
@@ -74,9 +134,28 @@ def _stream(q: Query, variant: str | None) -> str:
     return "per_thread" if variant else "legacy"
 
 
+def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
+    """clang: the pointer's canonical function type against the signature of the ABI the request binds."""
+    if q.symbol is None or q.symbol not in cat or q.target_sig is None:
+        return
+    norm = normalizer(cat)
+    for pin in q.pins:
+        abi = bound(q, cat, pin)
+        if abi is None or norm.abi(abi) == q.target_sig:
+            continue
+        msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
+               f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
+               f"{q.target_sig}: {_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
+        yield q.line, q.col, msg, "error"
+        return
+
+
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         m = PFN_RE.search(q.target_type or "")
+        if not m and q.target_sig is not None and q.version_kind != "param":
+            yield from _canonical_mismatch(q, cat)
+            continue
         if not m or q.version_kind == "param":
             continue
         sym, ver = m.group(1), int(m.group(2))
@@ -90,7 +169,12 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         if sym not in cat:
             continue
         for pin in q.pins:
-            got = cat.pick(sym, pin, _stream(q, m.group(3)))  # type: ignore[arg-type]
+            v = verdict(replace(q, symbol=sym), cat, pin, variant=m.group(3) or "")
+            mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
+            if mixed is not None:
+                yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
+                break
+            got = v.abi
             if got is not None and got.version != ver:
                 yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
                                       f"is a {m.group(0)}: pin {ver} (the typedef's number) so type and ABI are one "
@@ -121,19 +205,33 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
                               f"{abi.version}{' per-thread' if abi.variant else ''} instead of naming the export")
         else:
             yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
-    yield from (h[:3] for h in pyabi.hits(u, cat, "CE003"))   # Python prototypes (hits carry a severity)
+    yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
+
+
+def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
+    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity."""
+    single = _known(q, cat) and q.symbol is not None and len(cat.abis(q.symbol)) == 1
+    decl = q.target_export is not None or "decltype" in (q.handwritten or "")
+    if q.target_sig is not None and q.symbol in cat and q.pins:
+        assert q.symbol is not None
+        abi = bound(q, cat, q.pins[0])
+        if abi is None or normalizer(cat).abi(abi) != q.target_sig:
+            return None   # a mismatch: CE002 reports it as an error
+        return ("note" if single else "warning") if decl else None
+    return "note" if decl and single else "warning"
 
 
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.handwritten:
+        sev = _handwritten_severity(q, cat) if q.handwritten else None
+        if q.handwritten and sev is not None:
             abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
             hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
-            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}"
+            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}", sev
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
-    yield from (h[:3] for h in pyabi.hits(u, cat, "CE004"))
+    yield from pyabi.hits(u, cat, "CE004")
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -166,14 +264,10 @@ def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
         if q.flags_mode != "default" or not _known(q, cat):
             continue
-        assert q.symbol is not None
-        pt = [a for a in cat.abis(q.symbol) if a.variant]
-        if not pt:
-            continue   # no per-thread variant: the flag cannot change what resolves
-        yield q.line, q.col, (f"{q.symbol} has a per-thread ABI ({pt[0].pfn}) and {q.flags_text or 'the flags'}"
-                              f"{_via(q)} inherits the application's stream mode: pin "
-                              "CU_GET_PROC_ADDRESS_LEGACY_STREAM (cudaEnableLegacyStream) or the per-thread flag"
-                              f"{q.where}")
+        pins = q.pins[:1] or (None,)
+        for f in verdict(q, cat, pins[0]).faults:
+            if f.lint_code == "CE007":
+                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
 
 
 def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -193,24 +287,43 @@ def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, .
                 yield q, q.symbol, pin, cat.versions(q.symbol)
 
 
-def pin_out_of_range(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for q, sym, pin, vs in _pins(u, cat):
-        if pin < vs[0]:
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, below its first ABI {vs[0]}: it never resolves "
-                                  f"(VERSION_NOT_SUFFICIENT); pin {vs[0]}{q.where}")
-        elif pin > vs[-1]:
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, above its newest ABI {vs[-1]}: it fails on "
-                                  f"drivers older than {format_version(pin)} although the ABI exists since "
-                                  f"{format_version(vs[-1])}; pin {vs[-1]}{q.where}")
+def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
+    """A rule whose findings are the catalog verdict's faults of that lint code, for every request."""
+
+    def check(u: Unit, cat: Catalog) -> Iterator[Hit]:
+        for q in u.queries:
+            if not _known(q, cat):
+                continue
+            for _, f in _faults(q, cat, u, code):
+                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
+
+    check.__name__ = check.__qualname__ = f"verdict_{code.lower()}"
+    return check
 
 
-def pin_not_an_abi(u: Unit, cat: Catalog) -> Iterator[Hit]:
-    for q, sym, pin, vs in _pins(u, cat):
-        if vs[0] < pin < vs[-1] and pin not in vs:
-            below = max(v for v in vs if v <= pin)
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)}, which is not one of its ABI versions "
-                                  f"({', '.join(map(str, vs))}): the driver gives the {below} ABI; pin {below} "
-                                  f"(PFN_{sym}_v{below}) to say so and lower the driver floor{q.where}")
+pin_out_of_range = _verdict_rule("CE009")
+pin_not_an_abi = _verdict_rule("CE010")
+
+
+def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
+    """clang: the pointer's canonical type against the ABI of the export named (None: they agree)."""
+    abi = cat.by_exported(e.name)
+    if abi is None or e.target_sig is None:
+        return None
+    norm = normalizer(cat)
+    if norm.abi(abi) == e.target_sig:
+        m = PFN_RE.search(e.target_type or "")
+        if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
+            return None    # another typedef with the same type and mode: the call is the same
+        if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
+            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
+                    f"own type: declare it as {abi.pfn} to say so", "note")
+        return None
+    same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
+    fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
+    return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
+            f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}: "
+            f"{fix}, or resolve {abi.symbol!r} at a pinned version with cuGetProcAddress", "error")
 
 
 def _export_check(e: Export, cat: Catalog) -> str | None:
@@ -239,10 +352,15 @@ def _export_check(e: Export, cat: Catalog) -> str | None:
 
 def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for e in u.exports:
+        if e.target_sig is not None and not PFN_RE.search(e.target_type or ""):
+            got = _export_canonical(e, cat)
+            if got is not None:
+                yield e.line, e.col, got[0] + e.where, got[1]
+            continue
         msg = _export_check(e, cat)
         if msg:
             yield e.line, e.col, msg + e.where
-    yield from (h[:3] for h in pyabi.hits(u, cat, "CE011"))
+    yield from pyabi.hits(u, cat, "CE011")
 
 
 RULES: tuple[Rule, ...] = (
@@ -251,19 +369,22 @@ RULES: tuple[Rule, ...] = (
          bad='int v; cuDriverGetVersion(&v); CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE002", "typedef-version-mismatch", "the PFN typedef and the symbol/ABI asked for disagree",
          typedef_version_mismatch,
          bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
-              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE003", "suffixed-or-miscased-name", "the name has a _vN/_ptds/_ptsz suffix, a case error or a typo",
          suffixed_or_miscased_name,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cuGetProcAddress("cuMemAlloc_v2", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
          bad='CUdriverProcAddressQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
@@ -294,7 +415,7 @@ RULES: tuple[Rule, ...] = (
          good='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_LEGACY_STREAM;'),
     Rule("CE009", "pin-out-of-range", "a pin below the first ABI or above the newest", pin_out_of_range,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
-             'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+             'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
               'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
@@ -305,13 +426,16 @@ RULES: tuple[Rule, ...] = (
     Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
          export_abi_mismatch,
          bad='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress");',
-         good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");'),
+         good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");',
+         severity="error"),
 )
 RULE_CODES = tuple(r.code for r in RULES)
 
 
-def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
+def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default)."""
     cat = catalog() if cat is None else cat
     for rule in RULES:
         for hit in rule.check(unit, cat):
-            yield rule, hit
+            sev = hit[3] if len(hit) == 4 else rule.severity
+            yield rule, (hit[0], hit[1], hit[2], sev)

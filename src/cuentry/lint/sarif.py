@@ -13,6 +13,9 @@ from typing import Any
 from .engine import Report
 from .rules import RULE_CODES, RULES, Rule
 
+__all__ = ["SCHEMA", "sarif"]
+
+
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
@@ -31,7 +34,7 @@ def _rule(r: Rule) -> dict[str, Any]:
         "fullDescription": {"text": f"{r.summary}. Example that fires: {r.bad}"},
         "help": {"text": f"{r.summary}. Fires on: {r.bad} -- silent on: {r.good}", "markdown": md},
         "helpUri": r.help_uri,
-        "defaultConfiguration": {"level": "warning"},
+        "defaultConfiguration": {"level": r.severity},
     }
 
 
@@ -42,7 +45,7 @@ def sarif(report: Report, version: str, *, command: list[str] | None = None) -> 
     results = [{
         "ruleId": f.code,
         "ruleIndex": RULE_CODES.index(f.code),
-        "level": "warning",
+        "level": f.severity if f.severity in ("error", "warning", "note") else "warning",
         "message": {"text": f.message},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": _uri(f.path), "index": index[f.path]},

@@ -1,12 +1,12 @@
 """C, C++ and CUDA front end: macros expanded, tree-sitter parse, facts out.
 
-Steps, each in its own module: :mod:`..preprocess` expands the macros defined in
-the file and its headers (keeping line numbers); :mod:`.tree` parses with the
+Steps, each in its own module: `..preprocess` expands the macros defined in
+the file and its headers (keeping line numbers); `.tree` parses with the
 C++ grammar (CUDA sources with tree-sitter-cuda when it is installed);
-:mod:`.scan` walks the tree once by node kind; :mod:`.values` follows versions,
+`.scan` walks the tree once by node kind; `.values` follows versions,
 strings and flags through assignments, constants and helper functions;
-:mod:`.requests` finds the APIs (base, getter pointers, wrappers) and turns each
-call into a :class:`~cuentry.lint.facts.Query` or :class:`~cuentry.lint.facts.Export`.
+`.requests` finds the APIs (base, getter pointers, wrappers) and turns each
+call into a `Query` or `Export`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from .requests import Requests
 from .scan import Scan
 from .tree import grammar_for, parser
 from .values import Evaluator
+
+__all__ = ["extract"]
+
 
 
 def _where(pre: Preprocessed) -> Any:

@@ -1,16 +1,19 @@
 """Large C-family files: parse only the top-level pieces that can hold a request.
 
-A file above :data:`FULL_PARSE_BYTES` is cut at the closing braces that end a
+A file above `FULL_PARSE_BYTES` is cut at the closing braces that end a
 top-level definition; the pieces that name an entry-point API, a getter, a PFN
-type, ``decltype``, a version query or a ``"cu..."`` string are kept, the others
+type, `decltype`, a version query or a `"cu..."` string are kept, the others
 become blank lines (so line numbers stay). If what is kept is still above
-:data:`MAX_FOCUS_BYTES`, the file is refused with a reason rather than parsed:
+`MAX_FOCUS_BYTES`, the file is refused with a reason rather than parsed:
 time and memory stay bounded whatever the input.
 """
 
 from __future__ import annotations
 
 import re
+
+__all__ = ["FULL_PARSE_BYTES", "MAX_FOCUS_BYTES", "TooLarge", "focus", "pieces"]
+
 
 FULL_PARSE_BYTES = 1 << 20
 MAX_FOCUS_BYTES = 8 << 20
@@ -24,7 +27,7 @@ class TooLarge(ValueError):
 
 
 def pieces(text: str) -> list[tuple[int, int]]:
-    """Byte ranges of the top-level pieces: each ends with a line that starts with ``}`` (the end of a
+    """Byte ranges of the top-level pieces: each ends with a line that starts with `}` (the end of a
     definition at file or namespace level, in the usual formatting), or at the end of the text."""
     out: list[tuple[int, int]] = []
     start = 0

@@ -1,6 +1,6 @@
 """Requests in the C family: the entry-point APIs, pointers to them, and wrappers of them.
 
-An API is described by a :class:`Spec`: where each role (symbol, pointer,
+An API is described by a `Spec`: where each role (symbol, pointer,
 version, flags, status) comes from: an argument of the call, a fixed expression
 inside a wrapper, or the call's own result. The base APIs are cuGetProcAddress
 (4 or 5 arguments), cuGetProcAddress_v2, cudaGetDriverEntryPoint(ByVersion), and
@@ -20,6 +20,9 @@ from ..facts import DECLTYPE_RE, GETTER_PFN, Export, Query, flag_mode
 from .scan import Function, Scan, namespaces_around
 from .tree import args, base_name, strip, template_args, text
 from .values import Evaluator, Value
+
+__all__ = ["BASE", "Requests", "Source", "Spec", "assigned_to", "getter_of_type", "tested_after"]
+
 
 # role -> ("arg", index[, default node, scope]) | ("argv", index, default Value or None) | ("fixed", node, scope)
 #         | ("return",) | ("const", Value). "argv" and "const" are portable: they hold no tree node, so a
@@ -120,13 +123,13 @@ class Requests:
         return out
 
     def portable_defaults(self) -> dict[str, dict[int, Value]]:
-        """Defaults of parameters declared in prototypes (a header's ``int version = 12010``)."""
+        """Defaults of parameters declared in prototypes (a header's `int version = 12010`)."""
         return {name: {i: self.ev.value(node, self.scan.file) for i, node in d.items()}
                 for name, d in self.scan.proto_defaults.items()}
 
     # --- getters held in variables ---
     def add_getter(self, var: str, api: str, owner: Function | None = None) -> bool:
-        """``var`` holds a pointer to a getter: calls through it are requests (only in ``owner`` when the
+        """`var` holds a pointer to a getter: calls through it are requests (only in `owner` when the
         variable is local to a function)."""
         if not var or var in self.specs:
             return False
@@ -163,7 +166,7 @@ class Requests:
                     work.append(scope.name)
 
     def wrapper(self, spec: Spec, call: Any, fn: Function) -> Spec | None:
-        """The spec of ``fn`` when it passes one of its parameters on as the symbol of ``spec``."""
+        """The spec of `fn` when it passes one of its parameters on as the symbol of `spec`."""
         if not fn.params:
             return None
         a = self.args(call)
@@ -232,7 +235,7 @@ class Requests:
         return queries, exports
 
     def role(self, spec: Spec, role: str, call: Any, scope: Function) -> tuple[Any, Function] | Value | None:
-        """The expression (and its scope) or value that fills ``role`` at this call."""
+        """The expression (and its scope) or value that fills `role` at this call."""
         src = spec.roles.get(role)
         if src is None:
             return None
@@ -266,7 +269,7 @@ class Requests:
 
     def _through(self, src: Source, call: Any, scope: Function) -> Value:
         """A fixed expression inside (layers of) wrappers, with each layer's parameters bound to the
-        arguments of the call that reaches it, outermost first (``get(name, 12, 0)`` -> ``make_version(12, 0)``)."""
+        arguments of the call that reaches it, outermost first (`get(name, 12, 0)` -> `make_version(12, 0)`)."""
         node, inner, chain = src[1], src[2], src[3]
         vals = [self.ev.value(x, scope) for x in self.args(call)]
         for c, caller in reversed(chain):
@@ -274,7 +277,7 @@ class Requests:
         return self.ev.bound_value(node, inner, self._defaults(inner, vals))
 
     def _defaults(self, fn: Function, vals: list[Value]) -> list[Value]:
-        """Arguments for ``fn``, the missing ones taken from its parameters' defaults."""
+        """Arguments for `fn`, the missing ones taken from its parameters' defaults."""
         out = list(vals)
         protos = self.scan.proto_defaults.get(fn.name, {})
         for i in range(len(vals), len(fn.params)):
@@ -317,7 +320,7 @@ class Requests:
         v, node = self.value_of(spec, "version", call, scope)
         q.version_text = text(node) if node is not None else (", ".join(map(str, v.ints)) or v.text)
         if v.kind == "int":
-            q.pins = tuple(x for x in v.ints if x > 0)
+            q.pins = tuple(v.ints)   # 0 and negative numbers are pins too: the catalog judges them
             q.version = q.pins[0] if len(q.pins) == 1 else None
             q.version_kind = "literal"
         elif v.kind in ("driver", "toolkit", "runtime", "param", "missing"):
@@ -426,7 +429,7 @@ class Requests:
             self._later_casts(q, q.target, call.end_byte, scope)
 
     def _later_casts(self, q: Query, name: str, after: int, scope: Function) -> None:
-        """A pointer kept in a variable and cast afterwards (``reinterpret_cast<FuncT*>(ptr)``)."""
+        """A pointer kept in a variable and cast afterwards (`reinterpret_cast<FuncT*>(ptr)`)."""
         for n in scope.idents.get(name.encode(), [])[-64:]:
             if n.start_byte < after:
                 continue
@@ -453,38 +456,48 @@ class Requests:
             return None
         e = Export(spec.via.split(" ")[0] if spec.via else spec.api, v.strs[0], call.start_point[0],
                    call.start_point[1])
-        targs = template_args(call.child_by_field_name("function"))
-        types: list[str] = [targs] if targs else []
-        node, parent = call, call.parent
-        for _ in range(16):
-            if parent is None:
-                break
-            if parent.type == "cast_expression":
-                types.append(text(parent.child_by_field_name("type")))
-            elif parent.type == "call_expression" and base_name(parent.child_by_field_name("function")) in (
-                    "reinterpret_cast", "static_cast", "bit_cast"):
-                types.append(template_args(parent.child_by_field_name("function")))
-            elif parent.type not in ("parenthesized_expression", "argument_list"):
-                break
-            node, parent = parent, parent.parent
-        target = None
-        if parent is not None and parent.type == "init_declarator":
-            from .scan import declared_name
-
-            target, _ = declared_name(parent.child_by_field_name("declarator"))
-        elif parent is not None and parent.type == "assignment_expression" and \
-                parent.child_by_field_name("right") == node:
-            from .scan import assigned_name
-
-            target = assigned_name(parent.child_by_field_name("left")) or None
-        e.target = target
-        declared = self.scan.lookup_decl(target, scope) if target else None
+        node, parent, types = _casts_around(call)
+        e.target = _landing(node, parent)
+        declared = self.scan.lookup_decl(e.target, scope) if e.target else None
         for ty in [declared[0] if declared else "", *types]:
             r = self.scan.resolve_type(ty.replace("*", "").strip()) if ty else ""
             if r.startswith(("PFN_", "decltype")) or DECLTYPE_RE.search(r):
                 e.target_type = r
                 break
         return e
+
+
+def _casts_around(call: Any) -> tuple[Any, Any, list[str]]:
+    """Up from a `dlsym` call through parentheses and casts: the outermost node, its parent, and the
+    types it is cast to (a template argument of the call first)."""
+    targs = template_args(call.child_by_field_name("function"))
+    types: list[str] = [targs] if targs else []
+    node, parent = call, call.parent
+    for _ in range(16):
+        if parent is None:
+            break
+        if parent.type == "cast_expression":
+            types.append(text(parent.child_by_field_name("type")))
+        elif parent.type == "call_expression" and base_name(parent.child_by_field_name("function")) in (
+                "reinterpret_cast", "static_cast", "bit_cast"):
+            types.append(template_args(parent.child_by_field_name("function")))
+        elif parent.type not in ("parenthesized_expression", "argument_list"):
+            break
+        node, parent = parent, parent.parent
+    return node, parent, types
+
+
+def _landing(node: Any, parent: Any) -> str | None:
+    """The variable the (cast) result is declared or assigned as, if any."""
+    if parent is not None and parent.type == "init_declarator":
+        from .scan import declared_name
+
+        return declared_name(parent.child_by_field_name("declarator"))[0]
+    if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        from .scan import assigned_name
+
+        return assigned_name(parent.child_by_field_name("left")) or None
+    return None
 
 
 def _ns_match(ns: str, call: Any) -> bool:
@@ -505,7 +518,7 @@ def _ns_match(ns: str, call: Any) -> bool:
 
 
 def assigned_to(call: Any) -> str | None:
-    """The variable a call's result is stored in (``CUresult r = call`` or ``r = call``)."""
+    """The variable a call's result is stored in (`CUresult r = call` or `r = call`)."""
     p = call.parent
     if p is not None and p.type == "init_declarator":
         return text(p.child_by_field_name("declarator"))
@@ -521,7 +534,7 @@ _STOP = ("expression_statement", "compound_statement", "declaration", "function_
 
 
 def tested_after(fn: Function, name: str, end: int) -> bool:
-    """Whether ``name`` is tested (in a condition, comparison, return or call) after byte ``end`` in ``fn``.
+    """Whether `name` is tested (in a condition, comparison, return or call) after byte `end` in `fn`.
 
     The start of the name's last tested occurrence is found once per function and name (each occurrence
     walked up to its statement once) and kept, so a function with many requests storing into the same

@@ -16,6 +16,9 @@ from typing import Any
 from ..facts import FLAG_MODES, VERSION_QUERIES
 from .tree import args, base_name, strip, text
 
+__all__ = ["DRIVER", "Function", "Scan", "assigned_name", "declared_name", "namespace_of", "namespaces_around"]
+
+
 
 @dataclass
 class Function:
@@ -257,7 +260,7 @@ class Scan:
 
 
 def namespace_of(n: Any) -> str:
-    """The innermost named namespace enclosing ``n`` ('' at global scope)."""
+    """The innermost named namespace enclosing `n` ('' at global scope)."""
     p = n.parent
     for _ in range(512):
         if p is None:
@@ -271,7 +274,7 @@ def namespace_of(n: Any) -> str:
 
 
 def namespaces_around(n: Any) -> set[str]:
-    """Every named namespace enclosing ``n``."""
+    """Every named namespace enclosing `n`."""
     out: set[str] = set()
     p = n.parent
     for _ in range(512):
@@ -310,7 +313,7 @@ def declared_name(decl: Any) -> tuple[str | None, bool]:
 
 
 def assigned_name(left: Any) -> str:
-    """The variable an lvalue names: ``x``, ``obj.x``/``p->x`` (the field), ``*(void**)&x``."""
+    """The variable an lvalue names: `x`, `obj.x`/`p->x` (the field), `*(void**)&x`."""
     s, _ = strip(left)
     if s is not None and s.type == "pointer_expression" and text(s.child(0)) == "*":
         s, _ = strip(s.child_by_field_name("argument"))

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "CASTS", "CUDA_SUFFIXES", "args", "base_name", "grammar_for", "parser", "string_value", "strip",
+    "template_args", "text", "to_int",
+]
+
+
 _PARSERS: dict[str, Any] = {}
 CUDA_SUFFIXES = (".cu", ".cuh")
 
@@ -42,7 +48,7 @@ def args(call: Any) -> list[Any]:
 
 
 def base_name(fn: Any) -> str:
-    """The called name without scope, object or template arguments: ``ns::get<T>`` -> ``get``."""
+    """The called name without scope, object or template arguments: `ns::get<T>` -> `get`."""
     if fn is None:
         return ""
     t = fn.type
@@ -60,7 +66,7 @@ def base_name(fn: Any) -> str:
 
 
 def template_args(fn: Any) -> str:
-    """``<PFN_cuX_v12000>`` of ``get<PFN_cuX_v12000>``, without the brackets ('' if none)."""
+    """`<PFN_cuX_v12000>` of `get<PFN_cuX_v12000>`, without the brackets ('' if none)."""
     while fn is not None and fn.type == "qualified_identifier":
         fn = fn.child_by_field_name("name")
     if fn is not None and fn.type == "template_function":

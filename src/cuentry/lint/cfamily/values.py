@@ -1,8 +1,8 @@
 """Data flow for the C family: what value an expression can have, as far as the linter cares.
 
 A version can be a literal pin (or several, through a ternary), come from the
-driver or runtime (``cuDriverGetVersion``, through assignments, ``std::min``,
-helper functions that return it), from the toolkit's headers (``CUDA_VERSION``),
+driver or runtime (`cuDriverGetVersion`, through assignments, `std::min`,
+helper functions that return it), from the toolkit's headers (`CUDA_VERSION`),
 or from a parameter of the enclosing function (then the function may be a
 wrapper). Strings and flags are followed the same way. Each (node, scope) is
 evaluated once, and recursion is cut, so the cost stays linear.
@@ -16,6 +16,9 @@ from typing import Any
 from ..facts import FLAG_MODES, TOOLKIT_MACROS, VERSION_QUERIES
 from .scan import DRIVER, Function, Scan
 from .tree import args, base_name, string_value, strip, template_args, text, to_int
+
+__all__ = ["OTHER", "Evaluator", "Value", "join"]
+
 
 _TAINTS = ("driver", "toolkit", "runtime")
 
@@ -66,11 +69,11 @@ class Evaluator:
         self.bindings: dict[int, list[Value]] = {}      # function -> values of its parameters at one call
 
     def bound_values(self, nodes: list[Any], fn: Function, args: list[Value]) -> list[Value]:
-        """The values of expressions inside ``fn`` when it is called with these arguments."""
+        """The values of expressions inside `fn` when it is called with these arguments."""
         return [self.bound_value(n, fn, args) for n in nodes]
 
     def bound_value(self, n: Any, fn: Function, args: list[Value]) -> Value:
-        """The value of ``n`` (an expression inside ``fn``) when ``fn`` is called with these arguments."""
+        """The value of `n` (an expression inside `fn`) when `fn` is called with these arguments."""
         if id(fn) in self.bindings or len(self.bindings) > 4:
             return self.value(n, fn)
         self.bindings[id(fn)] = args
@@ -190,7 +193,7 @@ class Evaluator:
         return OTHER
 
     def returns_with(self, name: str, args: list[Value], depth: int) -> Value:
-        """What a helper returns for these arguments (``make_version(12, 0)`` -> 12000), one level deep."""
+        """What a helper returns for these arguments (`make_version(12, 0)` -> 12000), one level deep."""
         vals: list[Value] = []
         for f in self.scan.functions.get(name, [])[:8]:
             if id(f) in self.fn_busy or not f.returns:

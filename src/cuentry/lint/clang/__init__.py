@@ -1,0 +1,210 @@
+"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[clang]'`).
+
+Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`, or its entry of a
+`compile_commands.json`); `.cu`/`.cuh` files in clang's CUDA mode, host side. Against the real
+`cuda.h`/`cudaTypedefs.h` when they are found, or against headers `.headers` writes from the
+catalog for one toolkit. Macros, aliases, `decltype`, templates and constants are then resolved by
+the compiler; `.walk` evaluates each request's symbol, version and flags and the canonical type of
+the pointer it fills, into the same `Unit` facts the tree-sitter engine makes.
+
+A file that does not parse (an error in it, an include that is not found) raises `NotParsed`;
+the engine then judges it with tree-sitter and says why.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...catalog import Catalog, catalog
+from ..facts import Unit, suppressions
+from ..signature import normalizer
+
+RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource")
+CUDA_PREAMBLE = os.path.join(RESOURCE_DIR, "cuda_host_preamble.h")
+_CU = (".cu", ".cuh")
+_C = (".c",)
+_LOCK = threading.RLock()
+_INDEX: list[Any] = []
+
+
+class NotParsed(Exception):
+    """The file could not be parsed by clang (the message says why and what to give)."""
+
+
+def available() -> bool:
+    """True when libclang can be loaded."""
+    try:
+        import clang.cindex as ci
+
+        _index(ci)
+    except Exception:
+        return False
+    return True
+
+
+def _index(ci: Any) -> Any:
+    with _LOCK:
+        if not _INDEX:
+            _INDEX.append(ci.Index.create())
+            atexit.register(_INDEX.clear)   # disposed while the bindings still exist, not at teardown
+        return _INDEX[0]
+
+
+@dataclass
+class Options:
+    """How files are parsed."""
+
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    std: str | None = None
+    toolkit: str | None = None                       # write headers for this toolkit even if cuda.h is found
+    commands: dict[str, list[str]] = field(default_factory=dict)   # file -> its compile flags
+    cat: Catalog | None = None
+    pch: bool = True                                 # precompile the generated headers (same facts, faster)
+    foreign: dict[str, dict[str, Any]] = field(default_factory=dict)   # other files' wrappers, by USR
+
+
+def _flags_of(argv: Sequence[str]) -> list[str]:
+    """The flags of a compile command that matter to parsing: -I -D -U -isystem -include -std -x."""
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        if a in ("-I", "-D", "-U", "-isystem", "-include", "-x") and i + 1 < len(argv):
+            out += [a, argv[i + 1]]
+            next(it, None)
+        elif a.startswith(("-I", "-D", "-U", "-std=", "-isystem")) and len(a) > 2:
+            out.append(a)
+    return out
+
+
+def arguments(path: str, opts: Options, cat: Catalog) -> tuple[list[str], str]:
+    """The clang arguments for one file, and which CUDA headers they use (for the findings)."""
+    from .headers import choose_toolkit, find_toolkit_include, generated_dir
+
+    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
+    cmd = opts.commands.get(os.path.abspath(path))
+    if path.endswith(_CU):
+        args += ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-include", CUDA_PREAMBLE]
+    elif path.endswith(_C):
+        args += ["-x", "c", f"-std={opts.std or 'c11'}"] if not (opts.std or "").startswith(("c++", "gnu++")) else \
+            ["-x", "c"]
+    else:
+        args += ["-x", "c++", f"-std={opts.std or 'c++17'}"]
+    if path.endswith(_CU):
+        args.append(f"-std={opts.std or 'c++17'}")
+    args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
+    if cmd:
+        args += _flags_of(cmd)
+    real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *_includes(cmd or [])])
+    if real is not None:
+        args += ["-isystem", real]
+        return args, f"cuda.h and cudaTypedefs.h of {real}"
+    tk = choose_toolkit(cat, opts.toolkit)
+    args += ["-isystem", generated_dir(cat, tk)]
+    return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
+
+
+def _includes(argv: Sequence[str]) -> list[str]:
+    out = []
+    for i, a in enumerate(argv):
+        if a.startswith("-I") and len(a) > 2:
+            out.append(a[2:])
+        elif a in ("-I", "-isystem") and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
+_INCLUDES_CUDA = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<(cuda|cudaTypedefs)\.h>", re.M)
+_PCH: dict[str, str | None] = {}
+_PCH_SENSITIVE = re.compile(r"CUDA_API_PER_THREAD_DEFAULT_STREAM|__CUDA_API_VERSION|CUDA_FORCE_API_VERSION")
+
+
+def _pch(ci: Any, args: list[str], text: str) -> str | None:
+    """A precompiled header of the generated cuda.h + cudaTypedefs.h for these flags (built once per process),
+    or None where it could change the meaning: a file that does not include cuda.h itself, or that (or its
+    flags) sets a macro the header reads."""
+    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and "cuentry-lint-cuda" in a), None)
+    heads = sorted(set(_INCLUDES_CUDA.findall(text)))
+    if gen is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
+        return None
+    lang = [("c-header" if a == "c" else "c++-header" if a == "c++" else a) for a in args]
+    if "cuda" in lang:
+        return None   # the CUDA host parse keeps its preamble first
+    header = "cudaTypedefs" if "cudaTypedefs" in heads else "cuda"   # only what the file itself includes
+    keyed = "\0".join([header, *lang])
+    with _LOCK:
+        if keyed in _PCH:
+            return _PCH[keyed]
+        out = None
+        try:
+            hdr = os.path.join(gen, f"pch-{len(_PCH)}.h")
+            with open(hdr, "w", encoding="utf-8") as fh:
+                fh.write(f"#include <{header}.h>\n")
+            tu = _index(ci).parse(hdr, args=lang, options=ci.TranslationUnit.PARSE_INCOMPLETE)
+            if _first_error(tu, hdr) is None:
+                tu.save(hdr + ".pch")
+                out = hdr + ".pch"
+        except Exception:
+            out = None
+        _PCH[keyed] = out
+        return out
+
+
+def _first_error(tu: Any, path: str) -> str | None:
+    for d in tu.diagnostics:
+        if d.severity >= 3:
+            where = d.location.file.name if d.location.file is not None else path
+            fix = ("give its directory with -I or --compile-commands" if "file not found" in d.spelling else
+                   "check the flags (-D, -std, --compile-commands) it is compiled with")
+            return f"clang: {os.path.basename(where)}:{d.location.line}: {d.spelling} ({fix})"
+    return None
+
+
+def extract(text: str, path: str, opts: Options) -> Unit:
+    """The facts of one C/C++/CUDA file, judged with clang; `NotParsed` when it does not parse."""
+    import clang.cindex as ci
+
+    from .walk import Walker
+
+    cat = opts.cat or catalog()
+    args, headers = arguments(path, opts, cat)
+    flags = ci.TranslationUnit.PARSE_INCOMPLETE
+    pch = _pch(ci, args, text) if opts.pch else None
+    if pch is not None:
+        args = [*args, "-include-pch", pch]
+    try:
+        tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
+    except ci.TranslationUnitLoadError as exc:
+        raise NotParsed(f"clang could not parse it ({exc})") from None
+    err = _first_error(tu, path)
+    if err is not None:
+        raise NotParsed(err)
+    skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
+                                                                                      "/usr/lib", "/usr/local/include")
+    w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
+    w.foreign = opts.foreign
+    unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
+                engine="clang", headers=headers)
+
+    def where(s: Any) -> str:
+        if s.callers:
+            lines = ", ".join(map(str, s.callers[:8])) + (", ..." if len(s.callers) > 8 else "")
+            return f" (in the wrapper {s.fn.name}, reported once; called from line {lines})"
+        return ""
+
+    unit.queries, unit.exports = w.facts(where)
+    unit.clang_apis = w.portable()
+    unit.flag_uses = w.flag_uses
+    unit.queries.sort(key=lambda q: (q.line, q.col))
+    unit.called = frozenset(f.name for f in w.fns.values())
+    return unit
+
+
+__all__ = ["CUDA_PREAMBLE", "RESOURCE_DIR", "NotParsed", "Options", "arguments", "available", "extract"]

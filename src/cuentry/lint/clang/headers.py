@@ -1,0 +1,244 @@
+"""Toolkit headers written from the catalog, for parsing where no CUDA toolkit is installed.
+
+When `cuda.h`/`cudaTypedefs.h` are not found, the clang engine parses against
+declarations generated here for one toolkit of the catalog's history
+(`--toolkit 12.4`; the newest by default): every type the signatures use (enums, structs,
+typedefs), `CUDA_VERSION`, the flag enums, the toolkit's own `#define cuX cuX_v2`
+renames (per-thread ones under `CUDA_API_PER_THREAD_DEFAULT_STREAM`),
+a prototype of every entry point as that toolkit declares it, and every PFN
+typedef with its unversioned `PFN_cuX` alias. Macros and `decltype(&cuX)`
+then resolve exactly as against that toolkit's own headers. A minimal
+`cuda_runtime_api.h` declares the runtime's entry-point calls.
+
+The headers are data made from the catalog (not C templates): they are written
+once per toolkit into a private temporary directory of this process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ... import names
+from ...catalog import Abi, Catalog
+from ...errors import UsageError
+
+HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime_api.h", "cuda_runtime.h")
+_ARRAY = re.compile(r"^([^\[]*?)\s*((?:\[[^\[\]]*\])+)$")
+_LOCK = threading.Lock()
+_DIRS: dict[tuple[str, int], str] = {}
+
+
+def toolkit_version(toolkit: str) -> int:
+    """`"12.4"` -> 12040 (the CUDA_VERSION that toolkit defines)."""
+    m = re.fullmatch(r"(\d+)\.(\d+)", toolkit.strip())
+    if not m:
+        raise UsageError(f"{toolkit!r} is not a toolkit release", hint="write it as MAJOR.MINOR, e.g. --toolkit 12.4")
+    return int(m.group(1)) * 1000 + int(m.group(2)) * 10
+
+
+def choose_toolkit(cat: Catalog, toolkit: str | None) -> str:
+    """The toolkit to write headers for: the one asked (it must be in the catalog's history), or the newest."""
+    if toolkit is None:
+        return cat.history[-1] if cat.history else cat.primary_toolkit
+    toolkit_version(toolkit)
+    if toolkit not in cat.history:
+        raise UsageError(f"the catalog has no headers of CUDA {toolkit}",
+                         hint=f"choose one of {', '.join(cat.history)} with --toolkit")
+    return toolkit
+
+
+def declare(ctype: str, name: str) -> str:
+    """Place a declarator name into an abstract C type: pointers, arrays, function (pointer) types."""
+    if "(*)" in ctype:
+        return ctype.replace("(*)", f"(*{name})", 1)
+    m = _ARRAY.match(ctype)
+    if m:
+        return f"{m.group(1)} {name}{m.group(2)}"
+    if ctype.endswith(")") and "(" in ctype and not ctype.startswith(("struct {", "union {")):
+        i = ctype.index("(")
+        return f"{ctype[:i].rstrip()} {name}{ctype[i:]}"
+    return f"{ctype} {name}"
+
+
+def in_toolkit(cat: Catalog, symbol: str, tk: int, per_thread: bool) -> Abi | None:
+    """The ABI a toolkit's cuda.h declares for `symbol` (newest of the mode at or below its version)."""
+    best = None
+    for a in cat.abis(symbol):
+        if bool(a.variant) == per_thread and a.version <= tk:
+            best = a
+    return best
+
+
+def _types(cat: Catalog) -> Iterable[str]:
+    t: Mapping[str, Any] = cat.types
+    yield "/* enums */"
+    for name, e in sorted(t["enums"].items()):
+        vals = ", ".join(f"{k} = {v}" for k, v in e["values"].items())
+        yield f"enum {name} {{ {vals} }};"
+    yield "/* aggregates, declared */"
+    for name, a in sorted(t["aggregates"].items()):
+        yield f"{a['kind']} {name};"
+    yield "/* typedefs */"
+    for name, d in sorted(t["typedefs"].items(), key=lambda kv: _typedef_rank(kv[1]["canonical"])):
+        if name in ("size_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "uint8_t"):
+            continue
+        canon = d["canonical"] if d["canonical"] not in ("enum", "struct", "union") else d["type"]
+        yield f"typedef {declare(canon, name)};"
+    yield "/* aggregates, defined (by-value members first) */"
+    done: set[str] = set()
+    for name in sorted(t["aggregates"]):
+        yield from _define(name, t["aggregates"], done)
+
+
+def _typedef_rank(canonical: str) -> int:
+    return 0 if "(" not in canonical else 1
+
+
+def _define(name: str, aggs: Mapping[str, Any], done: set[str], depth: int = 0) -> Iterable[str]:
+    if name in done or depth > 32:
+        return
+    done.add(name)
+    a = aggs[name]
+    if a.get("opaque") or not a.get("fields"):
+        return
+    for _, _, canon in a["fields"]:
+        for dep in re.findall(r"\b(?:struct|union)\s+(\w+)(?!\s*\*)\b", canon):
+            if dep in aggs and not re.search(rf"\b{dep}\s*\*", canon):
+                yield from _define(dep, aggs, done, depth + 1)
+    fields = " ".join(f"{declare(canon, fname)};" for fname, _, canon in a["fields"])
+    yield f"{a['kind']} {name} {{ {fields} }};"
+
+
+def _flags() -> Iterable[str]:
+    yield "typedef enum CUdriverProcAddress_flags_enum {"
+    for n in sorted(names.DEFAULT_FLAG_NAMES | names.LEGACY_FLAG_NAMES | names.PER_THREAD_FLAG_NAMES):
+        if n.startswith("CU_"):
+            yield f"  {n} = {_flag_value(n)},"
+    yield "} CUdriverProcAddress_flags;"
+
+
+def _flag_value(name: str) -> int:
+    mode = (names.DEFAULT if name in names.DEFAULT_FLAG_NAMES else
+            names.LEGACY if name in names.LEGACY_FLAG_NAMES else names.PER_THREAD)
+    return names.FLAGS[mode]
+
+
+def _prototypes(cat: Catalog, tk: int) -> Iterable[str]:
+    renames, pt_renames, protos = [], [], []
+    for sym in cat.symbols():
+        legacy = in_toolkit(cat, sym, tk, False)
+        if legacy is None:
+            continue
+        if legacy.exported and legacy.exported != sym:
+            renames.append(f"#define {sym} {legacy.exported}")
+        pt = in_toolkit(cat, sym, tk, True) if any(a.variant for a in cat.abis(sym)) else None
+        if pt is not None and pt.exported and pt.exported != sym:
+            pt_renames.append(f"#define {sym} {pt.exported}")
+        protos.append(f"{legacy.signature.returns} CUDAAPI {sym}({legacy.signature.c_params()});")
+    yield "#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)"
+    yield from pt_renames
+    yield "#endif"
+    # a name renamed for per-thread use keeps its legacy rename otherwise
+    pt_names = {r.split()[1] for r in pt_renames}
+    for r in renames:
+        sym = r.split()[1]
+        yield (f"#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)\n{r}\n#endif" if sym in pt_names else r)
+    yield from protos
+
+
+def cuda_h(cat: Catalog, toolkit: str) -> str:
+    """The generated `cuda.h` of one toolkit."""
+    tk = toolkit_version(toolkit)
+    out = [f"/* cuda.h of CUDA {toolkit}, written by cuentry lint from its catalog (not NVIDIA's header). */",
+           "#ifndef __cuda_cuda_h__", "#define __cuda_cuda_h__", "#include <stddef.h>", "#include <stdint.h>",
+           f"#define CUDA_VERSION {tk}", "#define CUENTRY_GENERATED_CUDA_H 1",
+           "#if defined(_WIN32)", "#define CUDAAPI __stdcall", "#else", "#define CUDAAPI", "#endif",
+           "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    out += _types(cat)
+    out += _flags()
+    out += _prototypes(cat, tk)
+    out += ["#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+    return "\n".join(out)
+
+
+def typedefs_h(cat: Catalog, toolkit: str) -> str:
+    """The generated `cudaTypedefs.h`: every PFN typedef, and `PFN_cuX` for the toolkit's own ABI."""
+    tk = toolkit_version(toolkit)
+    out = [f"/* cudaTypedefs.h of CUDA {toolkit}, written by cuentry lint from its catalog. */",
+           "#ifndef CUDATYPEDEFS_H", "#define CUDATYPEDEFS_H", "#include <cuda.h>",
+           "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    for a in cat:
+        out.append(a.c_typedef())
+    for sym in cat.symbols():
+        legacy = in_toolkit(cat, sym, tk, False)
+        if legacy is not None:
+            out.append(f"#define PFN_{sym} {legacy.pfn}")
+    out += ["#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+    return "\n".join(out)
+
+
+def runtime_h(toolkit: str) -> str:
+    """A minimal `cuda_runtime_api.h`: the runtime's entry-point calls, flags and version calls."""
+    tk = toolkit_version(toolkit)
+    flags = ", ".join(f"{n} = {_flag_value(n)}" for n in sorted(
+        names.DEFAULT_FLAG_NAMES | names.LEGACY_FLAG_NAMES | names.PER_THREAD_FLAG_NAMES) if n.startswith("cuda"))
+    return "\n".join([
+        f"/* cuda_runtime_api.h of CUDA {toolkit} (entry-point calls only), written by cuentry lint. */",
+        "#ifndef __CUDA_RUNTIME_API_H__", "#define __CUDA_RUNTIME_API_H__", "#include <cuda.h>",
+        f"#define CUDART_VERSION {tk}",
+        "#ifdef __cplusplus", 'extern "C" {', "#endif",
+        "typedef enum cudaError { cudaSuccess = 0, cudaErrorUnknown = 999 } cudaError_t;",
+        f"enum cudaGetDriverEntryPointFlags {{ {flags} }};",
+        "typedef enum cudaDriverEntryPointQueryResult { cudaDriverEntryPointSuccess = 0, "
+        "cudaDriverEntryPointSymbolNotFound = 1, cudaDriverEntryPointVersionNotSufficent = 2 } "
+        "cudaDriverEntryPointQueryResult;",
+        "cudaError_t cudaDriverGetVersion(int *driverVersion);",
+        "cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);",
+        "cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, "
+        "cudaDriverEntryPointQueryResult *driverStatus);",
+        "cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, "
+        "unsigned long long flags, cudaDriverEntryPointQueryResult *driverStatus);",
+        "#ifdef __cplusplus", "}", "#endif", "#endif", ""])
+
+
+def generated_dir(cat: Catalog, toolkit: str) -> str:
+    """A private directory holding the generated headers of `toolkit` (written once per process)."""
+    key = (toolkit, id(cat))
+    with _LOCK:
+        got = _DIRS.get(key)
+        if got is not None and os.path.isdir(got):
+            return got
+        d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-")
+        files = {"cuda.h": cuda_h(cat, toolkit), "cudaTypedefs.h": typedefs_h(cat, toolkit),
+                 "cuda_runtime_api.h": runtime_h(toolkit), "cuda_runtime.h": '#include "cuda_runtime_api.h"\n'}
+        for name, text in files.items():
+            fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                         0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        _DIRS[key] = d
+        return d
+
+
+def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
+    """The directory of a real `cuda.h` (with `cudaTypedefs.h` beside it): the -I directories, then
+    $CUDA_HOME/$CUDA_PATH, then /usr/local/cuda; None when there is none."""
+    cands = list(include_dirs)
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        v = os.environ.get(var, "")
+        if v:
+            cands.append(os.path.join(v, "include"))
+    cands.append("/usr/local/cuda/include")
+    for d in cands:
+        if os.path.isfile(os.path.join(d, "cuda.h")) and os.path.isfile(os.path.join(d, "cudaTypedefs.h")):
+            return d
+    return None
+
+
+__all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
+           "runtime_h", "toolkit_version", "typedefs_h"]

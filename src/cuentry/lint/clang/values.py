@@ -1,0 +1,307 @@
+"""Constants evaluated on the clang AST: literals, macros, constexpr/const variables, enums, template
+arguments, default arguments, parameters bound by the caller, simple arithmetic and ternaries.
+
+A value is `Val(value, kind)`: `value` an int or a str when known; `kind` says where it came from
+(`literal`, `toolkit` for CUDA_VERSION and friends, `driver`/`runtime` for a version query's
+out-parameter, `param` for a parameter of the enclosing function not bound yet, `other`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clang.cindex import CursorKind as K
+
+from ..facts import TOOLKIT_MACROS
+
+_NUM = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*$")
+_PASS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                   K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR})
+_OPS: dict[str, Callable[[int, int], int | None]] = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+        "/": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
+        "|": lambda a, b: a | b, "&": lambda a, b: a & b, "<<": lambda a, b: a << b if 0 <= b < 64 else None,
+        ">>": lambda a, b: a >> b if 0 <= b < 64 else None}
+
+
+@dataclass(frozen=True)
+class Val:
+    value: int | str | None = None
+    kind: str = "other"
+    param: int | None = None        # index of the enclosing function's parameter it is, when kind == "param"
+    tparam: int | None = None       # index of the enclosing template's parameter
+    text: str = ""
+
+
+UNKNOWN = Val()
+
+
+@dataclass
+class Env:
+    """What names mean while evaluating: the enclosing function's parameters (bound or not) and template
+    parameters, and the macros of the translation unit."""
+
+    macros: Mapping[str, list[str]]
+    params: dict[str, Val] = field(default_factory=dict)       # PARM_DECL hash -> value
+    param_index: dict[str, int] = field(default_factory=dict)  # PARM_DECL hash -> index
+    tparams: dict[str, Val] = field(default_factory=dict)      # template parameter name -> value
+    tparam_index: dict[str, int] = field(default_factory=dict)
+    driver_vars: frozenset[str] = frozenset()                  # VAR_DECL hashes set by a version query
+    depth: int = 0
+
+
+def key(c: Any) -> str:
+    return c.get_usr() or f"{c.location.file}:{c.location.offset}:{c.spelling}"
+
+
+def tokens(c: Any) -> list[str]:
+    try:
+        return [t.spelling for t in c.get_tokens()]
+    except Exception:
+        return []
+
+
+def number(text: str) -> int | None:
+    m = _NUM.match(text.strip())
+    return int(m.group(1), 0) if m else None
+
+
+def macro_value(name: str, macros: Mapping[str, list[str]], depth: int = 0) -> Val:
+    """The value of an object-like macro (a number, a string, or another macro, through 16 levels)."""
+    toks = macros.get(name)
+    if toks is None or depth > 16:
+        return UNKNOWN
+    kind = "toolkit" if name in TOOLKIT_MACROS else "literal"
+    body = [t for t in toks if t not in ("(", ")")]
+    if len(body) == 1:
+        n = number(body[0])
+        if n is not None:
+            return Val(n, kind, text=name)
+        if body[0].startswith('"'):
+            return Val(body[0].strip('"'), kind, text=name)
+        inner = macro_value(body[0], macros, depth + 1)
+        return Val(inner.value, "toolkit" if kind == "toolkit" else inner.kind, text=name)
+    return Val(None, kind, text=name)
+
+
+def evaluate(c: Any, env: Env) -> Val:
+    """The value of an expression cursor."""
+    if c is None or env.depth > 24:
+        return UNKNOWN
+    k = c.kind
+    if k in _PASS or k == K.CXX_NULL_PTR_LITERAL_EXPR:
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF and x.kind.is_expression()]
+        if k == K.CXX_NULL_PTR_LITERAL_EXPR:
+            return Val(0, "literal", text="nullptr")
+        if not kids:
+            return _from_tokens(c, env)
+        return evaluate(kids[-1], env)
+    handler = _HANDLERS.get(k)
+    return handler(c, env) if handler is not None else UNKNOWN
+
+
+def _from_tokens(c: Any, env: Env) -> Val:
+    toks = tokens(c) or _at(c)
+    if len(toks) == 1:
+        n = number(toks[0])
+        if n is not None:
+            return Val(n, "literal", text=toks[0])
+        return macro_value(toks[0], env.macros)
+    return UNKNOWN
+
+
+def _at(c: Any) -> list[str]:
+    """The source token where a cursor was expanded (a literal that came from an object-like macro has no
+    extent of its own: its location is the macro's name at the use)."""
+    try:
+        from clang.cindex import SourceRange
+
+        loc = c.location
+        if loc.file is None:
+            return []
+        toks = c.translation_unit.get_tokens(extent=SourceRange.from_locations(loc, loc))
+        return [t.spelling for t in toks][:1]
+    except Exception:
+        return []
+
+
+def _integer(c: Any, env: Env) -> Val:
+    toks = tokens(c) or _at(c)
+    if toks:
+        # the extent starts at the literal's spelling (inside a macro body the extent runs on past it)
+        n = number(toks[0])
+        if n is not None:
+            return Val(n, "literal", text=toks[0])
+        if len(toks) == 1 and toks[0] in env.macros:
+            return macro_value(toks[0], env.macros)
+    # inside a macro expansion the extent is the invocation: ask the literal itself
+    lit = c.literal if hasattr(c, "literal") else None
+    n = number(lit) if isinstance(lit, str) else None
+    if n is not None:
+        return Val(n, "literal", text=lit or "")
+    for t in toks:
+        if t in TOOLKIT_MACROS:
+            return macro_value(t, env.macros)
+    return Val(None, "literal")
+
+
+def _string(c: Any, env: Env) -> Val:
+    s = c.spelling
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"', s)
+    return Val("".join(parts), "literal", text=s) if parts else UNKNOWN
+
+
+def _ref(c: Any, env: Env) -> Val:
+    d = c.referenced
+    if d is None:
+        return UNKNOWN
+    dk = d.kind
+    if dk == K.ENUM_CONSTANT_DECL:
+        return Val(d.enum_value, "literal", text=d.spelling)
+    if dk == K.PARM_DECL:
+        h = key(d)
+        if h in env.params:
+            return env.params[h]
+        return Val(None, "param", param=env.param_index.get(h), text=d.spelling)
+    if dk == K.TEMPLATE_NON_TYPE_PARAMETER:
+        got = env.tparams.get(d.spelling)
+        return got if got is not None else Val(None, "param", tparam=env.tparam_index.get(d.spelling), text=d.spelling)
+    if dk == K.VAR_DECL:
+        return _var(d, env)
+    if dk == K.FUNCTION_DECL:
+        return Val(d.spelling, "function", text=d.spelling)
+    return UNKNOWN
+
+
+def _member(c: Any, env: Env) -> Val:
+    """`name.c_str` (the object), or a static constexpr member's value."""
+    d = c.referenced
+    if d is not None and d.kind == K.VAR_DECL:
+        return _var(d, env)
+    kids = [x for x in c.get_children() if x.kind.is_expression()]
+    return evaluate(kids[0], env) if kids and c.spelling in ("c_str", "data") else UNKNOWN
+
+
+def _var(d: Any, env: Env) -> Val:
+    if key(d) in env.driver_vars:
+        return Val(None, "driver", text=d.spelling)
+    init = [x for x in d.get_children() if x.kind.is_expression()]
+    if not init:
+        return UNKNOWN
+    sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+    got = evaluate(init[-1], sub)
+    toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
+    if any(t in TOOLKIT_MACROS for t in toks):
+        return Val(got.value, "toolkit", text=d.spelling)
+    if any(t in ("cuDriverGetVersion", "cudaDriverGetVersion") for t in toks):
+        return Val(None, "driver", text=d.spelling)
+    return got
+
+
+def _binary(c: Any, env: Env) -> Val:
+    kids = list(c.get_children())
+    if len(kids) != 2:
+        return UNKNOWN
+    a, b = evaluate(kids[0], env), evaluate(kids[1], env)
+    op = _operator(c, kids)
+    kind = next((v.kind for v in (a, b) if v.kind in ("toolkit", "driver", "runtime", "param")), "literal")
+    if isinstance(a.value, int) and isinstance(b.value, int) and op in _OPS:
+        try:
+            return Val(_OPS[op](a.value, b.value), kind)
+        except (OverflowError, ValueError):
+            return Val(None, kind)
+    return Val(None, kind if kind != "literal" else "other")
+
+
+def _operator(c: Any, kids: list[Any]) -> str:
+    end = kids[0].extent.end.offset
+    start = kids[1].extent.start.offset
+    try:
+        for t in c.get_tokens():
+            if end <= t.extent.start.offset < start and t.spelling in _OPS:
+                return str(t.spelling)
+    except Exception:
+        return ""
+    return ""
+
+
+def _conditional(c: Any, env: Env) -> Val:
+    kids = list(c.get_children())
+    if len(kids) != 3:
+        return UNKNOWN
+    cond = evaluate(kids[0], env)
+    if isinstance(cond.value, int):
+        return evaluate(kids[1] if cond.value else kids[2], env)
+    a, b = evaluate(kids[1], env), evaluate(kids[2], env)
+    return a if a == b else Val(None, "other")
+
+
+def _unary(c: Any, env: Env) -> Val:
+    kids = list(c.get_children())
+    if len(kids) != 1:
+        return UNKNOWN
+    v = evaluate(kids[0], env)
+    toks = tokens(c)
+    if toks and toks[0] == "-" and isinstance(v.value, int):
+        return Val(-v.value, v.kind)
+    return v if toks and toks[0] == "+" else UNKNOWN
+
+
+def _call(c: Any, env: Env) -> Val:
+    """A call's value: `std::string("cuX")` and `name.c_str()` are the string; a helper function whose body
+    returns one expression is evaluated with its parameters bound (`make_version(12, 0)` is 12000)."""
+    f = c.referenced
+    if f is None or env.depth > 8:
+        return UNKNOWN
+    if f.kind == K.CONSTRUCTOR or (f.kind == K.CXX_METHOD and f.spelling in ("c_str", "data")):
+        kids = [x for x in c.get_children() if x.kind.is_expression()]
+        return evaluate(kids[0], _deeper(env)) if kids else UNKNOWN
+    if f.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
+        return UNKNOWN
+    return _helper(c, f, env)
+
+
+def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
+    return Env(env.macros, env.params if params is None else params, env.param_index if params is None else {},
+               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+
+
+def _helper(c: Any, f: Any, env: Env) -> Val:
+    body = f.get_definition() or f
+    rets = [x for x in body.walk_preorder() if x.kind == K.RETURN_STMT]
+    expr = [x for x in rets[0].get_children() if x.kind.is_expression()] if len(rets) == 1 else []
+    if not expr:
+        return UNKNOWN
+    params = [p for p in body.get_children() if p.kind == K.PARM_DECL]
+    args = list(c.get_arguments())
+    bound = {key(p): evaluate(a, env) for p, a in zip(params, args, strict=False)}
+    for p in params[len(args):]:
+        kids = [x for x in p.get_children() if x.kind.is_expression()]
+        bound[key(p)] = evaluate(kids[-1], Env(env.macros, depth=env.depth + 1)) if kids else UNKNOWN
+    got = evaluate(expr[0], _deeper(env, bound))
+    if got.value is not None:
+        return got
+    for k in ("param", "toolkit", "driver", "runtime"):
+        src = next((v for v in bound.values() if v.kind == k), None)
+        if src is not None:
+            return Val(None, k, param=src.param, tparam=src.tparam, text=src.text)
+    return got
+
+
+_HANDLERS: dict[Any, Callable[[Any, Env], Val]] = {
+    K.CALL_EXPR: _call,
+    K.INTEGER_LITERAL: _integer,
+    K.STRING_LITERAL: _string,
+    K.DECL_REF_EXPR: _ref,
+    K.MEMBER_REF_EXPR: _member,
+    K.BINARY_OPERATOR: _binary,
+    K.CONDITIONAL_OPERATOR: _conditional,
+    K.UNARY_OPERATOR: _unary,
+    K.CXX_BOOL_LITERAL_EXPR: lambda c, env: Val(1 if tokens(c)[:1] == ["true"] else 0, "literal"),
+    K.GNU_NULL_EXPR: lambda c, env: Val(0, "literal", text="NULL"),
+}
+
+
+__all__ = ["UNKNOWN", "Env", "Val", "evaluate", "key", "macro_value", "number", "tokens"]

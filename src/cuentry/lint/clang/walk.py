@@ -1,0 +1,787 @@
+"""The clang AST to facts: every request (direct, through wrappers and templates), every export taken by
+name, with the symbol, version and flags evaluated as constants and the canonical type of the pointer
+the result lands in.
+
+Wrappers are found by evaluating each request inside its function with the parameters unbound: a request
+whose symbol is a parameter makes the function a wrapper, and each call of it is a request with the
+caller's arguments (or the parameter's default, or the template argument of the specialization) bound.
+This repeats through any number of layers (bounded). A request inside a wrapper is reported at the
+wrapper's callers; what does not depend on the caller (an ignored result) once, at the wrapper.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clang.cindex import CursorKind as K
+from clang.cindex import TypeKind as T
+
+from ...catalog import Catalog
+from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
+from ..signature import Normalizer
+from .values import UNKNOWN, Env, Val, evaluate, key, tokens
+
+# api -> argument index of (symbol, pointer, version, flags, status)
+ROLES: dict[str, tuple[int, int, int | None, int, int | None]] = {
+    "cuGetProcAddress": (0, 1, 2, 3, 4),
+    "cuGetProcAddress_v2": (0, 1, 2, 3, 4),
+    "cudaGetDriverEntryPoint": (0, 1, None, 2, 3),
+    "cudaGetDriverEntryPointByVersion": (0, 1, 2, 3, 4),
+}
+EXPORT_APIS = {"dlsym": 1, "dlvsym": 1, "GetProcAddress": 1}
+_FN_KINDS = frozenset({K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.LAMBDA_EXPR})
+_CASTS = frozenset({K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                    K.CXX_FUNCTIONAL_CAST_EXPR})
+_THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
+_DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
+_PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
+
+
+class Macros(Mapping[str, list[str]]):
+    """The object-like macros of a translation unit, tokenized on first use (a TU has thousands)."""
+
+    def __init__(self) -> None:
+        self._cursors: dict[str, Any] = {}
+        self._tokens: dict[str, list[str] | None] = {}
+
+    def add(self, c: Any) -> None:
+        self._cursors[c.spelling] = c
+
+    def _get(self, name: str) -> list[str] | None:
+        if name not in self._tokens:
+            c = self._cursors.get(name)
+            toks = tokens(c) if c is not None else []
+            self._tokens[name] = toks[1:] if len(toks) >= 2 and toks[1] != "(" else None
+        return self._tokens[name]
+
+    def __getitem__(self, name: str) -> list[str]:
+        got = self._get(name) if name in self._cursors else None
+        if got is None:
+            raise KeyError(name)
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._cursors and self._get(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cursors)
+
+    def __len__(self) -> int:
+        return len(self._cursors)
+
+
+@dataclass
+class Fn:
+    cursor: Any
+    name: str
+    params: list[Any] = field(default_factory=list)
+    tparams: list[str] = field(default_factory=list)
+    driver_vars: set[str] = field(default_factory=set)
+    callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
+
+
+@dataclass
+class Role:
+    """How one argument of a request is computed: an expression in a function, with that function's
+    parameters bound to the roles of a caller's arguments once a call of it is followed."""
+
+    cursor: Any = None
+    fn: Fn | None = None
+    binds: dict[str, Role] | None = None
+    tbinds: dict[str, Val] | None = None
+    fixed: Val | None = None
+
+    def rebind(self, w: Fn, binds: dict[str, Role], tbinds: dict[str, Val]) -> Role:
+        if self.fixed is not None:
+            return self
+        if self.fn is w and self.binds is None:
+            return Role(self.cursor, self.fn, binds, tbinds)
+        inner = {k: r.rebind(w, binds, tbinds) for k, r in (self.binds or {}).items()}
+        return Role(self.cursor, self.fn, inner if self.binds is not None else None, self.tbinds)
+
+
+@dataclass
+class Site:
+    """A request: where it is, the API, and each role's value (a Val, or a pointer target)."""
+
+    call: Any
+    fn: Fn | None
+    api: str
+    symbol: Val
+    version: Val
+    flags: Val
+    target: Any                 # TypeInfo | ("param", i) | ("return",) | None
+    status: str
+    result_used: bool
+    unchecked: tuple[str, ...]
+    via: tuple[str, ...] = ()
+    export: bool = False
+    roles: tuple[Role, Role, Role] = (Role(), Role(), Role())
+    parents: tuple[Any, ...] = ()           # the enclosing cursors (for a driver-version check around it)
+    callers: tuple[int, ...] = ()           # a wrapper's request: the lines that call the wrapper
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    spelling: str
+    pfn: str | None
+    export: str | None          # decltype(&cuX_v2): the export the type was taken from
+    sig: str | None             # the normalized canonical function type, when it is one
+    handwritten: str | None
+
+
+def _or_ed(parents: list[Any]) -> bool:
+    """A flag or-ed into a mask (`LEGACY | PER_THREAD`: a test of bits, not a request's mode)."""
+    for p in reversed(parents):
+        if p.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            continue
+        if p.kind not in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            return False
+        kids = list(p.get_children())
+        end = kids[0].extent.end.offset if kids else -1
+        op = next((t.spelling for t in p.get_tokens() if t.extent.start.offset >= end), "")
+        return op in ("|", "|=")
+    return False
+
+
+class Walker:
+    def __init__(self, tu: Any, path: str, cat: Catalog, norm: Normalizer, skip: tuple[str, ...],
+                 text: str = "") -> None:
+        self.tu, self.path, self.cat, self.norm, self.skip, self.text = tu, path, cat, norm, skip, text
+        self.macros = Macros()
+        self.fns: dict[str, Fn] = {}
+        self.direct: list[tuple[Any, Fn | None, list[Any]]] = []   # (call, fn, parents)
+        self.calls: list[tuple[Any, Fn | None, list[Any]]] = []
+        self.flag_uses: list[tuple[str, int, int]] = []
+        self.api_names: dict[str, str] = {}
+        self._getters: dict[str, str] | None = None
+        self._file_macros: dict[str, str] | None = None
+        self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
+        self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
+
+    # --- the walk -------------------------------------------------------------------------------------
+    def ours(self, c: Any) -> bool:
+        f = c.location.file
+        return f is not None and not f.name.startswith(self.skip)
+
+    def run(self) -> Walker:
+        for c in self.tu.cursor.get_children():
+            if c.kind == K.MACRO_DEFINITION:
+                self.macros.add(c)
+                continue
+            if c.kind == K.MACRO_INSTANTIATION or not self.ours(c):
+                continue
+            self._walk(c, None, [])
+        return self
+
+    def _walk(self, root: Any, fn: Fn | None, parents: list[Any]) -> None:
+        stack: list[tuple[Any, Fn | None, list[Any]]] = [(root, fn, parents)]
+        while stack:
+            c, fn, par = stack.pop()
+            k = c.kind
+            if k in _FN_KINDS and (k == K.LAMBDA_EXPR or c.is_definition()):
+                fn = self._fn(c)
+            elif k == K.CALL_EXPR:
+                self._call(c, fn, par)
+            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
+                self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+            kids = list(c.get_children())
+            sub = [*par[-6:], c]
+            for ch in reversed(kids):
+                stack.append((ch, fn, sub))
+
+    def _fn(self, c: Any) -> Fn:
+        h = key(c)
+        got = self.fns.get(h)
+        if got is None:
+            got = self.fns[h] = Fn(c, c.spelling or "<lambda>",
+                                   [p for p in c.get_children() if p.kind == K.PARM_DECL],
+                                   [p.spelling for p in c.get_children()
+                                    if p.kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER)])
+        return got
+
+    def getters(self) -> dict[str, str]:
+        """Normalized function type -> the getter API it is (a pointer of that type is that API)."""
+        if self._getters is None:
+            self._getters = {}
+            for a in self.cat.abis("cuGetProcAddress"):
+                self._getters.setdefault(self.norm.abi(a), a.exported or a.symbol)
+        return self._getters
+
+    def api_of(self, c: Any) -> str | None:
+        """The request API a call is: by name, or by the canonical type of a pointer it calls through."""
+        name = c.spelling
+        if name in ROLES or name in EXPORT_APIS:
+            return str(name)
+        ref = c.referenced
+        if ref is None or ref.kind not in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+            return None
+        info = self.type_info(ref.type)
+        return self.getters().get(info.sig) if info is not None and info.sig else None
+
+    def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+        api = self.api_of(c)
+        if api is not None:
+            self.direct.append((c, fn, par))
+            self.api_names[key(c)] = api
+        elif c.spelling in VERSION_QUERIES and fn is not None:
+            for a in c.get_arguments():
+                d = _decl_of(a)
+                if d is not None:
+                    fn.driver_vars.add(key(d))
+        else:
+            self.calls.append((c, fn, par))
+
+    # --- evaluation ---------------------------------------------------------------------------------------
+    def env(self, fn: Fn | None) -> Env:
+        if fn is None:
+            return Env(self.macros)
+        return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
+                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(fn.driver_vars))
+
+    def value(self, r: Role, depth: int = 0) -> Val:
+        if r.fixed is not None:
+            return r.fixed
+        if r.cursor is None or depth > 12:
+            return UNKNOWN
+        env = self.env(r.fn)
+        if r.binds is not None:
+            env.params = {k: self.value(v, depth + 1) for k, v in r.binds.items()}
+        if r.tbinds is not None:
+            env.tparams = dict(r.tbinds)
+        return evaluate(r.cursor, env)
+
+    def _callees(self) -> dict[str, list[tuple[Any, Fn | None, list[Any]]]]:
+        """Every call of a function of this translation unit, by the called function's key (a template's
+        specializations under the template too, a lambda under the lambda)."""
+        by_callee: dict[str, list[tuple[Any, Fn | None, list[Any]]]] = {}
+        for c, fn, par in self.calls:
+            lam = _lambda_of(c)
+            if lam is not None:
+                by_callee.setdefault(key(lam), []).append((c, fn, par))
+                continue
+            ref = c.referenced
+            if ref is not None:
+                tmpl = _template_of(ref)
+                by_callee.setdefault(key(tmpl if tmpl is not None else ref), []).append((c, fn, par))
+                if tmpl is not None:
+                    by_callee.setdefault(key(ref), []).append((c, fn, par))
+        return by_callee
+
+    def sites(self) -> Iterator[Site]:
+        """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
+        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+        by_callee = self._callees()
+        local = {key(f.cursor) for f in self.fns.values()}
+        for usr, spec in self.foreign.items():
+            if usr not in local:
+                pending += [self._foreign(spec, c, fn, par) for c, fn, par in by_callee.get(usr, [])]
+        seen = 0
+        while pending and seen < 4096:
+            s = pending.pop()
+            seen += 1
+            if s.symbol.kind == "param" and s.fn is not None and len(s.via) < 8:
+                callers = by_callee.get(key(s.fn.cursor), [])
+                if callers:
+                    self.wrappers[key(s.fn.cursor)] = s
+                    yield _wrapper_site(s, tuple(sorted({c.location.line for c, _, _ in callers})))
+                    pending += [self._bind(s, c, fn, par) for c, fn, par in callers]
+                    continue
+                self.wrappers[key(s.fn.cursor)] = s
+            yield s
+
+    def portable(self) -> dict[str, dict[str, Any]]:
+        """The wrappers of this translation unit as data other files' translation units can use (by USR): each
+        role a parameter index or a constant; wrappers whose roles are expressions of parameters are left out."""
+        out: dict[str, dict[str, Any]] = {}
+        for usr, s in self.wrappers.items():
+            if s.fn is None or not usr.startswith("c:") or s.export:
+                continue
+            roles = [_portable_role(self, r) for r in s.roles]
+            target = s.target if isinstance(s.target, tuple) else None
+            if any(r is None for r in roles) or (s.target is not None and target is None):
+                continue
+            out[usr] = {"name": s.fn.name, "api": s.api, "roles": roles, "target": target}
+        return out
+
+    def _foreign(self, spec: dict[str, Any], c: Any, caller: Fn | None, par: list[Any]) -> Site:
+        """A call of a wrapper defined in another file of the run, as the request it makes."""
+        args = [a for a in c.get_arguments()]
+        decl = c.referenced
+        params = [p for p in decl.get_children() if p.kind == K.PARM_DECL] if decl is not None else []
+        roles = []
+        for kind, v in spec["roles"]:
+            if kind == "fixed":
+                roles.append(Role(fixed=v))
+            elif v < len(args) and not _is_default_arg(args[v]):
+                roles.append(Role(args[v], caller))
+            else:
+                kids = [x for x in params[v].get_children() if x.kind.is_expression()] if v < len(params) else []
+                roles.append(Role(kids[-1], None) if kids else Role(fixed=UNKNOWN))
+        target = spec["target"]
+        r0, r1, r2 = roles
+        return Site(c, caller, spec["api"], self.value(r0), self.value(r1), self.value(r2),
+                    self._bound_target(target, c, args, caller, par) if target else None, "not_applicable", True,
+                    (), (spec["name"],), False, roles=(r0, r1, r2), parents=tuple(par))
+
+    def _direct(self, c: Any, fn: Fn | None, par: list[Any]) -> Site | None:
+        args = list(c.get_arguments())
+        env = self.env(fn)
+        used, unchecked_result = _result_use(c, par, fn)
+        api = self.api_names.get(key(c), c.spelling)
+        if api in EXPORT_APIS:
+            i = EXPORT_APIS[api]
+            if len(args) <= i:
+                return None
+            role = Role(args[i], fn)
+            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par), "",
+                        True, (), export=True, roles=(role, Role(fixed=UNKNOWN), Role(fixed=UNKNOWN)))
+        si, pi, vi, fi, sti = ROLES[api]
+        if len(args) <= max(si, pi, fi):
+            return None
+        status = "not_applicable"
+        unchecked = list(unchecked_result)
+        if sti is not None and len(args) > sti:
+            st = evaluate(args[sti], env)
+            status = "null" if st.value == 0 else "given"
+            d = _decl_of(args[sti])
+            if status == "given" and d is not None and fn is not None and not self._tested(fn, d):
+                unchecked.append(d.spelling)
+        elif sti is not None and api != "cuGetProcAddress":
+            status = "missing"
+        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
+        written = self._written(args, vi) if vi is not None else ""
+        if self._toolkit_words(written):
+            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
+        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
+        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
+                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+
+    def _tested(self, fn: Fn, d: Any) -> bool:
+        """True when a status variable is read somewhere in the function other than inside a request."""
+        h = key(d)
+        inside = 0
+        for call, cfn, _ in self.direct:
+            if cfn is fn:
+                inside += sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR
+                              and x.referenced is not None and key(x.referenced) == h)
+        total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                    and key(x.referenced) == h)
+        return total > inside
+
+    def _toolkit_words(self, written: str, depth: int = 0) -> bool:
+        """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
+        if self._file_macros is None:
+            self._file_macros = dict(_DEFINE.findall(self.text))
+        for w in re.findall(r"[A-Za-z_]\w*", written):
+            if w in TOOLKIT_MACROS:
+                return True
+            if depth < 8 and w in self._file_macros and self._toolkit_words(self._file_macros[w], depth + 1):
+                return True
+        return False
+
+    def _written(self, args: list[Any], i: int) -> str:
+        """Argument `i` as the file spells it (its own tokens, or the text between its neighbours when a
+        macro made it), for telling `CUDA_VERSION` from the number it expands to."""
+        own = " ".join(tokens(args[i]))
+        if own or not 0 < i < len(args) - 1:
+            return own
+        a, b = args[i - 1].extent.end, args[i + 1].extent.start
+        if a.file is None or b.file is None or a.file.name != b.file.name or a.file.name != self.path:
+            return ""
+        return self.text[a.offset:b.offset] if 0 <= a.offset <= b.offset <= len(self.text) else ""
+
+    def _bind(self, s: Site, c: Any, caller: Fn | None, par: list[Any]) -> Site:
+        """The request `s` (inside a wrapper) as the call `c` of that wrapper makes it."""
+        w = s.fn
+        assert w is not None
+        args = list(c.get_arguments())
+        if w.cursor.kind == K.LAMBDA_EXPR and len(args) > len(w.params):
+            args = args[1:]   # operator() of the closure: the closure object comes first
+        binds = _binds(w, args, caller)
+        tbinds = {n: _template_arg(c, i) for i, n in enumerate(w.tparams)}
+        r0, r1, r2 = (r.rebind(w, binds, tbinds) for r in s.roles)
+        return Site(c, caller, s.api, self.value(r0), self.value(r1), self.value(r2),
+                    self._bound_target(s.target, c, args, caller, par), "not_applicable", True, (),
+                    (*s.via, w.name), s.export, roles=(r0, r1, r2), parents=(*s.parents, *par))
+
+    def _bound_target(self, target: Any, c: Any, args: list[Any], caller: Fn | None, par: list[Any]) -> Any:
+        """Where the pointer of a wrapper's request lands, seen from one call of the wrapper."""
+        if not isinstance(target, tuple):
+            return target
+        if target[0] == "param":
+            return self._target(args[target[1]], caller) if target[1] < len(args) else None
+        own = self.type_info(_sugared(c))
+        exp = _written_export(c)
+        if own is not None and exp is not None and own.pfn is None:
+            own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
+        return own if own is not None and own.sig is not None else self._landing(c, par)
+
+    def _default(self, fn: Fn, i: int) -> Val:
+        if i >= len(fn.params):
+            return UNKNOWN
+        kids = [x for x in fn.params[i].get_children() if x.kind.is_expression()]
+        return evaluate(kids[-1], Env(self.macros)) if kids else UNKNOWN
+
+    # --- pointer types ---------------------------------------------------------------------------------
+    def _target(self, expr: Any, fn: Fn | None) -> Any:
+        d = _decl_of(expr)
+        if d is None:
+            return None
+        if d.kind == K.PARM_DECL and fn is not None:
+            for i, p in enumerate(fn.params):
+                if key(p) == key(d):
+                    return ("param", i)
+        ty = d.type
+        if ty.get_canonical().kind == T.POINTER and ty.get_canonical().get_pointee().kind == T.VOID and fn is not None:
+            return self._cast_of(d, fn)
+        return self.type_info(ty)
+
+    def _cast_of(self, d: Any, fn: Fn) -> Any:
+        """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
+        h = key(d)
+        stack = [(fn.cursor, False)]
+        while stack:
+            c, in_return = stack.pop()
+            if c.kind in _CASTS:
+                refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                        and key(x.referenced) == h]
+                if refs:
+                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
+                            and _dependent(c.type)):
+                        return ("return",)
+                    return self.type_info(c.type)
+            for ch in c.get_children():
+                stack.append((ch, in_return or c.kind == K.RETURN_STMT))
+        return None
+
+    def _landing(self, c: Any, par: list[Any]) -> Any:
+        """The type a returned pointer lands in: the cast around the call, the variable it initializes,
+        the left side it is assigned to."""
+        for p in reversed(par):
+            if p.kind in _THROUGH:
+                continue
+            if p.kind in _CASTS:
+                return ("return",) if _dependent(p.type) else self.type_info(p.type)
+            if p.kind == K.VAR_DECL:
+                return self.type_info(p.type)
+            if p.kind == K.BINARY_OPERATOR:
+                lhs = next(iter(p.get_children()), None)
+                d = _decl_of(lhs) if lhs is not None else None
+                return self.type_info(d.type if d is not None else lhs.type) if lhs is not None else None
+            if p.kind == K.RETURN_STMT:
+                return ("return",)
+            break
+        ty = c.type
+        return self.type_info(ty) if ty.get_canonical().kind == T.POINTER else None
+
+    def type_info(self, ty: Any) -> TypeInfo | None:
+        spelling = ty.spelling
+        chain = _chain(ty)
+        pfn = next((n for n in chain if _PFN.fullmatch(n)), None)
+        if pfn is None:
+            m = _PFN.search(spelling)
+            pfn = m.group(0) if m else None
+        can = ty.get_canonical()
+        sig = None
+        if can.kind == T.POINTER and can.get_pointee().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+            f = can.get_pointee()
+            argt = [a.get_canonical().spelling for a in f.argument_types()] if f.kind == T.FUNCTIONPROTO else []
+            sig = self.norm.signature(f.get_result().get_canonical().spelling, argt)
+        elif can.kind == T.VOID or (can.kind == T.POINTER and can.get_pointee().kind == T.VOID):
+            return None
+        m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
+        export = m.group(1) if m else None
+        hand = None
+        if pfn is None and sig is not None:
+            hand = (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
+                    else f"the pointer's type {spelling} is a hand-written function type")
+        return TypeInfo(spelling, pfn, export, sig, hand)
+
+    # --- facts ---------------------------------------------------------------------------------------------
+    def facts(self, where: Any) -> tuple[list[Query], list[Export]]:
+        queries: list[Query] = []
+        exports: list[Export] = []
+        for s in self.sites():
+            f = s.call.location.file
+            if f is None or os.path.abspath(f.name) != os.path.abspath(self.path):
+                continue
+            line, col = s.call.location.line, s.call.location.column
+            tinfo = s.target if isinstance(s.target, TypeInfo) else None
+            if s.export:
+                if isinstance(s.symbol.value, str):
+                    exports.append(Export(s.api, s.symbol.value, line, col, target=None,
+                                          target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
+                                          where=where(s), target_sig=tinfo.sig if tinfo else None,
+                                          target_export=tinfo.export if tinfo else None))
+                continue
+            queries.append(self._query(s, tinfo, line, col, where(s)))
+        return queries, exports
+
+    def _query(self, s: Site, tinfo: TypeInfo | None, line: int, col: int, where: str) -> Query:
+        sym = s.symbol.value if isinstance(s.symbol.value, str) else None
+        ver, vkind = _version(s)
+        literal = ver is not None and vkind == "literal"
+        t = tinfo or TypeInfo("", None, None, None, None)
+        return Query(
+            api=s.api, line=line, col=col, symbol=sym, version=ver if literal else None,
+            pins=(ver,) if literal and ver is not None else (), version_text=s.version.text, version_kind=vkind,
+            flags_text=s.flags.text or ("" if s.flags.value is None else str(s.flags.value)),
+            flags_mode=_flags_mode(s.flags), status=s.status, result_used=s.result_used, unchecked=s.unchecked,
+            target_type=(t.pfn or t.spelling) if tinfo else None, handwritten=t.handwritten,
+            via=" -> ".join(s.via), wrapped=bool(s.via), where=where, target_sig=t.sig, target_export=t.export,
+            guard=_guard(s.parents, s.fn))
+
+
+def _version(s: Site) -> tuple[int | None, str]:
+    """The pin (when it is a number) and where the version came from."""
+    if s.api == "cudaGetDriverEntryPoint":
+        return None, "runtime"
+    ver = s.version.value if isinstance(s.version.value, int) else None
+    if ver is not None and s.version.kind == "literal":
+        return ver, "literal"
+    kind = s.version.kind
+    return ver, "other" if kind == "literal" else kind
+
+
+def _flags_mode(v: Val) -> str:
+    if isinstance(v.value, int):
+        return FLAG_NUMBERS.get(v.value, "")
+    return flag_mode(v.text) if v.text else ""
+
+
+def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
+    """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
+    return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
+                s.status, s.result_used, s.unchecked, s.via, s.export, callers=callers)
+
+
+def _lambda_of(c: Any) -> Any:
+    """The lambda a call `load(...)` calls, when `load` is a variable initialized with one."""
+    ref = c.referenced
+    if ref is None or ref.spelling != "operator()":
+        return None
+    for x in c.get_children():
+        d = _decl_of(x)
+        if d is not None and d.kind == K.VAR_DECL:
+            return next((y for y in d.walk_preorder() if y.kind == K.LAMBDA_EXPR), None)
+        break
+    return None
+
+
+def _written_args(call: Any) -> list[list[str]] | None:
+    """Each argument of a call as written in the source (before macro expansion), when the call's tokens
+    are its own (not a macro invocation)."""
+    toks = tokens(call)
+    if "(" not in toks:
+        return None
+    i = toks.index("(")
+    out: list[list[str]] = [[]]
+    level = 0
+    for t in toks[i + 1:]:
+        if t in "([{":
+            level += 1
+        elif t in ")]}":
+            if level == 0:
+                return out if out != [[]] else []
+            level -= 1
+        elif t == "," and level == 0:
+            out.append([])
+            continue
+        out[-1].append(t)
+    return None
+
+
+def _sugared(c: Any) -> Any:
+    """The call's type as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
+    a specialization's own arguments are canonical, the written ones keep the typedef)."""
+    ty = c.type
+    want = ty.get_canonical().spelling
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return ty
+    for x in callee.walk_preorder():
+        if x.kind == K.TYPE_REF and x.referenced is not None and x.referenced.kind == K.TYPEDEF_DECL:
+            t = x.referenced.type
+            if t.get_canonical().spelling == want:
+                return t
+    return ty
+
+
+def _written_export(c: Any) -> str | None:
+    """`get<decltype(&cuX)>(...)`: the function the written template argument takes the type of."""
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return None
+    for x in callee.walk_preorder():
+        if x.kind == K.DECL_REF_EXPR and x.referenced is not None and x.referenced.kind == K.FUNCTION_DECL \
+                and x.referenced.spelling.startswith("cu"):
+            return str(x.referenced.spelling)
+    return None
+
+
+def _portable_role(w: Walker, r: Role) -> tuple[str, Any] | None:
+    """A role as data: ("param", index) when it is the wrapper's parameter itself, ("fixed", value) when it
+    does not depend on the parameters; None otherwise."""
+    if r.fixed is not None:
+        return ("fixed", r.fixed)
+    v = w.value(r)
+    if v.kind != "param":
+        return ("fixed", v)
+    c = r.cursor
+    while c is not None and c.kind in _THROUGH | _CASTS:
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    if c is not None and c.kind == K.DECL_REF_EXPR and v.param is not None and r.binds is None:
+        return ("param", v.param)
+    return None
+
+
+def _binds(w: Fn, args: list[Any], caller: Fn | None) -> dict[str, Role]:
+    """A wrapper's parameters bound to a call's arguments, or to their defaults where the call has none."""
+    binds: dict[str, Role] = {}
+    for i, p in enumerate(w.params):
+        if i < len(args) and not _is_default_arg(args[i]):
+            binds[key(p)] = Role(args[i], caller)
+        else:
+            kids = [x for x in p.get_children() if x.kind.is_expression()]
+            binds[key(p)] = Role(kids[-1], None) if kids else Role(fixed=UNKNOWN)
+    return binds
+
+
+def _is_default_arg(a: Any) -> bool:
+    """A default argument the compiler filled in (no extent in the file, nothing under it)."""
+    return a.kind == K.UNEXPOSED_EXPR and a.extent.start.file is None and not list(a.get_children())
+
+
+def _template_of(ref: Any) -> Any:
+    from clang.cindex import conf
+
+    t = conf.lib.clang_getSpecializedCursorTemplate(ref)
+    return t if t is not None and t.kind != K.NO_DECL_FOUND and t != ref else None
+
+
+def _template_arg(c: Any, i: int) -> Val:
+    ref = c.referenced
+    try:
+        if ref is not None and ref.get_num_template_arguments() > i:
+            return Val(int(ref.get_template_argument_value(i)), "literal", text=f"template argument {i}")
+    except Exception:
+        return UNKNOWN
+    return UNKNOWN
+
+
+def _decl_of(expr: Any) -> Any:
+    """The variable, field or parameter an expression like `(void**)&p`, `&t.fn` or `p` names."""
+    c = expr
+    for _ in range(16):
+        if c is None:
+            return None
+        if c.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
+            d = c.referenced
+            return d if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL) else None
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = list(c.get_children())
+            c = kids[0] if kids else None
+            continue
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    return None
+
+
+def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str, ...]]:
+    for p in reversed(par):
+        if p.kind in _THROUGH:
+            continue
+        if p.kind in (K.COMPOUND_STMT,):
+            return False, ()
+        if p.kind == K.CSTYLE_CAST_EXPR and p.type.kind == T.VOID:
+            return False, ()
+        if p.kind == K.VAR_DECL and fn is not None and not _used_after(fn, p, c):
+            return True, (p.spelling,)
+        return True, ()
+    return True, ()
+
+
+def _used_after(fn: Fn, d: Any, call: Any) -> bool:
+    """True when the variable is read anywhere in the function outside the call itself."""
+    h = key(d)
+
+    def refs(root: Any) -> int:
+        return sum(1 for x in root.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                   and key(x.referenced) == h)
+
+    return refs(fn.cursor) > refs(call)
+
+
+def _chain(ty: Any) -> list[str]:
+    out = []
+    t = ty
+    for _ in range(16):
+        if t.kind == T.ELABORATED:
+            t = t.get_named_type()
+        if t.kind != T.TYPEDEF:
+            break
+        d = t.get_declaration()
+        out.append(d.spelling)
+        t = d.underlying_typedef_type
+        if t.kind == T.INVALID:
+            break
+    if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
+        out.append(t.spelling)
+    return out
+
+
+def _dependent(ty: Any) -> bool:
+    can = ty.get_canonical()
+    return ty.kind in (T.DEPENDENT,) or "type-parameter" in can.spelling or can.kind == T.UNEXPOSED
+
+
+_GE = {">=": 0, ">": 1}
+_LE = {"<=": 0, "<": 1}
+
+
+def _guard(parents: tuple[Any, ...], fn: Fn | None) -> int:
+    """The driver version an enclosing `if (drv >= N)` (or `N <= drv`) guarantees, where `drv` was
+    filled by cuDriverGetVersion in the same function (0 when there is none)."""
+    if fn is None or not fn.driver_vars:
+        return 0
+    best = 0
+    for i, p in enumerate(parents):
+        if p.kind != K.IF_STMT or i + 1 >= len(parents):
+            continue
+        kids = list(p.get_children())
+        if len(kids) < 2 or kids[1].hash != parents[i + 1].hash:
+            continue   # the request is not in the then-branch
+        best = max(best, _guarantee(kids[0], fn))
+    return best
+
+
+def _guarantee(cond: Any, fn: Fn) -> int:
+    c = cond
+    while c.kind in _THROUGH and list(c.get_children()):
+        c = next(iter(c.get_children()))
+    if c.kind != K.BINARY_OPERATOR:
+        return 0
+    kids = list(c.get_children())
+    toks = tokens(c)
+    op = next((t for t in toks if t in _GE or t in _LE), "")
+    if len(kids) != 2 or not op:
+        return 0
+    left, right = _decl_of(kids[0]), _decl_of(kids[1])
+    env = Env({})
+    if left is not None and key(left) in fn.driver_vars and op in _GE:
+        n = evaluate(kids[1], env).value
+        return n + _GE[op] if isinstance(n, int) else 0
+    if right is not None and key(right) in fn.driver_vars and op in _LE:
+        n = evaluate(kids[0], env).value
+        return n + _LE[op] if isinstance(n, int) else 0
+    return 0
+
+
+__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker"]

@@ -1,0 +1,161 @@
+"""Function types compared by meaning: a normalizer of C type spellings.
+
+A pointer is right when its canonical function type is the one of the ABI the
+request binds, however the source spells it. Both sides are reduced to one
+spelling: typedef names of the catalog resolved to their canonical types
+(`CUdeviceptr` -> `unsigned long long`, `CUresult` -> `cudaError_enum`),
+`struct`/`enum`/`union` tags and calling conventions (`CUDAAPI`,
+`__stdcall`) dropped, qualifiers put in one order at each pointer level
+(`char const *` is `const char *`), a parameter's top-level `const` and
+array-to-pointer decay applied, integer synonyms folded (`unsigned` is
+`unsigned int`), and the fixed-width and size types mapped to the integer type
+they are on the platform (LP64, or LLP64 on Windows).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..catalog import Abi, Catalog
+
+_DROP = frozenset({"struct", "enum", "union", "class", "CUDAAPI", "__stdcall", "_stdcall", "__cdecl", "__restrict",
+                   "restrict", "__restrict__", "volatile_never"})
+_QUALS = ("const", "volatile")
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|\S")
+_ATTR = re.compile(r"__attribute__\s*\(\(.*?\)\)")
+_LP64 = {"size_t": "unsigned long", "uint64_t": "unsigned long", "int64_t": "long", "uintptr_t": "unsigned long",
+         "intptr_t": "long", "ssize_t": "long", "ptrdiff_t": "long"}
+_LLP64 = {"size_t": "unsigned long long", "uint64_t": "unsigned long long", "int64_t": "long long",
+          "uintptr_t": "unsigned long long", "intptr_t": "long long", "ptrdiff_t": "long long"}
+_FIXED = {"uint32_t": "unsigned int", "int32_t": "int", "uint16_t": "unsigned short", "int16_t": "short",
+          "uint8_t": "unsigned char", "int8_t": "signed char", "_Bool": "bool"}
+_INTS = {("unsigned",): "unsigned int", ("signed",): "int", ("signed", "int"): "int", ("long", "int"): "long",
+         ("unsigned", "long", "int"): "unsigned long", ("long", "long", "int"): "long long",
+         ("unsigned", "long", "long", "int"): "unsigned long long", ("short", "int"): "short",
+         ("unsigned", "short", "int"): "unsigned short", ("signed", "long"): "long",
+         ("signed", "long", "long"): "long long", ("signed", "short"): "short"}
+
+
+def platform_map(windows: bool | None = None) -> dict[str, str]:
+    """The spellings of the size and fixed-width types on the platform (LP64, or LLP64 on Windows)."""
+    win = sys.platform == "win32" if windows is None else windows
+    return {**_FIXED, **(_LLP64 if win else _LP64)}
+
+
+class Normalizer:
+    """Reduces C type spellings to one canonical text (see the module's docstring)."""
+
+    def __init__(self, typedefs: Mapping[str, Any] | None = None, windows: bool | None = None) -> None:
+        self.typedefs = {k: v["canonical"] for k, v in (typedefs or {}).items()
+                         if v.get("canonical") not in ("enum", "struct", "union")}
+        self.base = platform_map(windows)
+
+    def type(self, text: str, *, param: bool = True) -> str:
+        """One type, canonical; `param` applies a parameter's adjustments (top-level const, decay)."""
+        return self._type(_ATTR.sub(" ", text), param, 0)
+
+    def _resolve(self, toks: list[str], depth: int) -> list[str]:
+        out: list[str] = []
+        for t in toks:
+            if t in _DROP:
+                continue
+            if t in self.typedefs and depth < 16:
+                out += self._resolve(_TOKEN.findall(self.typedefs[t]), depth + 1)
+            elif t in self.base:
+                out += self.base[t].split()
+            else:
+                out.append(t)
+        return out
+
+    def _type(self, text: str, param: bool, depth: int) -> str:
+        toks = self._resolve(_TOKEN.findall(text), depth)
+        if "(" in toks:
+            return self._function(toks, depth)
+        text2 = " ".join(toks)
+        text2 = re.sub(r"\[[^\]]*\]", "*", text2) if param else text2
+        segs = text2.split("*")
+        norm = [_segment(s) for s in segs]
+        if param and norm:
+            norm[-1] = " ".join(t for t in norm[-1].split() if t not in _QUALS)
+        head, rest = norm[0], norm[1:]
+        return head + "".join(" *" + (f" {r}" if r else "") for r in rest)
+
+    def _function(self, toks: list[str], depth: int) -> str:
+        """A function or function-pointer type: the return type, the declarator kind, each parameter."""
+        i = toks.index("(")
+        ret = self._type(" ".join(toks[:i]), False, depth + 1)
+        groups = _paren_groups(toks[i:])
+        if len(groups) >= 2 and groups[0] and all(t in ("*", "const") for t in groups[0]):
+            return f"{ret} (*)({self._params(groups[1], depth)})"
+        return f"{ret} ({self._params(groups[0] if groups else [], depth)})"
+
+    def _params(self, toks: list[str], depth: int) -> str:
+        parts: list[list[str]] = []
+        cur: list[str] = []
+        level = 0
+        for t in toks:
+            if t == "," and level == 0:
+                parts.append(cur)
+                cur = []
+                continue
+            level += (t == "(") - (t == ")")
+            cur.append(t)
+        if cur:
+            parts.append(cur)
+        out = [self._type(" ".join(p), True, depth + 1) for p in parts]
+        return ", ".join(o for o in out if o != "void" or len(out) > 1)
+
+    def signature(self, returns: str, params: Sequence[str]) -> str:
+        """`R (P1, P2)` canonical."""
+        ps = [self.type(p) for p in params]
+        return f"{self.type(returns, param=False)} ({', '.join(p for p in ps if p != 'void' or len(ps) > 1)})"
+
+    def abi(self, abi: Abi) -> str:
+        """The canonical function type of a catalog ABI."""
+        return self.signature(abi.signature.returns, [p.canonical for p in abi.signature.params])
+
+
+def _segment(seg: str) -> str:
+    toks = seg.split()
+    quals = sorted(t for t in toks if t in _QUALS)
+    rest = [t for t in toks if t not in _QUALS]
+    key = tuple(rest)
+    if key in _INTS:
+        rest = _INTS[key].split()
+    return " ".join([*quals, *rest])
+
+
+def _paren_groups(toks: list[str]) -> list[list[str]]:
+    """The top-level `( ... )` groups of a token list, without their parentheses."""
+    groups: list[list[str]] = []
+    level = 0
+    for t in toks:
+        if t == "(":
+            level += 1
+            if level == 1:
+                groups.append([])
+                continue
+        elif t == ")":
+            level -= 1
+            if level == 0:
+                continue
+        if level >= 1:
+            groups[-1].append(t)
+    return groups
+
+
+_CACHE: dict[int, Normalizer] = {}
+
+
+def normalizer(cat: Catalog) -> Normalizer:
+    """The normalizer with `cat`'s typedefs (one per catalog)."""
+    got = _CACHE.get(id(cat))
+    if got is None:
+        got = _CACHE[id(cat)] = Normalizer(cat.types.get("typedefs", {}))
+    return got
+
+
+__all__ = ["Normalizer", "normalizer", "platform_map"]

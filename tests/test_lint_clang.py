@@ -1,0 +1,272 @@
+"""The semantic (clang) engine and the engine choice: the semantic corpus for both engines, generated
+headers, the type normalizer, severities, fallbacks on bad input, the CLI options."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tree_sitter_cpp")
+
+from cuentry.catalog import catalog  # noqa: E402
+from cuentry.cli import main  # noqa: E402
+from cuentry.lint import lint_paths, lint_text  # noqa: E402
+from cuentry.lint.engine import Settings  # noqa: E402
+from cuentry.lint.signature import Normalizer, normalizer  # noqa: E402
+
+CORPUS = Path(__file__).parent / "lint_corpus"
+SEMANTIC = CORPUS / "semantic"
+SEM_FILES = sorted(p.name for p in SEMANTIC.iterdir() if p.suffix in (".cpp", ".cu"))
+EXPECT = re.compile(r"expect(?:\[(clang|tree-sitter)\])?:\s*((?:CE\d{3}(?:/\w+)?\s*)+)")
+OLD_EXPECT = re.compile(r"expect:\s*((?:CE\d{3}\s*)+)")
+
+
+def expected(path: Path, engine: str) -> set[tuple[int, str, str | None]]:
+    out = set()
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        for m in EXPECT.finditer(line):
+            if m.group(1) in (None, engine):
+                for item in m.group(2).split():
+                    code, _, sev = item.partition("/")
+                    out.add((i, code, sev or None))
+    return out
+
+
+def _matches(findings: list, want: set[tuple[int, str, str | None]]) -> bool:
+    got = {(f.line, f.code) for f in findings}
+    if got != {(line, code) for line, code, _ in want}:
+        return False
+    sev = {(f.line, f.code): f.severity for f in findings}
+    return all(s is None or sev[(line, code)] == s for line, code, s in want)
+
+
+def _clang() -> None:
+    pytest.importorskip("clang.cindex")
+    from cuentry.lint import clang
+
+    if not clang.available():
+        pytest.skip("libclang cannot be loaded")
+
+
+@pytest.mark.parametrize("name", SEM_FILES)
+def test_semantic_corpus_tree_sitter(name: str) -> None:
+    path = SEMANTIC / name
+    findings, unit = lint_text(path.read_text(), str(path), settings=Settings(engine="tree-sitter", pedantic=True))
+    assert unit.engine == "tree-sitter"
+    want = expected(path, "tree-sitter")
+    assert _matches(findings, want), sorted((f.line, f.code, f.severity) for f in findings)
+
+
+@pytest.mark.parametrize("name", SEM_FILES)
+def test_semantic_corpus_clang(name: str) -> None:
+    _clang()
+    path = SEMANTIC / name
+    findings, unit = lint_text(path.read_text(), str(path),
+                               settings=Settings(engine="clang", toolkit="13.0", pedantic=True))
+    assert unit.engine == "clang", unit.note
+    assert "written by cuentry" in unit.headers and all(f.headers == unit.headers for f in findings)
+    want = expected(path, "clang")
+    assert _matches(findings, want), sorted((f.line, f.code, f.severity, f.message) for f in findings)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.iterdir() if p.is_file() and p.suffix != ".py"))
+def test_main_corpus_with_clang_where_it_parses(name: str) -> None:
+    """The tree-sitter corpus, judged by clang where the file parses: the same findings."""
+    _clang()
+    path = CORPUS / name
+    findings, unit = lint_text(path.read_text(), str(path),
+                               settings=Settings(engine="clang", toolkit="13.0", pedantic=True))
+    if unit.engine != "clang":
+        assert unit.note and "judged by tree-sitter" in unit.note
+        return
+    want = set()
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        m = OLD_EXPECT.search(line)
+        if m:
+            want.update((i, c) for c in m.group(1).split())
+    assert {(f.line, f.code) for f in findings} == want
+
+
+def test_notes_only_with_pedantic() -> None:
+    path = SEMANTIC / "decltype_rename.cpp"
+    quiet, _ = lint_text(path.read_text(), str(path), settings=Settings(engine="tree-sitter"))
+    loud, _ = lint_text(path.read_text(), str(path), settings=Settings(engine="tree-sitter", pedantic=True))
+    assert all(f.severity != "note" for f in quiet)
+    assert {f.severity for f in loud} >= {"note", "warning"} and len(loud) > len(quiet)
+
+
+def test_floor_turns_a_release_pin_into_a_note() -> None:
+    src = ('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
+           'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+           'return 1; return 0; }\n')
+    (w,), _ = lint_text(src, "f.cpp", settings=Settings(engine="tree-sitter"))
+    assert w.code == "CE010" and w.severity == "warning"
+    (n,), _ = lint_text(src, "f.cpp", settings=Settings(engine="tree-sitter", floor=12000, pedantic=True))
+    assert n.code == "CE010" and n.severity == "note"
+    assert lint_text(src, "f.cpp", settings=Settings(engine="tree-sitter", floor=12000))[0] == []
+
+
+def test_normalizer_spellings() -> None:
+    n = normalizer(catalog())
+    assert n.type("char const*") == n.type("const char *")
+    assert n.type("const char * const") == n.type("const char*")
+    assert n.type("CUdeviceptr *") == n.type("unsigned long long*")
+    assert n.type("struct CUctx_st *") == n.type("CUcontext") == n.type("CUctx_st*")
+    assert n.type("unsigned") == "unsigned int" and n.type("long int") == "long"
+    assert n.type("int [4]") == n.type("int *")
+    assert n.type("CUresult (CUDAAPI *)(CUdeviceptr *, size_t)") == n.type("enum cudaError_enum (*)(unsigned long long*, size_t)")
+    assert n.type("const char *") != n.type("char *")
+    assert n.type("unsigned int") != n.type("int")
+    assert n.signature("CUresult", ["void"]) == n.signature("CUresult", [])
+
+
+def test_normalizer_platforms() -> None:
+    lp64, llp64 = Normalizer({}, windows=False), Normalizer({}, windows=True)
+    assert lp64.type("size_t") == "unsigned long" and llp64.type("size_t") == "unsigned long long"
+    assert lp64.type("uint64_t") == lp64.type("unsigned long")
+
+
+def test_catalog_abi_signatures_are_told_apart() -> None:
+    n, cat = normalizer(catalog()), catalog()
+    a2000, a3020 = cat.abis("cuMemAlloc")
+    assert n.abi(a2000) != n.abi(a3020)
+
+
+def test_generated_headers_declare_the_toolkit() -> None:
+    from cuentry.lint.clang.headers import cuda_h, toolkit_version, typedefs_h
+
+    cat = catalog()
+    h12, h13 = cuda_h(cat, "12.4"), cuda_h(cat, "13.0")
+    assert "#define CUDA_VERSION 12040" in h12 and "#define CUDA_VERSION 13000" in h13
+    assert "#define cuMemAlloc cuMemAlloc_v2" in h12
+    assert "#define cuCtxCreate cuCtxCreate_v3" in h12 and "#define cuCtxCreate cuCtxCreate_v4" in h13
+    assert "CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1" in h12
+    t = typedefs_h(cat, "12.4")
+    assert "PFN_cuMemAlloc_v3020" in t and "#define PFN_cuMemAlloc PFN_cuMemAlloc_v3020" in t
+    assert toolkit_version("12.4") == 12040
+    from cuentry.errors import UsageError
+
+    with pytest.raises(UsageError):
+        toolkit_version("twelve")
+
+
+def test_generated_headers_parse_cleanly_in_c_and_cpp(tmp_path: Path) -> None:
+    _clang()
+    import clang.cindex as ci
+
+    from cuentry.lint.clang import RESOURCE_DIR
+    from cuentry.lint.clang.headers import generated_dir
+
+    d = generated_dir(catalog(), "12.4")
+    src = tmp_path / "t.c"
+    src.write_text("#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime_api.h>\n")
+    for lang in ("c", "c++"):
+        tu = ci.Index.create().parse(str(src), args=["-x", lang, "-resource-dir", RESOURCE_DIR, "-isystem", d])
+        assert [str(x) for x in tu.diagnostics if x.severity >= 3] == []
+
+
+def test_toolkit_choice_changes_what_decltype_binds(tmp_path: Path) -> None:
+    """cuCtxCreate is cuCtxCreate_v3 (11040) in 12.4's cuda.h and cuCtxCreate_v4 (12050) in 13.0's."""
+    _clang()
+    src = ('#include <cuda.h>\nint f() { decltype(&cuCtxCreate) p = nullptr; CUdriverProcAddressQueryResult q;\n'
+           'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+           'return 1; return 0; }\n')
+    f12, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="12.4"))
+    f13, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="13.0"))
+    assert [f.code for f in f12] == ["CE004"] and f12[0].severity == "warning"
+    assert [f.code for f in f13] == ["CE002"] and f13[0].severity == "error"
+    assert "CUDA 13.0" in f13[0].headers and "12050" in f13[0].message
+
+
+def test_bad_input_falls_back_with_a_note(tmp_path: Path) -> None:
+    _clang()
+    (tmp_path / "missing_include.cpp").write_text(
+        '#include "nowhere.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;'
+        'cuGetProcAddress("cuMemAlloc",&p,1000,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q);}\n')
+    (tmp_path / "broken.cpp").write_text("int f( {{{ cuGetProcAddress(\n")
+    (tmp_path / "good.cpp").write_text(
+        '#include <cudaTypedefs.h>\nint f() { PFN_cuMemAlloc_v3020 p; CUdriverProcAddressQueryResult q;\n'
+        'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 0, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1;'
+        ' return 0; }\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    judged = {Path(j.path).name: j for j in rep.judged}
+    assert judged["good.cpp"].engine == "clang" and not judged["good.cpp"].note
+    assert judged["missing_include.cpp"].engine == "tree-sitter"
+    assert "nowhere.h" in judged["missing_include.cpp"].note and "-I" in judged["missing_include.cpp"].note
+    assert judged["broken.cpp"].engine == "tree-sitter" and judged["broken.cpp"].note
+    assert any(Path(f.path).name == "good.cpp" and f.code == "CE009" and f.severity == "error" for f in rep.findings)
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_json_engine_severity_and_sarif_levels(tmp_path: Path) -> None:
+    path = str(SEMANTIC / "decltype_rename.cpp")
+    code, o, _ = _cli("lint", "--json", "--engine", "tree-sitter", "--pedantic", path)
+    doc = json.loads(o)
+    assert code == 1 and {f["severity"] for f in doc["findings"]} >= {"note", "warning"}
+    assert all(f["engine"] == "tree-sitter" for f in doc["findings"])
+    assert doc["judged"][0]["engine"] == "tree-sitter"
+    code, o, _ = _cli("lint", "--sarif", "--engine", "tree-sitter", "--pedantic", path)
+    levels = {r["level"] for r in json.loads(o)["runs"][0]["results"]}
+    assert levels >= {"note", "warning"}
+    code, _, e = _cli("lint", "--toolkit", "9.9", path)
+    assert code == 2 and "--toolkit" in e
+    code, _, e = _cli("lint", "--engine", "nope", path)
+    assert code == 2
+
+
+def test_cli_compile_commands_flags(tmp_path: Path) -> None:
+    _clang()
+    src = tmp_path / "a.cpp"
+    src.write_text('#include <cudaTypedefs.h>\nint f() { PFN_cuMemAlloc_v3020 p; CUdriverProcAddressQueryResult q;\n'
+                   'if (cuGetProcAddress("cuMemAlloc", (void**)&p, VER, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+                   'return 1; return 0; }\n')
+    cc = tmp_path / "compile_commands.json"
+    cc.write_text(json.dumps([{"directory": str(tmp_path), "file": "a.cpp", "arguments": ["c++", "-DVER=2000", "-c", "a.cpp"]}]))
+    code, o, _ = _cli("lint", "--json", "--toolkit", "13.0", "--compile-commands", str(cc), str(src))
+    doc = json.loads(o)
+    assert doc["judged"][0]["engine"] == "clang"
+    assert [(f["code"], f["severity"]) for f in doc["findings"]] == [("CE002", "error")]
+    cc.write_text("{not json")
+    code, _, e = _cli("lint", "--compile-commands", str(cc), str(src))
+    assert code == 2 and "compile_commands" in e
+
+
+@pytest.mark.parametrize("name", SEM_FILES)
+def test_precompiled_headers_change_nothing(name: str) -> None:
+    """The generated headers precompiled (the default) and parsed each time give the same facts."""
+    _clang()
+    from cuentry.lint import clang
+
+    path = SEMANTIC / name
+    text = path.read_text()
+    fast = clang.extract(text, str(path), clang.Options(toolkit="13.0"))
+    slow = clang.extract(text, str(path), clang.Options(toolkit="13.0", pch=False))
+    assert fast.queries == slow.queries and fast.exports == slow.exports
+
+
+def test_wrapper_defined_in_another_file_with_a_prototype_default(tmp_path: Path) -> None:
+    """clang follows a wrapper whose body is in another translation unit of the run (by its USR), with the
+    default its header prototype declares."""
+    _clang()
+    (tmp_path / "loader.h").write_text(
+        "#pragma once\n#include <cuda.h>\nCUresult get_entry(const char* name, void** fn, int version = 12000);\n")
+    (tmp_path / "loader.cpp").write_text(
+        '#include "loader.h"\nCUresult get_entry(const char* name, void** fn, int version) {\n'
+        "  CUdriverProcAddressQueryResult q;\n"
+        "  CUresult r = cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n"
+        "  return r == CUDA_SUCCESS && q == CU_GET_PROC_ADDRESS_SUCCESS ? r : CUDA_ERROR_NOT_FOUND;\n}\n")
+    (tmp_path / "use.cpp").write_text(
+        '#include "loader.h"\nvoid init(void** a, void** b, void** c) {\n  get_entry("cuMemCreate", a);\n'
+        '  get_entry("cuCtxCreate_v2", b, 3020);\n  get_entry("cuMemMap", c, 10020);\n}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(toolkit="13.0"))
+    got = {(Path(f.path).name, f.line, f.code, f.engine) for f in rep.findings}
+    assert got == {("use.cpp", 3, "CE010", "clang"), ("use.cpp", 4, "CE003", "clang")}
