@@ -213,6 +213,7 @@ class _State:
 
 _TABLES: WeakSet[Table] = WeakSet()
 _LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
+_BINDERS: dict[type, dict[str, _Binder]] = {}  # per layout: a _Binder for each entry (as many as _LAYOUTS)
 
 
 def _after_fork() -> None:
@@ -259,8 +260,7 @@ def _check_source(name: str, source: object) -> None:
                                 hint="leave source out to use cuentry.default_driver(), or pass Driver.load(path)")
 
 
-def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
-    attr = e.attr
+def _check_attr(name: str, attr: object, seen: dict[str, Entry]) -> None:
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TableDeclarationError(f"table {name!r}: entry name {attr!r} is not a Python identifier",
                                     hint="required('cuMemAlloc', 3020, name='mem_alloc')")
@@ -284,6 +284,8 @@ class Table:
 
     _layout: type[Table]  # the per-layout class (set in __new__)
     _unbound: set[str]  # entries resolved but not bound yet
+    _attrs: tuple[str, ...]  # the entries' names, in order
+    _pins: list[tuple[str, int, Stream, Abi]]  # the entries' own pins, as resolve_many takes them
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
@@ -335,13 +337,19 @@ class Table:
         self._resolved = False
         self._forked_refused = False
         seen: dict[str, Entry] = {}
+        pins: list[tuple[str, int, Stream, Abi]] = []
+        mode = self.stream
         for e in entries:
             if not isinstance(e, Entry):
                 raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
                                             hint="use required(...) or optional(...)")
-            _check_attr(name, e, seen)
-            seen[e.attr] = bind_entry(e, self.stream, cat, where=f"table {name!r}: ")
+            attr = e.attr
+            _check_attr(name, attr, seen)
+            b = seen[attr] = bind_entry(e, mode, cat, where=f"table {name!r}: ")
+            pins.append((b.symbol, b.version, mode, b.bound_abi))
         self.entries: tuple[Entry, ...] = tuple(seen.values())
+        self._attrs = tuple(seen)  # each entry's name, in order (its slot)
+        self._pins = pins  # each entry's own pin, as resolve_many takes it
         self._fill_lazy()
 
     @classmethod
@@ -387,15 +395,15 @@ class Table:
             src = self._get_source()
             states: dict[str, _State] = {}
             failures: list[Diagnostic] = []
-            stream = self.stream
             # One call for every entry's own pin (Driver.resolve_many: the queries in one loop); a pin that
             # failed goes on through its fallbacks one by one.
-            answers = src.resolve_many([(e.symbol, e.version, stream, e.bound_abi) for e in self.entries])
-            for e, answer in zip(self.entries, answers, strict=True):
+            pins = self._pins
+            answers = src.resolve_many(pins)
+            for attr, e, pin, answer in zip(self._attrs, self.entries, pins, answers, strict=True):
                 if type(answer) is tuple:  # (address, diagnostic()): checked; bound on the first read
-                    states[e.attr] = _State("resolved", None, None, None, (), answer[1], (src, e.bound_abi, answer[0]))
+                    states[attr] = _State("resolved", None, None, None, (), answer[1], (src, pin[3], answer[0]))
                     continue
-                st = states[e.attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
+                st = states[attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
@@ -455,9 +463,14 @@ class Table:
                 unbound.add(attr)
         self._unbound = unbound
         if unbound:
+            binders = _BINDERS.get(layout)
+            if binders is None:
+                binders = {a: _Binder(a) for a in self._attrs}  # stateless: one set per layout
+                if len(_BINDERS) < 1024:
+                    _BINDERS[layout] = binders
             own = type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
                                                     "__qualname__": layout.__qualname__,
-                                                    **{a: _Binder(a) for a in unbound}})
+                                                    **{a: binders[a] for a in unbound}})
             self.__class__ = own
 
     def _bind_entry(self, attr: str) -> Any:
@@ -489,8 +502,7 @@ class Table:
 
     def _fill_lazy(self) -> None:
         put = object.__setattr__
-        for e in self.entries:
-            attr = e.attr
+        for attr in self._attrs:
             put(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
