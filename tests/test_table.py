@@ -294,8 +294,12 @@ def test_the_tables_own_class_goes_when_every_entry_is_bound(driver: Driver) -> 
     t.cuMemAlloc  # noqa: B018  (the last one)
     assert type(t) is layout and "cuMemAlloc" in layout.__dict__
     other = Table("o", LAZY, stream="legacy", source=driver).resolve()  # tables of one layout stay apart
-    assert type(other) is not layout and type(other).__mro__[1] is layout
+    third = Table("3", LAZY, stream="legacy", source=driver).resolve()
+    assert type(other) is not layout and type(other).__mro__[1] is layout and type(third) is type(other)
     assert other.cuMemAlloc is t.cuMemAlloc  # the same address and ABI on one driver: the same function
+    assert type(third) is not type(other) and "cuMemAlloc" in type(third).__dict__  # third: nothing bound
+    assert "cuMemAlloc" not in type(other).__dict__ and "cuCtxGetCurrent" in type(other).__dict__
+    assert third.cuCtxGetCurrent is other.cuCtxGetCurrent and third.cuDeviceGetCount.abi.symbol == "cuDeviceGetCount"
 
 
 def test_an_entry_read_before_resolution_binds_when_used(driver: Driver, binds: list[str]) -> None:
@@ -368,3 +372,22 @@ def test_a_signature_no_conversion_exists_for_is_refused_at_resolution_not_at_fi
     with pytest.raises(TypeError, match="no conversion for C type 'mystery_t \\*'"):
         t.resolve()
     assert not t.resolved
+
+
+def test_a_declaration_made_again_is_checked_and_bound_once(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cuentry.table as table_mod
+
+    calls: list[int] = []
+    real = table_mod.bind_entry
+    monkeypatch.setattr(table_mod, "bind_entry", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    es = [required("cuMemAlloc", 3020), required("cuMemcpyHtoD", 7000), optional("cuMulticastCreate", 12010)]
+    a = Table("a", es, stream="legacy", source=driver)
+    assert len(calls) == 3
+    b = Table("b", es, stream="legacy", source=driver)
+    assert len(calls) == 3 and b.entries is a.entries and b.name == "b"
+    c = Table("c", es, stream="per_thread", source=driver)  # another mode: its own binding
+    assert len(calls) == 6 and c.entries[1].bound_abi.pfn == "PFN_cuMemcpyHtoD_v7000_ptds"
+    assert a.entries[1].bound_abi.pfn == "PFN_cuMemcpyHtoD_v3020"
+    with pytest.raises(TableDeclarationError, match="declared twice"):
+        Table("d", [*es, required("cuMemAlloc", 3020)], stream="legacy", source=driver)  # a new list: checked
+    assert b.resolve().cuMemAlloc is a.resolve().cuMemAlloc and not b.available("cuMulticastCreate")

@@ -57,6 +57,9 @@ if TYPE_CHECKING:
     from .calls import TypedFunction
 
     Answer = tuple[int, Callable[[], Diagnostic]] | ResolutionError  # (address, diagnostic()) of a success
+    from functools import partial
+else:
+    from _functools import partial  # functools.partial, without importing functools (a cold start)
 
 __all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "Resolved", "Runtime", "default_driver", "resolve"]
 
@@ -454,7 +457,7 @@ class Driver(_Source):
         if self.gpa_form != "v2" or _logging_wanted() or self.library.closed:
             return super().resolve_many(pins)
         ask = self.boot.proc_address_asker()  # its output cells made once, for this loop
-        dv, seen, access = self.driver_version, self._seen, "driver:v2"
+        dv, seen, access, success = self.driver_version, self._seen, "driver:v2", self._success
         out: list[Answer] = []
         guard = self.library.guard
         guard.enter("cuGetProcAddress_v2")
@@ -478,7 +481,7 @@ class Driver(_Source):
                 if got is None or got[0] is not abi:
                     out.append(self._first_answer(sym, ver, mode, abi, access, rc, query, addr))
                 else:
-                    out.append((addr, self._later(sym, ver, mode, abi, rc, query, addr, got[1])))
+                    out.append((addr, partial(success, sym, ver, mode, abi, rc, query, addr, got[1])))
         finally:
             guard.leave()
         return out
@@ -491,12 +494,8 @@ class Driver(_Source):
             hint, exported = self._judged(sym, ver, mode, abi, access, rc, query, False, addr)
         except ResolutionError as exc:
             return exc
-        return addr, lambda: self._diagnostic(sym, ver, mode, abi, access, rc, query, False, addr, Classification.OK,
-                                              hint, exported)
-
-    def _later(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
-               exported: str | None) -> Callable[[], Diagnostic]:
-        return lambda: self._success(sym, ver, mode, abi, rc, query, addr, exported)
+        return addr, partial(self._diagnostic, sym, ver, mode, abi, access, rc, query, False, addr, Classification.OK,
+                             hint, exported)
 
     def _success(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
                  exported: str | None) -> Diagnostic:

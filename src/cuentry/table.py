@@ -65,6 +65,9 @@ if TYPE_CHECKING:
     from .catalog import Abi
     from .manifest import Manifest
 
+    # (declared entries, catalog, bound entries, their names, their own pins)
+    _Declared = tuple[tuple[Any, ...], Catalog, tuple[Entry, ...], tuple[str, ...], tuple[tuple[str, int, Stream, Abi], ...]]
+
 __all__ = [
     "RESERVED",
     "STREAM_ENV",
@@ -214,6 +217,20 @@ class _State:
 _TABLES: WeakSet[Table] = WeakSet()
 _LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
 _BINDERS: dict[type, dict[str, _Binder]] = {}  # per layout: a _Binder for each entry (as many as _LAYOUTS)
+_PENDING: dict[type, type] = {}  # per layout: the class of its tables resolved with no entry bound yet (shared)
+
+
+def _pending_class(layout: type, unbound: set[str], shared: bool = False) -> type:
+    """A subclass of `layout` with a [_Binder][cuentry.table._Binder] for each entry of `unbound`. A shared
+    one (`_shared`) is never changed: a table leaves it for a class of its own at its first binding."""
+    binders = _BINDERS.get(layout)
+    if binders is None:
+        binders = {a: _Binder(a) for a in layout.__dict__["__slots__"]}  # stateless: one set per layout
+        if len(_BINDERS) < 1024:
+            _BINDERS[layout] = binders
+    return type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
+                                             "__qualname__": layout.__qualname__, "_shared": shared,
+                                             **{a: binders[a] for a in unbound}})
 
 
 def _after_fork() -> None:
@@ -272,6 +289,43 @@ def _check_attr(name: str, attr: object, seen: dict[str, Entry]) -> None:
                                     hint="give it another name='...'")
 
 
+def _layout(cls: type[Table], listed: tuple[Any, ...]) -> type[Table]:
+    """The per-layout subclass of `cls` whose `__slots__` are the entries' names (declaration errors are
+    raised by `_declare`: an invalid name gets no slot here)."""
+    attrs = [e.attr for e in listed if isinstance(e, Entry)]
+    slots = tuple(dict.fromkeys(
+        a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
+    sub = _LAYOUTS.get((cls, slots))
+    if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
+        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__})
+        if len(_LAYOUTS) < 1024:
+            _LAYOUTS[(cls, slots)] = sub
+    return sub
+
+
+def _declare(name: str, entries: tuple[Any, ...], mode: Stream, cat: Catalog) -> _Declared:
+    """Check and bind declared entries in `mode`: (declared, cat, bound entries, names, pins)."""
+    seen: dict[str, Entry] = {}
+    pins: list[tuple[str, int, Stream, Abi]] = []
+    for e in entries:
+        if not isinstance(e, Entry):
+            raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry", hint="use required(...) or optional(...)")
+        attr = e.attr
+        _check_attr(name, attr, seen)
+        b = seen[attr] = bind_entry(e, mode, cat, where=f"table {name!r}: ")
+        pins.append((b.symbol, b.version, mode, b.bound_abi))
+    return (entries, cat, tuple(seen.values()), tuple(seen), tuple(pins))
+
+
+# Declarations already checked and bound, by (the declared entries' ids, mode, catalog): a library that
+# declares the same table again (per thread, per device, after a reset) checks and binds nothing twice.
+# Each value keeps its declared entries and catalog alive (an id is not reused while it is kept); bounded.
+_DECLARED: dict[tuple[tuple[int, ...], str, int], _Declared] = {}
+_NEW: dict[tuple[type, tuple[int, ...]], tuple[tuple[Any, ...], type[Table]]] = {}  # ids -> the layout class
+_MEMO_LIMIT = 256
+
+
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
@@ -285,21 +339,22 @@ class Table:
     _layout: type[Table]  # the per-layout class (set in __new__)
     _unbound: set[str]  # entries resolved but not bound yet
     _attrs: tuple[str, ...]  # the entries' names, in order
-    _pins: list[tuple[str, int, Stream, Abi]]  # the entries' own pins, as resolve_many takes them
+    _pins: tuple[tuple[str, int, Stream, Abi], ...]  # the entries' own pins, as resolve_many takes them
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
-        attrs = [e.attr for e in listed if isinstance(e, Entry)]
-        slots = tuple(dict.fromkeys(
-            a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
-        sub = _LAYOUTS.get((cls, slots))
-        if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
-            sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
-                                               "__qualname__": cls.__qualname__})
-            if len(_LAYOUTS) < 1024:
-                _LAYOUTS[(cls, slots)] = sub
+        ids = tuple(map(id, listed))  # the same declared entries (kept alive by the memo: an id is not reused)
+        known = _NEW.get((cls, ids))
+        if known is not None:
+            sub = known[1]
+        else:
+            sub = _layout(cls, listed)
+            if len(_NEW) >= _MEMO_LIMIT:
+                _NEW.clear()
+            _NEW[(cls, ids)] = (listed, sub)
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
+        self.__dict__["_declared_ids"] = ids
         self.__dict__["_layout"] = sub
         return self
 
@@ -315,14 +370,17 @@ class Table:
     ) -> None:
         self._lock = _forksafe.RLock()
         declared = self.__dict__.pop("_declared_entries", None)
+        ids = self.__dict__.pop("_declared_ids", None)
         if cat is not None and not isinstance(cat, Catalog):
             raise TableDeclarationError(f"table {name!r}: cat must be a cuentry Catalog, got {type(cat).__name__}",
                                         hint="leave cat out to use the installed catalog")
-        self._init(name, list(_listed(name, entries) if declared is None else declared), stream, source, on_fork,
+        listed = _listed(name, entries) if declared is None else declared
+        self._init(name, listed, tuple(map(id, listed)) if ids is None else ids, stream, source, on_fork,
                    catalog() if cat is None else cat)
         _TABLES.add(self)
 
-    def _init(self, name: str, entries: list[Entry], stream: Any, source: Any, on_fork: str, cat: Catalog) -> None:
+    def _init(self, name: str, entries: tuple[Entry, ...], ids: tuple[int, ...], stream: Any, source: Any, on_fork: str,
+              cat: Catalog) -> None:
         self.stream: Stream = _mode(name, stream)
         if on_fork not in ("reresolve", "refuse"):
             raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
@@ -336,20 +394,16 @@ class Table:
         self._unbound = set()
         self._resolved = False
         self._forked_refused = False
-        seen: dict[str, Entry] = {}
-        pins: list[tuple[str, int, Stream, Abi]] = []
-        mode = self.stream
-        for e in entries:
-            if not isinstance(e, Entry):
-                raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
-                                            hint="use required(...) or optional(...)")
-            attr = e.attr
-            _check_attr(name, attr, seen)
-            b = seen[attr] = bind_entry(e, mode, cat, where=f"table {name!r}: ")
-            pins.append((b.symbol, b.version, mode, b.bound_abi))
-        self.entries: tuple[Entry, ...] = tuple(seen.values())
-        self._attrs = tuple(seen)  # each entry's name, in order (its slot)
-        self._pins = pins  # each entry's own pin, as resolve_many takes it
+        key = (ids, self.stream, id(cat))
+        got = _DECLARED.get(key)
+        if got is None or got[1] is not cat:
+            got = _declare(name, entries, self.stream, cat)
+            if len(_DECLARED) >= _MEMO_LIMIT:
+                _DECLARED.clear()
+            _DECLARED[key] = got
+        self.entries: tuple[Entry, ...] = got[2]
+        self._attrs = got[3]  # each entry's name, in order (its slot)
+        self._pins = got[4]  # each entry's own pin, as resolve_many takes it
         self._fill_lazy()
 
     @classmethod
@@ -462,16 +516,15 @@ class Table:
             else:
                 unbound.add(attr)
         self._unbound = unbound
-        if unbound:
-            binders = _BINDERS.get(layout)
-            if binders is None:
-                binders = {a: _Binder(a) for a in self._attrs}  # stateless: one set per layout
-                if len(_BINDERS) < 1024:
-                    _BINDERS[layout] = binders
-            own = type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
-                                                    "__qualname__": layout.__qualname__,
-                                                    **{a: binders[a] for a in unbound}})
-            self.__class__ = own
+        if len(unbound) == len(states):  # none bound yet (the common case): the layout's shared class
+            shared = _PENDING.get(layout)
+            if shared is None:
+                shared = _pending_class(layout, unbound, shared=True)
+                if len(_PENDING) < 1024:
+                    _PENDING[layout] = shared
+            self.__class__ = shared
+        elif unbound:
+            self.__class__ = _pending_class(layout, unbound)
 
     def _bind_entry(self, attr: str) -> Any:
         """The first read of a resolved entry: its typed callable, bound now (and from now on its slot's)."""
@@ -497,6 +550,8 @@ class Table:
                 cls = type(self)
                 if not unbound:
                     self.__class__ = self._layout
+                elif cls.__dict__.get("_shared"):  # the layout's shared class: this table gets its own now
+                    self.__class__ = _pending_class(self._layout, unbound)
                 elif cls is not self._layout and attr in cls.__dict__:
                     delattr(cls, attr)
 

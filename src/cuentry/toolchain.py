@@ -24,9 +24,10 @@ from pathlib import Path
 
 from .errors import BuildError
 
-__all__ = ["CXX_COMPILERS", "C_COMPILERS", "c_string", "compile_cached", "find_compiler", "run_compiler"]
+__all__ = ["CC_ENV", "CXX_COMPILERS", "C_COMPILERS", "c_string", "compile_cached", "find_compiler", "run_compiler"]
 
 
+CC_ENV = "CC"  # the C compiler, as shell words ("ccache gcc")
 C_COMPILERS = ("cc", "gcc", "clang")
 CXX_COMPILERS = ("c++", "g++", "clang++")
 
@@ -45,7 +46,7 @@ def find_compiler(cc: str | None = None, *, cxx: bool = False, what: str = "comp
     Raises:
         BuildError: the named compiler is not on PATH, or none of the defaults is.
     """
-    var = "CXX" if cxx else "CC"
+    var = "CXX" if cxx else CC_ENV
     text = cc or os.environ.get(var) or ""
     try:
         words = shlex.split(text)
