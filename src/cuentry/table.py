@@ -516,7 +516,7 @@ class Table:
             else:
                 unbound.add(attr)
         self._unbound = unbound
-        if len(unbound) == len(states):  # none bound yet (the common case): the layout's shared class
+        if unbound and len(unbound) == len(states):  # none bound yet (the common case): the layout's shared class
             shared = _PENDING.get(layout)
             if shared is None:
                 shared = _pending_class(layout, unbound, shared=True)
