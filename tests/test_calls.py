@@ -433,3 +433,21 @@ def test_no_unchecked_entry_on_a_callable(drv: Driver) -> None:
     fn = drv.call("cuCtxGetCurrent", 4000)
     public = {m for m in dir(fn) if not m.startswith("_")}
     assert public <= {"abi", "address", "exported", "backend", "checked", "params", "ffi_type"}, public
+
+
+def test_every_abi_of_the_shipped_catalog_builds_its_contract() -> None:
+    """What lets a table trust the shipped catalog at resolution (calls.check_bindable skips its records)
+    and build each contract at an entry's first use."""
+    from cuentry.calls import check_bindable, contract
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    hints = contract.Hints(cat.ffi_hints)
+    abis = list(cat)
+    assert len(abis) > 500
+    for abi in abis:
+        contract.bindable(abi, hints)  # raises for a type with no conversion
+        c = contract.Contract(abi, hints, lambda tag: None)
+        assert len(c.specs) == len(abi.signature.params)
+        check_bindable(abi, cat)
+    assert len(hints.classified) > 50

@@ -243,3 +243,151 @@ def test_fork(driver: Driver, policy: str) -> None:
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == (20 if policy == "reresolve" else 40)
     assert t.resolved  # the parent is untouched
+
+
+# --- binding on first use (issue 23.6) ---------------------------------------------------------
+
+
+@pytest.fixture
+def binds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The typed callables bound (by symbol) through the driver, from now on."""
+    import cuentry.driver as driver_mod
+
+    made: list[str] = []
+    real = driver_mod.bind
+
+    def counting(abi: Any, address: int, **kw: Any) -> Any:
+        made.append(abi.symbol)
+        return real(abi, address, **kw)
+
+    monkeypatch.setattr(driver_mod, "bind", counting)
+    return made
+
+
+LAZY = [required("cuDeviceGetCount", 2000), required("cuCtxGetCurrent", 4000), required("cuMemAlloc", 3020),
+        optional("cuMulticastCreate", 12010)]
+
+
+def test_resolution_asks_everything_and_binds_nothing_until_an_entry_is_read(driver: Driver, binds: list[str]) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver)
+    before = _gpa_calls(driver)
+    t.resolve()
+    assert _gpa_calls(driver) - before == 4 and binds == []  # every query made, no callable bound
+    assert t.available("cuDeviceGetCount") and t.report()["entries"][0]["status"] == "resolved" and binds == []
+    f = t.cuDeviceGetCount
+    assert binds == ["cuDeviceGetCount"] and f.abi.pfn == "PFN_cuDeviceGetCount_v2000"
+    assert t.cuDeviceGetCount is f and binds == ["cuDeviceGetCount"]  # bound once, the same object after
+    assert type(t).cuDeviceGetCount.__get__(t) is f  # a slot from now on
+    n = out("int")
+    assert f(n) == 0 and n[0] == 1
+    assert hex(f.address) == t.report()["entries"][0]["address"] and f.address == driver.library.address("cuDeviceGetCount")
+    assert _gpa_calls(driver) - before == 4
+
+
+def test_the_tables_own_class_goes_when_every_entry_is_bound(driver: Driver) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver).resolve()
+    layout = type(t).__mro__[1]
+    assert type(t).__qualname__ == "Table" and isinstance(t, Table)
+    t.cuDeviceGetCount, t.cuCtxGetCurrent  # noqa: B018
+    assert type(t) is not layout
+    assert isinstance(t.cuMulticastCreate, Unavailable) or t.cuMulticastCreate  # set at resolution, no binding
+    t.cuMemAlloc  # noqa: B018  (the last one)
+    assert type(t) is layout and "cuMemAlloc" in layout.__dict__
+    other = Table("o", LAZY, stream="legacy", source=driver).resolve()  # tables of one layout stay apart
+    third = Table("3", LAZY, stream="legacy", source=driver).resolve()
+    assert type(other) is not layout and type(other).__mro__[1] is layout and type(third) is type(other)
+    assert other.cuMemAlloc is t.cuMemAlloc  # the same address and ABI on one driver: the same function
+    assert type(third) is not type(other) and "cuMemAlloc" in type(third).__dict__  # third: nothing bound
+    assert "cuMemAlloc" not in type(other).__dict__ and "cuCtxGetCurrent" in type(other).__dict__
+    assert third.cuCtxGetCurrent is other.cuCtxGetCurrent and third.cuDeviceGetCount.abi.symbol == "cuDeviceGetCount"
+
+
+def test_an_entry_read_before_resolution_binds_when_used(driver: Driver, binds: list[str]) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver)
+    early = t.cuCtxGetCurrent  # the stand-in of an unresolved entry
+    assert binds == []
+    assert early(out("CUcontext")) in (0, 201)
+    assert binds == ["cuCtxGetCurrent"] and t.resolved
+    assert early.address == t.cuCtxGetCurrent.address and binds == ["cuCtxGetCurrent"]
+
+
+def test_first_reads_from_many_threads_get_one_function(driver: Driver) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver).resolve()
+    got: list[Any] = []
+    barrier = threading.Barrier(8)
+
+    def read() -> None:
+        barrier.wait()
+        got.append(t.cuMemAlloc)
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(got) == 8 and all(g is got[0] for g in got) and got[0].abi.pfn == "PFN_cuMemAlloc_v3020"
+
+
+def test_reset_with_entries_not_bound_yet_resolves_again(driver: Driver, binds: list[str]) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver).resolve()
+    t.cuDeviceGetCount  # noqa: B018
+    own = type(t)
+    t.reset()
+    assert not t.resolved and type(t) is own.__mro__[1]  # back to the layout's class: no stand-in left
+    before = _gpa_calls(driver)
+    assert t.cuMemAlloc.abi.pfn == "PFN_cuMemAlloc_v3020"  # resolved again (the read of a stand-in, then bound)
+    assert t.resolved and _gpa_calls(driver) - before == 4
+
+
+def test_assigning_an_entry_before_its_first_read_replaces_it(driver: Driver) -> None:
+    t = Table("t", LAZY, stream="legacy", source=driver).resolve()
+    t.cuMemAlloc = len  # type: ignore[assignment]
+    assert t.cuMemAlloc is len
+    del t.cuCtxGetCurrent
+    with pytest.raises(AttributeError):
+        t.cuCtxGetCurrent  # noqa: B018
+
+
+def test_a_driver_binds_only_what_it_answered(driver: Driver) -> None:
+    abi = catalog().bind("cuMemAlloc", 3020)
+    with pytest.raises(UsageError, match="never resolved"):
+        driver.typed(abi, driver.library.address("cuMemAlloc_v2"))  # not asked: refused
+    fn = driver.resolve("cuMemAlloc", 3020, "legacy").function
+    assert driver.typed(abi, fn.address) is fn
+    with pytest.raises(UsageError, match="never resolved"):
+        driver.typed(abi, fn.address + 1)
+    with pytest.raises(UsageError, match="never resolved"):
+        driver.typed(catalog().bind("cuMemFree", 3020), fn.address)  # another ABI at that address
+    with pytest.raises(UsageError):
+        driver.typed(abi, True)  # type: ignore[arg-type]
+
+
+def test_a_signature_no_conversion_exists_for_is_refused_at_resolution_not_at_first_use(driver: Driver) -> None:
+    from cuentry.catalog import Catalog
+
+    odd = Catalog({"entries": [{"symbol": "cuCtxGetCurrent", "version": 4000, "variant": None, "returns": "CUresult",
+                                "params": [["pctx", "mystery_t *", "mystery_t *"]], "exported": "cuCtxGetCurrent"}],
+                   "ffi_hints": {"opaque": [], "unsigned_enums": [], "enum_typedefs": []}})
+    t = Table("t", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=driver, cat=odd)
+    with pytest.raises(TypeError, match="no conversion for C type 'mystery_t \\*'"):
+        t.resolve()
+    assert not t.resolved
+
+
+def test_a_declaration_made_again_is_checked_and_bound_once(driver: Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cuentry.table as table_mod
+
+    calls: list[int] = []
+    real = table_mod.bind_entry
+    monkeypatch.setattr(table_mod, "bind_entry", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    es = [required("cuMemAlloc", 3020), required("cuMemcpyHtoD", 7000), optional("cuMulticastCreate", 12010)]
+    a = Table("a", es, stream="legacy", source=driver)
+    assert len(calls) == 3
+    b = Table("b", es, stream="legacy", source=driver)
+    assert len(calls) == 3 and b.entries is a.entries and b.name == "b"
+    c = Table("c", es, stream="per_thread", source=driver)  # another mode: its own binding
+    assert len(calls) == 6 and c.entries[1].bound_abi.pfn == "PFN_cuMemcpyHtoD_v7000_ptds"
+    assert a.entries[1].bound_abi.pfn == "PFN_cuMemcpyHtoD_v3020"
+    with pytest.raises(TableDeclarationError, match="declared twice"):
+        Table("d", [*es, required("cuMemAlloc", 3020)], stream="legacy", source=driver)  # a new list: checked
+    assert b.resolve().cuMemAlloc is a.resolve().cuMemAlloc and b.available("cuMulticastCreate")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 
 from . import _forksafe
-from .calls import bind, choice
+from .calls import bind, check_bindable, choice
 from .calls.ffi import Bootstrap
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
@@ -34,8 +34,6 @@ from .names import (
     CUDA_SUCCESS,
     DEFAULT,
     FLAGS,
-    LEGACY,
-    PER_THREAD,
     QUERY_SUCCESS,
     QUERY_SYMBOL_NOT_FOUND,
     QUERY_VERSION_NOT_SUFFICIENT,
@@ -58,7 +56,10 @@ if TYPE_CHECKING:
 
     from .calls import TypedFunction
 
-    Answer = tuple[TypedFunction, Callable[[], Diagnostic]] | ResolutionError
+    Answer = tuple[int, Callable[[], Diagnostic]] | ResolutionError  # (address, diagnostic()) of a success
+    from functools import partial
+else:
+    from _functools import partial  # functools.partial, without importing functools (a cold start)
 
 __all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "Resolved", "Runtime", "default_driver", "resolve"]
 
@@ -130,7 +131,10 @@ class _Source:
         # an address of an ABI its exported name and typed callable (the same pointer with the same ABI is the
         # same function). A table resolved again, or a second table, then costs its queries.
         self._classified: dict[tuple[Any, ...], tuple[Classification, str]] = {}
-        self._bound: dict[tuple[int, int], tuple[str | None, TypedFunction]] = {}  # by (id(abi), address)
+        # By (id(abi), address): the successes seen (the ABI kept, so an id is never taken for another's) and
+        # their exported names; the typed callables bound for them, under one backend choice.
+        self._seen: dict[tuple[int, int], tuple[Abi, str | None]] = {}
+        self._bound: dict[tuple[int, int], TypedFunction] = {}
         self._bound_choice = choice.token()  # functions bound under this backend choice
         self._first: dict[tuple[str, str], int] = {}
 
@@ -217,8 +221,19 @@ class _Source:
         return self._refusal(sym, ver, mode, Classification.DRIVER_TOO_OLD,
                              driver_too_old_hint(sym, first, self.driver_version), abi=abi.pfn)
 
-    def _finish(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
-                emulated: bool, addr: int, runtime: bool = False) -> Resolved:
+    def _answer(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                emulated: bool, addr: int, runtime: bool = False) -> Diagnostic:
+        """The diagnostic of one answer (a failure raises its ResolutionError); a success is remembered, so
+        that [typed][cuentry.driver._Source.typed] binds it. Nothing is bound here."""
+        hint, exported = self._judged(sym, ver, mode, abi, access, rc, query, emulated, addr, runtime)
+        d = self._diagnostic(sym, ver, mode, abi, access, rc, query, emulated, addr, Classification.OK, hint, exported)
+        d.log()
+        return d
+
+    def _judged(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                emulated: bool, addr: int, runtime: bool = False) -> tuple[str, str | None]:
+        """Every check of one answer: for a success (hint, exported name), remembered for
+        [typed][cuentry.driver._Source.typed]; a failure raises its ResolutionError (its diagnostic logged)."""
         stream = catalog_stream(mode)
         key = (sym, ver, stream, rc, query, addr != 0, runtime, self.driver_version)
         got = self._classified.get(key)
@@ -227,21 +242,48 @@ class _Source:
                                                    address=addr, driver_version=self.driver_version, runtime=runtime,
                                                    cat=self.cat)
         cls, hint = got
-        pfn = abi.pfn
-        bound = self._bound_now().get((id(abi), addr)) if cls is Classification.OK else None
-        exported = bound[0] if bound is not None else self._exported(sym, abi, addr) if cls is Classification.OK \
-            else abi.exported
-        d = Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
-                       driver_version=self.driver_version, library=self.path, result=rc,
-                       result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
-                       classification=cls, hint=hint, abi=pfn, exported=exported)
-        d.log()
-        if not d.ok:
+        if cls is not Classification.OK:
+            d = self._diagnostic(sym, ver, mode, abi, access, rc, query, emulated, addr, cls, hint, abi.exported)
+            d.log()
             raise ResolutionError(d)
-        if bound is None:
-            fn = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
-            bound = self._bound.setdefault((id(abi), addr), (exported, fn))  # fn.abi keeps the id taken
-        return Resolved(bound[1], d)
+        seen = self._seen.get((id(abi), addr))
+        exported = seen[1] if seen is not None and seen[0] is abi else self._exported(sym, abi, addr)
+        check_bindable(abi, self.cat)  # what binding would refuse is refused now, not at the first call
+        self._seen[(id(abi), addr)] = (abi, exported)
+        return hint, exported
+
+    def _diagnostic(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
+                    emulated: bool, addr: int, cls: Classification, hint: str, exported: str | None) -> Diagnostic:
+        return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access=access,
+                          driver_version=self.driver_version, library=self.path, result=rc,
+                          result_name=self._result_name(rc), query=query, query_emulated=emulated, address=addr,
+                          classification=cls, hint=hint, abi=abi.pfn, exported=exported)
+
+    def _bind(self, abi: Abi, addr: int) -> TypedFunction:
+        """The typed callable of a success: bound once per (ABI, address) under the current backend choice."""
+        bound = self._bound_now()
+        key = (id(abi), addr)
+        fn = bound.get(key)
+        if fn is not None and fn.abi is abi:
+            return fn
+        made = bind(abi, addr, error_name=self.error_name, cat=self.cat, guard=self.library.guard)
+        if fn is None:
+            return bound.setdefault(key, made)  # two threads binding at once: both get the first one's
+        bound[key] = made  # an id that another ABI held before
+        return made
+
+    def typed(self, abi: Abi, address: int) -> TypedFunction:
+        """The typed callable for an address this source answered with for `abi` (what a table binds on an
+        entry's first use: [resolve_many][cuentry.driver._Source.resolve_many] answers with the address).
+
+        Raises:
+            UsageError: this source never answered `abi` with `address` (nothing else is bound).
+        """
+        seen = self._seen.get((id(abi), address)) if type(address) is int else None
+        if seen is None or seen[0] is not abi:
+            raise UsageError(f"{self.path} never resolved {abi.pfn} to {address!r}: refusing to bind it",
+                             hint="bind what resolve() or resolve_many() answered")
+        return self._bind(abi, address)
 
     def _exported(self, sym: str, abi: Abi, addr: int) -> str | None:
         """The exported name of a resolved address: the driver's answer is authoritative, so the export it
@@ -258,10 +300,16 @@ class _Source:
         return self.error_name(rc)
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
-        """Resolve what `precheck` accepted (Driver and Runtime each have theirs)."""
+        """Resolve what `precheck` accepted: the answer, and its typed callable."""
+        d = self._asked(sym, ver, mode, abi)
+        return Resolved(self._bind(abi, d.address), d)
+
+    def _asked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Diagnostic:
+        """Ask for what `precheck` accepted: the diagnostic of a success, nothing bound (Driver and Runtime
+        each have theirs); a failure raises its ResolutionError."""
         raise NotImplementedError
 
-    def _bound_now(self) -> dict[tuple[int, int], tuple[str | None, TypedFunction]]:
+    def _bound_now(self) -> dict[tuple[int, int], TypedFunction]:
         """The functions bound under the current backend choice (a new choice starts afresh)."""
         token = choice.token()
         if self._bound_choice is not token:
@@ -269,10 +317,12 @@ class _Source:
         return self._bound
 
     def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
-        """Resolve pins that `precheck` accepted, in order: for each, `(function, diagnostic())` or the
+        """Resolve pins that `precheck` accepted, in order: for each, `(address, diagnostic())` or the
         ResolutionError it would raise (a driver too old for it included). Tables resolve through this.
 
-        The diagnostic of a success is built when asked for (the thunk), not per entry at resolution.
+        Every check of an answer is made here; what is left is binding a success's typed callable
+        ([typed][cuentry.driver._Source.typed], on an entry's first use) and its diagnostic, built when
+        asked for (the thunk).
         """
         out: list[Answer] = []
         for sym, ver, mode, abi in pins:
@@ -281,12 +331,11 @@ class _Source:
                 if too_old is not None:
                     out.append(too_old)
                     continue
-                r = self.resolve_checked(sym, ver, mode, abi)
+                d = self._asked(sym, ver, mode, abi)
             except ResolutionError as exc:
                 out.append(exc)
                 continue
-            d = r.diagnostic
-            out.append((r.function, lambda d=d: d))  # type: ignore[misc]
+            out.append((d.address, lambda d=d: d))  # type: ignore[misc]
         return out
 
 
@@ -388,69 +437,72 @@ class Driver(_Source):
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Resolved:
         """Resolve what `precheck` already accepted (tables check at declaration)."""
+        return super().resolve_checked(sym, ver, mode, abi)
+
+    def _asked(self, sym: str, ver: int, mode: Mode, abi: Abi) -> Diagnostic:
         if self.library.closed:
             raise DriverClosedError(f"resolve {sym}")
         _check_pin(sym, ver, mode, abi)
         rc, st, addr, emulated = self._query(sym, ver, FLAGS[mode])
-        return self._finish(sym, ver, mode, abi, self.access, rc, st, emulated, addr)
+        return self._answer(sym, ver, mode, abi, self.access, rc, st, emulated, addr)
 
     def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
         """[_Source.resolve_many][cuentry.driver._Source.resolve_many] at the cost of its queries.
 
         With `cuGetProcAddress_v2` and no cuentry log wanted, one loop asks the driver for every pin
         with one pair of output cells, inside one bracket of the library's guard; an answer already seen
-        on this driver (its classification, its exported name, its typed callable) is taken as it was.
-        Anything else (the v1 form, a failure, a first answer) goes the one-pin way.
+        on this driver (its classification, its exported name) is taken as it was. Anything else (the v1
+        form, a failure, a first answer) is checked the one-pin way. Nothing is bound here.
         """
         if self.gpa_form != "v2" or _logging_wanted() or self.library.closed:
             return super().resolve_many(pins)
         ask = self.boot.proc_address_asker()  # its output cells made once, for this loop
-        dv, firsts, bound, access = self.driver_version, self._first, self._bound_now(), "driver:v2"
+        dv, seen, access, success = self.driver_version, self._seen, "driver:v2", self._success
         out: list[Answer] = []
         guard = self.library.guard
         guard.enter("cuGetProcAddress_v2")
         try:
             for sym, ver, mode, abi in pins:
-                stream = PER_THREAD if mode == PER_THREAD else LEGACY  # catalog_stream(), inlined
-                first = firsts.get((sym, stream))
-                if first is None or (dv is not None and dv < first) or sym != abi.symbol or type(ver) is not int:
+                if sym != abi.symbol or type(ver) is not int:  # not what precheck returned: refused there
                     out.extend(super().resolve_many([(sym, ver, mode, abi)]))
                     continue
+                # A driver at least as new as the bound ABI is not older than the symbol's first one (the ABI is
+                # one of the symbol's in this mode): the seed's first step needs asking only below it.
+                if dv is not None and dv < abi.version:
+                    refused = self.too_old(sym, ver, mode, abi)
+                    if refused is not None:
+                        out.append(refused)
+                        continue
                 rc, q, addr = ask(sym.encode(), ver, FLAGS[mode])
                 query = q if q >= 0 else None
-                # The same answer as one this driver gave before for this ABI (which classified as a success,
-                # or nothing would be bound): the same function and the same diagnostic, built when asked for.
-                got = bound.get((id(abi), addr)) if rc == CUDA_SUCCESS and q == QUERY_SUCCESS else None
-                if got is None:
+                # The same answer as one this driver gave before for this ABI (a success): the same exported
+                # name, the same function when it is bound, the same diagnostic, built when asked for.
+                got = seen.get((id(abi), addr)) if rc == CUDA_SUCCESS and q == QUERY_SUCCESS else None
+                if got is None or got[0] is not abi:
                     out.append(self._first_answer(sym, ver, mode, abi, access, rc, query, addr))
                 else:
-                    out.append((got[1], self._later(sym, ver, mode, abi, rc, query, addr, got[0])))
+                    out.append((addr, partial(success, sym, ver, mode, abi, rc, query, addr, got[1])))
         finally:
             guard.leave()
         return out
 
     def _first_answer(self, sym: str, ver: int, mode: Mode, abi: Abi, access: str, rc: int, query: int | None,
                       addr: int) -> Answer:
-        """An answer not seen before (or a failure): classified, named and bound the one-pin way."""
+        """An answer not seen before (or a failure): checked the one-pin way; a success's diagnostic built when
+        asked for."""
         try:
-            r = self._finish(sym, ver, mode, abi, access, rc, query, False, addr)
+            hint, exported = self._judged(sym, ver, mode, abi, access, rc, query, False, addr)
         except ResolutionError as exc:
             return exc
-        d = r.diagnostic
-        return r.function, lambda: d
-
-    def _later(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
-               exported: str | None) -> Callable[[], Diagnostic]:
-        return lambda: self._success(sym, ver, mode, abi, rc, query, addr, exported)
+        return addr, partial(self._diagnostic, sym, ver, mode, abi, access, rc, query, False, addr, Classification.OK,
+                             hint, exported)
 
     def _success(self, sym: str, ver: int, mode: Mode, abi: Abi, rc: int, query: int | None, addr: int,
                  exported: str | None) -> Diagnostic:
         """The diagnostic of a success [resolve_many][cuentry.driver.Driver.resolve_many] took from an earlier
         answer (built when asked for)."""
-        return Diagnostic(symbol=sym, version=ver, flags=FLAGS[mode], stream=mode, access="driver:v2",
-                          driver_version=self.driver_version, library=self.path, result=rc,
-                          result_name=self._result_name(rc), query=query, query_emulated=False, address=addr,
-                          classification=Classification.OK, hint="", abi=abi.pfn, exported=exported)
+        return self._diagnostic(sym, ver, mode, abi, "driver:v2", rc, query, False, addr, Classification.OK, "",
+                                exported)
 
     def call(self, symbol: str, version: int, stream: str = "legacy") -> TypedFunction:
         """Shorthand: resolve and return the typed callable."""
@@ -504,6 +556,10 @@ class Runtime(_Source):
 
     def resolve_checked(self, sym: str, ver: int, mode: Mode, abi: Abi, *, allow_deprecated: bool = False) -> Resolved:
         """Resolve what `precheck` already accepted (tables check at declaration)."""
+        d = self._asked(sym, ver, mode, abi, allow_deprecated=allow_deprecated)
+        return Resolved(self._bind(abi, d.address), d)
+
+    def _asked(self, sym: str, ver: int, mode: Mode, abi: Abi, *, allow_deprecated: bool = False) -> Diagnostic:
         self._require_open(f"resolve {sym}")
         _check_pin(sym, ver, mode, abi)
         flags = FLAGS[mode]
@@ -516,7 +572,7 @@ class Runtime(_Source):
             warnings.warn(
                 f"cudaGetDriverEntryPoint asks at the runtime's own version ({self.runtime_version}), "
                 f"not at the pin {ver}: it may bind a newer ABI than {abi.pfn}",
-                DeprecationWarning, stacklevel=2)
+                DeprecationWarning, stacklevel=3)  # the caller of resolve_checked, as before _asked
             rc, st, addr = self.boot.runtime_entry_point(sym.encode(), None, flags)
             access = "runtime:deprecated"
         else:
@@ -526,7 +582,7 @@ class Runtime(_Source):
                                 "driver path, or allow_deprecated=True for cudaGetDriverEntryPoint")
         if rc and self._result_name(rc) == NO_DRIVER_RUNTIME_ERROR:
             raise self._no_driver(rc)
-        return self._finish(sym, ver, mode, abi, access, rc, st if st >= 0 else None, False, addr, runtime=True)
+        return self._answer(sym, ver, mode, abi, access, rc, st if st >= 0 else None, False, addr, runtime=True)
 
     def _no_driver(self, rc: int) -> DriverNotFoundError:
         """libcudart found no usable driver: the same error (and CLI exit 3) as when cuentry finds none itself."""

@@ -15,8 +15,6 @@ The driver floor of a set of entries is computed here and nowhere else:
 
 from __future__ import annotations
 
-import weakref
-
 from .catalog import Abi, Catalog, Record, catalog
 from .errors import CuentryError, TableDeclarationError
 from .names import Stream, is_identifier
@@ -243,8 +241,11 @@ _BOUND_ENTRIES: dict[tuple[int, str, int], tuple[Entry, Catalog, Entry]] = {}
 _BOUND_ENTRIES_LIMIT = 4096
 
 # Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
-# manifest read again) declaring the same pins does not ask again. Refusals are not kept.
-_BOUND: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, int, str, str | None], Abi]] = weakref.WeakKeyDictionary()
+# manifest read again) declaring the same pins does not ask again. Refusals are not kept. A plain dict (the
+# catalog kept alive as its key; weakref is not imported on a cold start's path), bounded: a program making
+# catalogs without end forgets the older ones' answers.
+_BOUND: dict[Catalog, dict[tuple[str, int, str, str | None], Abi]] = {}
+_BOUND_CATALOGS_LIMIT = 16
 
 
 def bind_pin(cat: Catalog, symbol: str, version: int, stream: Stream, variant: str | None = None) -> Abi:
@@ -255,6 +256,8 @@ def bind_pin(cat: Catalog, symbol: str, version: int, stream: Stream, variant: s
     """
     known = _BOUND.get(cat)
     if known is None:
+        if len(_BOUND) >= _BOUND_CATALOGS_LIMIT:
+            _BOUND.clear()
         known = _BOUND.setdefault(cat, {})
     key = (symbol, version, stream, variant)
     got = known.get(key)

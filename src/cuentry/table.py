@@ -20,8 +20,9 @@
     drv.available("cuMulticastCreate"), drv.reason("cuMulticastCreate")
 
 A table has exactly one stream mode. Resolution is lazy, happens once under a
-lock, and leaves each resolved function as a plain instance attribute, so a
-cached access costs what any attribute access costs. A required entry that
+lock, and asks and checks every entry (nothing is refused later); each entry's
+typed callable is then bound on its first read, and from then on is a plain
+slot of the table, so a cached access costs what any attribute access costs. A required entry that
 fails makes resolution raise [TableResolutionError][cuentry.errors.TableResolutionError] listing every
 failing entry. Optional entries follow the seed's flow (driver version against
 the catalog's first version, ask at the fixed ABI version, check CUresult,
@@ -39,7 +40,7 @@ bound in the table's mode are used as they are.
 from __future__ import annotations
 
 import os
-import weakref
+from _weakrefset import WeakSet  # what weakref.WeakSet is, without importing weakref (a cold start)
 
 from . import _forksafe
 from .catalog import Catalog, catalog
@@ -61,7 +62,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
+    from .catalog import Abi
     from .manifest import Manifest
+
+    # (declared entries, catalog, bound entries, their names, their own pins)
+    _Declared = tuple[tuple[Any, ...], Catalog, tuple[Entry, ...], tuple[str, ...], tuple[tuple[str, int, Stream, Abi], ...]]
 
 __all__ = [
     "RESERVED",
@@ -153,20 +158,47 @@ class Unavailable:
         return f"<Unavailable {self.symbol}: {self.reason.classification.value}>"
 
 
+class _Binder:
+    """An entry resolved and checked but not bound yet, in the table's own class: its first read binds the
+    typed callable ([Table._bind_entry][cuentry.table.Table._bind_entry]), writes it to the entry's slot and
+    removes this descriptor, so every later read is a slot read."""
+
+    __slots__ = ("attr",)
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, t: Table | None, owner: type | None = None) -> Any:
+        if t is None:
+            return self
+        return t._bind_entry(self.attr)
+
+    def __set__(self, t: Table, value: Any) -> None:  # an assignment, as to the slot it stands in for
+        t._settle(self.attr, value)
+
+    def __delete__(self, t: Table) -> None:
+        with t._lock:
+            t._settle(self.attr, None)
+            t._layout.__dict__[self.attr].__delete__(t)
+
+
 class _State:
     """How one entry ended: status (resolved | fallback | unavailable | failed), its value, the diagnostic
-    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic."""
+    (of a plain success: built when first asked for), the fallback taken, every attempt's diagnostic, and
+    for a success not bound yet what binds it: (source, ABI, address)."""
 
-    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make")
+    __slots__ = ("status", "value", "_diagnostic", "via", "_attempts", "_make", "bind")
 
     def __init__(self, status: str, value: Any, diagnostic: Diagnostic | None, via: str | None = None,
-                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None) -> None:
+                 attempts: tuple[Diagnostic, ...] = (), make: Callable[[], Diagnostic] | None = None,
+                 bind: tuple[Driver | Runtime, Abi, int] | None = None) -> None:
         self.status = status
         self.value = value
         self._diagnostic = diagnostic
         self.via = via
         self._attempts = attempts
         self._make = make
+        self.bind = bind
 
     @property
     def diagnostic(self) -> Diagnostic | None:
@@ -182,8 +214,23 @@ class _State:
         return self._attempts
 
 
-_TABLES: weakref.WeakSet[Table] = weakref.WeakSet()
+_TABLES: WeakSet[Table] = WeakSet()
 _LAYOUTS: dict[tuple[type, tuple[str, ...]], type] = {}  # (Table class, entry slots) -> its per-layout subclass
+_BINDERS: dict[type, dict[str, _Binder]] = {}  # per layout: a _Binder for each entry (as many as _LAYOUTS)
+_PENDING: dict[type, type] = {}  # per layout: the class of its tables resolved with no entry bound yet (shared)
+
+
+def _pending_class(layout: type, unbound: set[str], shared: bool = False) -> type:
+    """A subclass of `layout` with a [_Binder][cuentry.table._Binder] for each entry of `unbound`. A shared
+    one (`_shared`) is never changed: a table leaves it for a class of its own at its first binding."""
+    binders = _BINDERS.get(layout)
+    if binders is None:
+        binders = {a: _Binder(a) for a in layout.__dict__["__slots__"]}  # stateless: one set per layout
+        if len(_BINDERS) < 1024:
+            _BINDERS[layout] = binders
+    return type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
+                                             "__qualname__": layout.__qualname__, "_shared": shared,
+                                             **{a: binders[a] for a in unbound}})
 
 
 def _after_fork() -> None:
@@ -230,8 +277,7 @@ def _check_source(name: str, source: object) -> None:
                                 hint="leave source out to use cuentry.default_driver(), or pass Driver.load(path)")
 
 
-def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
-    attr = e.attr
+def _check_attr(name: str, attr: object, seen: dict[str, Entry]) -> None:
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TableDeclarationError(f"table {name!r}: entry name {attr!r} is not a Python identifier",
                                     hint="required('cuMemAlloc', 3020, name='mem_alloc')")
@@ -243,27 +289,73 @@ def _check_attr(name: str, e: Entry, seen: dict[str, Entry]) -> None:
                                     hint="give it another name='...'")
 
 
+def _layout(cls: type[Table], listed: tuple[Any, ...]) -> type[Table]:
+    """The per-layout subclass of `cls` whose `__slots__` are the entries' names (declaration errors are
+    raised by `_declare`: an invalid name gets no slot here)."""
+    attrs = [e.attr for e in listed if isinstance(e, Entry)]
+    slots = tuple(dict.fromkeys(
+        a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
+    sub = _LAYOUTS.get((cls, slots))
+    if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
+        sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__})
+        if len(_LAYOUTS) < 1024:
+            _LAYOUTS[(cls, slots)] = sub
+    return sub
+
+
+def _declare(name: str, entries: tuple[Any, ...], mode: Stream, cat: Catalog) -> _Declared:
+    """Check and bind declared entries in `mode`: (declared, cat, bound entries, names, pins)."""
+    seen: dict[str, Entry] = {}
+    pins: list[tuple[str, int, Stream, Abi]] = []
+    for e in entries:
+        if not isinstance(e, Entry):
+            raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry", hint="use required(...) or optional(...)")
+        attr = e.attr
+        _check_attr(name, attr, seen)
+        b = seen[attr] = bind_entry(e, mode, cat, where=f"table {name!r}: ")
+        pins.append((b.symbol, b.version, mode, b.bound_abi))
+    return (entries, cat, tuple(seen.values()), tuple(seen), tuple(pins))
+
+
+# Declarations already checked and bound, by (the declared entries' ids, mode, catalog): a library that
+# declares the same table again (per thread, per device, after a reset) checks and binds nothing twice.
+# Each value keeps its declared entries and catalog alive (an id is not reused while it is kept); bounded.
+_DECLARED: dict[tuple[tuple[int, ...], str, int], _Declared] = {}
+_NEW: dict[tuple[type, tuple[int, ...]], tuple[tuple[Any, ...], type[Table]]] = {}  # ids -> the layout class
+_MEMO_LIMIT = 256
+
+
 class Table:
     """A declared set of entry points in one stream mode, resolved lazily once.
 
-    Each table is an instance of its own subclass whose `__slots__` are the entry
-    names, so a resolved entry is read as a slot: as fast as any attribute access,
-    however many entries the table has.
+    Each table is an instance of a subclass whose `__slots__` are the entry names
+    (one per layout), so a resolved entry is read as a slot: as fast as any
+    attribute access, however many entries the table has. Between resolution and
+    an entry's first read, a class of the table's own stands above it, holding a
+    descriptor for each entry not bound yet; it is dropped when none is left.
     """
+
+    _layout: type[Table]  # the per-layout class (set in __new__)
+    _unbound: set[str]  # entries resolved but not bound yet
+    _attrs: tuple[str, ...]  # the entries' names, in order
+    _pins: tuple[tuple[str, int, Stream, Abi], ...]  # the entries' own pins, as resolve_many takes them
 
     def __new__(cls, name: str, entries: Iterable[Entry], **kwargs: Any) -> Table:
         listed = _listed(name, entries)
-        attrs = [e.attr for e in listed if isinstance(e, Entry)]
-        slots = tuple(dict.fromkeys(
-            a for a in attrs if isinstance(a, str) and a.isidentifier() and a not in RESERVED and not a.startswith("_")))
-        sub = _LAYOUTS.get((cls, slots))
-        if sub is None:  # making a class costs ~40 us for 100 slots: tables of one layout share theirs
-            sub = type(cls.__name__, (cls,), {"__slots__": slots, "__module__": cls.__module__,
-                                               "__qualname__": cls.__qualname__})
-            if len(_LAYOUTS) < 1024:
-                _LAYOUTS[(cls, slots)] = sub
+        ids = tuple(map(id, listed))  # the same declared entries (kept alive by the memo: an id is not reused)
+        known = _NEW.get((cls, ids))
+        if known is not None:
+            sub = known[1]
+        else:
+            sub = _layout(cls, listed)
+            if len(_NEW) >= _MEMO_LIMIT:
+                _NEW.clear()
+            _NEW[(cls, ids)] = (listed, sub)
         self: Table = object.__new__(sub)
         self.__dict__["_declared_entries"] = listed
+        self.__dict__["_declared_ids"] = ids
+        self.__dict__["_layout"] = sub
         return self
 
     def __init__(
@@ -278,14 +370,17 @@ class Table:
     ) -> None:
         self._lock = _forksafe.RLock()
         declared = self.__dict__.pop("_declared_entries", None)
+        ids = self.__dict__.pop("_declared_ids", None)
         if cat is not None and not isinstance(cat, Catalog):
             raise TableDeclarationError(f"table {name!r}: cat must be a cuentry Catalog, got {type(cat).__name__}",
                                         hint="leave cat out to use the installed catalog")
-        self._init(name, list(_listed(name, entries) if declared is None else declared), stream, source, on_fork,
+        listed = _listed(name, entries) if declared is None else declared
+        self._init(name, listed, tuple(map(id, listed)) if ids is None else ids, stream, source, on_fork,
                    catalog() if cat is None else cat)
         _TABLES.add(self)
 
-    def _init(self, name: str, entries: list[Entry], stream: Any, source: Any, on_fork: str, cat: Catalog) -> None:
+    def _init(self, name: str, entries: tuple[Entry, ...], ids: tuple[int, ...], stream: Any, source: Any, on_fork: str,
+              cat: Catalog) -> None:
         self.stream: Stream = _mode(name, stream)
         if on_fork not in ("reresolve", "refuse"):
             raise TableDeclarationError(f"on_fork must be 'reresolve' or 'refuse', got {on_fork!r}")
@@ -296,16 +391,19 @@ class Table:
         self._cat = cat
         self._pid = os.getpid()
         self._states: dict[str, _State] = {}
+        self._unbound = set()
         self._resolved = False
         self._forked_refused = False
-        seen: dict[str, Entry] = {}
-        for e in entries:
-            if not isinstance(e, Entry):
-                raise TableDeclarationError(f"table {name!r}: {e!r} is not an entry",
-                                            hint="use required(...) or optional(...)")
-            _check_attr(name, e, seen)
-            seen[e.attr] = bind_entry(e, self.stream, cat, where=f"table {name!r}: ")
-        self.entries: tuple[Entry, ...] = tuple(seen.values())
+        key = (ids, self.stream, id(cat))
+        got = _DECLARED.get(key)
+        if got is None or got[1] is not cat:
+            got = _declare(name, entries, self.stream, cat)
+            if len(_DECLARED) >= _MEMO_LIMIT:
+                _DECLARED.clear()
+            _DECLARED[key] = got
+        self.entries: tuple[Entry, ...] = got[2]
+        self._attrs = got[3]  # each entry's name, in order (its slot)
+        self._pins = got[4]  # each entry's own pin, as resolve_many takes it
         self._fill_lazy()
 
     @classmethod
@@ -351,22 +449,21 @@ class Table:
             src = self._get_source()
             states: dict[str, _State] = {}
             failures: list[Diagnostic] = []
-            stream = self.stream
             # One call for every entry's own pin (Driver.resolve_many: the queries in one loop); a pin that
             # failed goes on through its fallbacks one by one.
-            answers = src.resolve_many([(e.symbol, e.version, stream, e.bound_abi) for e in self.entries])
-            for e, answer in zip(self.entries, answers, strict=True):
-                if type(answer) is tuple:
-                    states[e.attr] = _State("resolved", answer[0], None, None, (), answer[1])
+            pins = self._pins
+            answers = src.resolve_many(pins)
+            for attr, e, pin, answer in zip(self._attrs, self.entries, pins, answers, strict=True):
+                if type(answer) is tuple:  # (address, diagnostic()): checked; bound on the first read
+                    states[attr] = _State("resolved", None, None, None, (), answer[1], (src, pin[3], answer[0]))
                     continue
-                st = states[e.attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
+                st = states[attr] = self._resolve_entry(src, e, answer)  # type: ignore[arg-type]
                 if e.required and st.status == "failed":
                     failures.extend(d for d in st.attempts[:1])
             if failures:
                 self._states = states
                 raise TableResolutionError(self.name, failures)
-            for attr, st in states.items():
-                object.__setattr__(self, attr, st.value)
+            self._publish(states)
             self._states = states
             self._pid = os.getpid()
             self._resolved = True
@@ -407,10 +504,60 @@ class Table:
                           tuple(attempts))
         return _State("unavailable", Unavailable(e.attr, attempts[0]), attempts[0], None, tuple(attempts))
 
+    def _publish(self, states: dict[str, _State]) -> None:
+        """Each entry's value into its slot, and for those still to bind, a class of this table's own with a
+        [_Binder][cuentry.table._Binder] for each (a read of one binds it)."""
+        layout = self._layout
+        members = layout.__dict__
+        unbound: set[str] = set()
+        for attr, st in states.items():
+            if st.bind is None:
+                members[attr].__set__(self, st.value)
+            else:
+                unbound.add(attr)
+        self._unbound = unbound
+        if unbound and len(unbound) == len(states):  # none bound yet (the common case): the layout's shared class
+            shared = _PENDING.get(layout)
+            if shared is None:
+                shared = _pending_class(layout, unbound, shared=True)
+                if len(_PENDING) < 1024:
+                    _PENDING[layout] = shared
+            self.__class__ = shared
+        elif unbound:
+            self.__class__ = _pending_class(layout, unbound)
+
+    def _bind_entry(self, attr: str) -> Any:
+        """The first read of a resolved entry: its typed callable, bound now (and from now on its slot's)."""
+        with self._lock:
+            if not self._resolved:  # reset() since the descriptor was read: resolve again
+                self.resolve()
+            st = self._states[attr]
+            if st.bind is not None:
+                src, abi, addr = st.bind
+                st.value = src.typed(abi, addr)
+                st.bind = None
+            self._settle(attr, st.value)
+            return st.value
+
+    def _settle(self, attr: str, value: Any) -> None:
+        """`value` into the entry's slot; its descriptor (if any) removed, and the table's own class with the
+        last one."""
+        with self._lock:
+            self._layout.__dict__[attr].__set__(self, value)
+            unbound = self.__dict__.get("_unbound")
+            if unbound and attr in unbound:
+                unbound.discard(attr)
+                cls = type(self)
+                if not unbound:
+                    self.__class__ = self._layout
+                elif cls.__dict__.get("_shared"):  # the layout's shared class: this table gets its own now
+                    self.__class__ = _pending_class(self._layout, unbound)
+                elif cls is not self._layout and attr in cls.__dict__:
+                    delattr(cls, attr)
+
     def _fill_lazy(self) -> None:
         put = object.__setattr__
-        for e in self.entries:
-            attr = e.attr
+        for attr in self._attrs:
             put(self, attr, _Lazy(self, attr))
 
     # --- queries -------------------------------------------------------------------
@@ -484,6 +631,9 @@ class Table:
             # The flag first: a reader that still sees True reads a real function or, after
             # _fill_lazy, a _Lazy that resolves again under the lock, never a loop of _Lazy.
             self._resolved = False
+            self._unbound = set()
+            if type(self) is not self._layout:
+                self.__class__ = self._layout
             self._fill_lazy()
             self._states = {}
             self._forked_refused = False

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from .errors import BuildError
 
-__all__ = ["CXX_COMPILERS", "C_COMPILERS", "c_string", "compile_cached", "find_compiler", "run_compiler"]
+__all__ = ["CC_ENV", "CXX_COMPILERS", "C_COMPILERS", "c_string", "compile_cached", "find_compiler", "run_compiler"]
 
 
+CC_ENV = "CC"  # the C compiler, as shell words ("ccache gcc")
 C_COMPILERS = ("cc", "gcc", "clang")
 CXX_COMPILERS = ("c++", "g++", "clang++")
 
@@ -45,7 +46,7 @@ def find_compiler(cc: str | None = None, *, cxx: bool = False, what: str = "comp
     Raises:
         BuildError: the named compiler is not on PATH, or none of the defaults is.
     """
-    var = "CXX" if cxx else "CC"
+    var = "CXX" if cxx else CC_ENV
     text = cc or os.environ.get(var) or ""
     try:
         words = shlex.split(text)
@@ -96,25 +97,36 @@ def c_string(text: str) -> str:
     return "".join(out)
 
 
-def run_compiler(cmd: Sequence[str], *, what: str, hint: str = "") -> None:
+def run_compiler(cmd: Sequence[str], *, what: str, hint: str = "", failed: str = "") -> None:
     """Run one compiler command; a failure is a [BuildError][cuentry.errors.BuildError] with its output.
 
+    Args:
+        cmd: the command's words.
+        what: what is built, for messages (`"build the interposer"`: "cannot build the interposer: ...").
+        hint: the fix to name when the compiler fails (a default names the compiler).
+        failed: the message's opening instead of "cannot {what}" (`"building the fake driver failed"`).
+
     Raises:
-        BuildError: the compiler could not be started or returned non-zero.
+        BuildError: the compiler could not be started or returned non-zero (its own words, or how it
+            ended when it said nothing).
     """
+    opening = failed or f"cannot {what}"
     try:
         proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
     except OSError as exc:
-        raise BuildError(f"cannot {what}: cannot run {cmd[0]}: {exc.strerror}",
+        raise BuildError(f"{opening}: cannot run {cmd[0]}: {exc.strerror}",
                          hint=hint or "check the compiler (CC) works") from None
     if proc.returncode != 0:
-        raise BuildError(f"cannot {what}: {(proc.stderr or proc.stdout).strip()[:2000]}",
+        said = ((proc.stderr or "").strip() or (proc.stdout or "").strip())[:2000] or "the compiler printed nothing"
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
+        raise BuildError(f"{opening}: {cmd[0]} ended with {how}: {said}",
                          hint=hint or f"the compiler {cmd[0]} rejected the generated C: set CC to another one")
 
 
 def compile_cached(name: str, source_text: str, *, filename: str, source_name: str, flags: Sequence[str] = (),
-                   libs: Sequence[str] = (), cc: str | None = None, root: str | os.PathLike[str] | None = None,
-                   what: str = "", hint: str = "") -> Path:
+                   libs: Sequence[str] = (), cc: str | Sequence[str] | None = None,
+                   root: str | os.PathLike[str] | None = None, what: str = "", hint: str = "",
+                   failed: str = "") -> Path:
     """Compile `source_text` into the per-user build cache once per content, compiler and flags.
 
     Args:
@@ -124,10 +136,12 @@ def compile_cached(name: str, source_text: str, *, filename: str, source_name: s
         source_name: the name the source is saved under beside it (`"x.c"`).
         flags: compiler flags before the output (`-shared -fPIC ...`).
         libs: what follows the source on the command line (`-ldl`).
-        cc: an explicit compiler (see [find_compiler][cuentry.toolchain.find_compiler]).
+        cc: an explicit compiler (see [find_compiler][cuentry.toolchain.find_compiler]), or the words
+            find_compiler returned already.
         root: another cache root (checked like the default one).
         what: what is built, for messages (`"build the interposer"`).
         hint: the fix to name when the compiler fails.
+        failed: the opening of a compile error's message (see [run_compiler][cuentry.toolchain.run_compiler]).
 
     Returns:
         The built file's path in the cache.
@@ -138,10 +152,10 @@ def compile_cached(name: str, source_text: str, *, filename: str, source_name: s
     from .buildcache import cached_build
 
     what = what or f"build {name}"
-    compiler = find_compiler(cc, what=what)
+    compiler = find_compiler(cc, what=what) if cc is None or isinstance(cc, str) else list(cc)
 
     def compile_it(src: Path, out: Path) -> None:
-        run_compiler([*compiler, *flags, "-o", str(out), str(src), *libs], what=what, hint=hint)
+        run_compiler([*compiler, *flags, "-o", str(out), str(src), *libs], what=what, hint=hint, failed=failed)
 
     return cached_build(name, source_text, compile_it, filename=filename, source_name=source_name,
                         extra_key=" ".join([*compiler, *flags, *libs]), root=root)

@@ -177,6 +177,23 @@ def test_per_thread_and_legacy_tables(real: Driver) -> None:
     json.dumps(pt.report())
 
 
+def test_a_table_binds_each_entry_on_its_first_read(real: Driver, ctx: int) -> None:
+    """Issue 23.6 on the real driver: resolution asks and checks every entry and binds none; a first read
+    binds one, the same object from then on, and it calls the driver."""
+    t = Table("lazy", [required("cuCtxGetCurrent", 4000), required("cuDeviceGetCount", 2000),
+                       required("cuMemAlloc", 3020)], stream="legacy", source=real).resolve()
+    layout = type(t).__mro__[1]
+    assert all(a in type(t).__dict__ for a in ("cuCtxGetCurrent", "cuDeviceGetCount", "cuMemAlloc"))
+    f = t.cuCtxGetCurrent
+    assert t.cuCtxGetCurrent is f and type(t).cuCtxGetCurrent is layout.__dict__["cuCtxGetCurrent"]
+    c = out("CUcontext")
+    f.checked(c)
+    assert int(c[0]) == ctx and f.exported == t.report()["entries"][0]["exported"]
+    n = out("int")
+    t.cuDeviceGetCount.checked(n)
+    assert n[0] >= 1 and "cuMemAlloc" in type(t).__dict__
+
+
 def test_optional_entries_and_floor(real: Driver) -> None:
     t = Table("opt", [required("cuMemAlloc", 3020), optional("cuCheckpointOperationComplete", 13040),
                       optional("cuTensorMapSetAllocationClass", 13050, fallback=lambda *a: 801)],

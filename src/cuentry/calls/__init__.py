@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
         def __call__(self, *args: Any, **kw: Any) -> int: ...
 
-__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "enum_type",
-           "holds_gil", "kernel_params", "out", "struct_type"]
+__all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "check_bindable",
+           "enum_type", "holds_gil", "kernel_params", "out", "struct_type"]
 
 _LOCK = _forksafe.Lock()
 _PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
@@ -137,6 +137,25 @@ def enum_type(tag: str, cat: Catalog | None = None) -> str:
 def struct_type(tag: str, cat: Catalog | None = None) -> Any:
     """The ctypes class cuentry uses for `struct`/`union` `tag` (its layout from the catalog)."""
     return _catalog_parts(cat)[2].get(tag)
+
+
+def check_bindable(abi: Abi, cat: Catalog | None = None) -> None:
+    """Raise what [bind][cuentry.calls.bind] would refuse in `abi`'s signature (a parameter type with no
+    conversion: a TypeError), without binding: a table checks at resolution what it binds at first use.
+
+    Every ABI record of the shipped catalog builds its contract (`tests/test_calls.py` checks each), so only
+    records of other catalogs are checked (with the hints of `cat`, the catalog that binds)."""
+    if not _SHIPPED:
+        from ..catalog import catalog
+
+        _SHIPPED.append(catalog())
+    shipped = _SHIPPED[0]
+    if abi.symbol in shipped and abi in shipped.abis(abi.symbol):  # the record itself (or one equal to it)
+        return
+    contract.bindable(abi, _catalog_parts(cat)[1])
+
+
+_SHIPPED: list[Catalog] = []
 
 
 def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = None, cat: Catalog | None = None,

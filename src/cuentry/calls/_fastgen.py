@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sysconfig
 import tempfile
 
+from ..errors import BuildError
+from ..toolchain import find_compiler, run_compiler
 from .shapes import SLOTS, catalog_shapes, shape_code
 
 TYPE_CHECKING = False
@@ -52,21 +53,28 @@ def source(shapes: Sequence[tuple[str, ...]]) -> str:
 
 
 def build(out_dir: str, cc: str | None = None) -> str:
-    """Compile `cuentry.calls._fastcall` into `out_dir`; return the file's path."""
+    """Compile `cuentry.calls._fastcall` into `out_dir`; return the file's path.
+
+    The compiler is [find_compiler][cuentry.toolchain.find_compiler]'s (`cc`, else `$CC` as words, else
+    cc/gcc/clang): cuentry's one compiler discovery.
+
+    Raises:
+        BuildError: no compiler, no Python headers, or a compile error (the compiler's words).
+    """
     shapes = [s for s in catalog_shapes() if len(s) <= 32]
     src = os.path.join(out_dir, "_fastcall.c")
     with open(src, "w") as fh:
         fh.write(source(shapes))
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     out = os.path.join(out_dir, "_fastcall" + suffix)
-    compiler = cc or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
+    what = "build the call extension"
+    compiler = find_compiler(cc, what=what)
     inc = sysconfig.get_paths()["include"]
     if not os.path.exists(os.path.join(inc, "Python.h")):
-        raise RuntimeError(f"no Python.h in {inc} (install the Python development headers)")
-    cmd = [compiler, "-shared", "-fPIC", "-O2", "-w", f"-I{inc}", src, "-o", out, "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"compiling the call extension failed: {proc.stderr.strip()[:1500]}")
+        raise BuildError(f"cannot {what}: no Python.h in {inc}",
+                         hint="install the Python development headers (python3-dev), or use the pure backend")
+    run_compiler([*compiler, "-shared", "-fPIC", "-O2", "-w", f"-I{inc}", "-o", out, src, "-lm"], what=what,
+                 failed="compiling the call extension failed")
     return out
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "Contract",
     "Hints",
     "ParamSpec",
+    "bindable",
     "classify",
     "code_class",
     "element_matches",
@@ -177,6 +178,7 @@ class Hints:
         self.opaque = hints["opaque"]
         self.unsigned = hints["unsigned_enums"]
         self.enum_typedefs = hints["enum_typedefs"]
+        self.classified: set[str] = set()  # canonical types classify() took (see bindable)
 
     def scalar(self, t: str) -> str | None:
         """The C type an integer/enum/float type is passed as, or None."""
@@ -217,6 +219,18 @@ def classify(index: int, p: Param, h: Hints) -> ParamSpec:
         return ParamSpec(index, p, ARRAY, "void *", elem="f" if s == "float" else "d", const=const)
     _, _, signed = _int_range(s)
     return ParamSpec(index, p, ARRAY, "void *", elem=_INT_CODES[(signed, ffi.sizeof(s))], const=const)
+
+
+def bindable(abi: Abi, h: Hints) -> None:
+    """Raise the TypeError that building `abi`'s [Contract][cuentry.calls.contract.Contract] would (a parameter
+    type with no conversion), without building it: what may be refused at resolution when the contract
+    itself is built at the first use. Whether a type classifies depends on its canonical spelling alone, so
+    each is classified once per catalog."""
+    done = h.classified
+    for i, p in enumerate(abi.signature.params):
+        if p.canonical not in done:
+            classify(i, p, h)
+            done.add(p.canonical)
 
 
 def _by_value(index: int, p: Param, t: str, h: Hints) -> ParamSpec:

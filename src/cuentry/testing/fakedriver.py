@@ -36,14 +36,12 @@ CUDA_ERROR_NOT_SUPPORTED.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..buildcache import cached_build
 from ..catalog import Catalog, catalog
 from ..errors import BuildError
+from ..toolchain import c_string, compile_cached, find_compiler
 from .fakeenv import ENV_KNOBS as ENV_KNOBS  # re-exported
 from .fakeenv import VARIANTS as VARIANTS  # re-exported
 from .fakeenv import check_env as check_env  # re-exported
@@ -88,10 +86,6 @@ def _template() -> str:
     return (Path(__file__).resolve().parent / TEMPLATE).read_text(encoding="utf-8")
 
 
-def _c_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _exports(cat: Catalog, variant: str) -> list[Any]:
     """The catalog's ABIs a real Linux driver of `variant`'s kind exports, in byte order of their names."""
     abis = [a for a in cat if "linux" in a.platforms and a.exported and a.symbol not in NOT_ON_LINUX]
@@ -123,8 +117,8 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
     # cuGetProcAddress(_v2) appear in the table; the template defines them.
     decls = [f"FAKE_DECLARE({n})" for n in names if n in _IMPLEMENTED]
     decls += [f"FAKE_NOT_SUPPORTED({n})" for n in names if n not in _IMPLEMENTED]
-    rows = [f"    {{{_c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
-    errors = [f"    {{{c}, {_c_string(n)}, {_c_string(t)}}}," for c, n, t in _ERRORS]
+    rows = [f"    {{{c_string(a.symbol)}, {a.version}, {1 if a.variant else 0}, (void *)&{a.exported}}}," for a in abis]
+    errors = [f"    {{{c}, {c_string(n)}, {c_string(t)}}}," for c, n, t in _ERRORS]
     return _fill(_template(), {"@DECLS@": "\n".join(decls), "@ERRORS@": "\n".join(errors), "@ABIS@": "\n".join(rows)})
 
 
@@ -134,22 +128,6 @@ def source(cat: Catalog | None = None, variant: str = "full") -> str:
 
 
 _DEFINES = {"full": (), "v1": ("-DFAKE_V1",), "nogpa": ("-DFAKE_NOGPA",), "stub": ("-DFAKE_STUB",)}
-
-
-def _compiler(cc: str | None) -> str:
-    compiler = cc or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if not compiler:
-        raise BuildError("building the fake driver failed: no C compiler found")
-    return compiler
-
-
-def _compile_failure(compiler: str, returncode: int, stderr: str, stdout: str) -> str:
-    """The build error's text: the compiler's own words, or what is known when it said nothing."""
-    said = (stderr.strip() or stdout.strip())[:2000]
-    how = f"signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
-    if not said:
-        said = "the compiler printed nothing"
-    return f"building the fake driver failed: {compiler} ended with {how}: {said}"
 
 
 def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, cc: str | None = None) -> Path:
@@ -164,23 +142,13 @@ def build(dest: str | os.PathLike[str] | None = None, variant: str = "full", *, 
     """
     src = source(variant=variant)
     defines = list(_DEFINES[variant])
-    compiler = _compiler(cc)
-
+    what = "build the fake driver"
+    compiler = find_compiler(cc, what=what)  # cuentry's one compiler discovery (cuentry.toolchain)
     # -Bsymbolic: the library's calls to its own functions stay inside it, as in a real driver, whatever
     # else the process loaded with RTLD_GLOBAL (a real libcudart) or interposed (cuentry trace).
     flags = ["-shared", "-fPIC", "-Wl,-Bsymbolic", "-O1", "-w"]
-
-    def compile_it(c_file: Path, out: Path) -> None:
-        cmd = [compiler, *flags, "-o", str(out), str(c_file), *defines]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except OSError as exc:
-            raise BuildError(f"building the fake driver failed: cannot run {compiler}: {exc.strerror}") from None
-        if proc.returncode != 0:
-            raise BuildError(_compile_failure(compiler, proc.returncode, proc.stderr, proc.stdout),
-                             hint=f"check the C compiler works: {compiler} -shared -fPIC -o /tmp/x.so x.c "
-                                  "(or set CC to one that does)")
-
     filename = "stubs/libcuda.so.1" if variant == "stub" else "libcuda.so.1"
-    return cached_build(f"fake-driver-{variant}", src, compile_it, filename=filename, source_name="fake_cuda.c",
-                        extra_key=" ".join([compiler, *flags, *defines]), root=dest)
+    return compile_cached(f"fake-driver-{variant}", src, filename=filename, source_name="fake_cuda.c", flags=flags,
+                          libs=defines, cc=compiler, root=dest, what=what, failed="building the fake driver failed",
+                          hint=f"check the C compiler works: {compiler[0]} -shared -fPIC -o /tmp/x.so x.c "
+                               "(or set CC to one that does)")
