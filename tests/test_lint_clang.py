@@ -335,3 +335,17 @@ def test_wrapper_defined_in_another_file_with_a_prototype_default(tmp_path: Path
     rep = lint_paths([str(tmp_path)], settings=Settings(toolkit="13.0"))
     got = {(Path(f.path).name, f.line, f.code, f.engine) for f in rep.findings}
     assert got == {("use.cpp", 3, "CE010", "clang"), ("use.cpp", 4, "CE003", "clang")}
+
+
+def test_dlsym_into_decltype_note_for_one_abi_warning_for_several(tmp_path: Path) -> None:
+    _clang()
+    (tmp_path / "lazy.cpp").write_text(
+        "#include <cuda.h>\n#include <dlfcn.h>\nvoid f(void* h) {\n"
+        '  auto a = reinterpret_cast<decltype(&cuGetErrorName)>(dlsym(h, "cuGetErrorName"));\n'
+        '  auto b = reinterpret_cast<decltype(&cuLaunchKernelEx)>(dlsym(h, "cuLaunchKernelEx"));\n'
+        "  (void)a; (void)b;\n}\n")
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0", pedantic=True))
+    got = {(f.line, f.code, f.severity) for f in rep.findings}
+    assert got == {(4, "CE011", "note"), (5, "CE011", "warning")}
+    warn = next(f for f in rep.findings if f.line == 5)
+    assert "PFN_cuLaunchKernelEx_v11060_ptsz" in warn.message and "declare it as PFN_cuLaunchKernelEx_v11060" in warn.message

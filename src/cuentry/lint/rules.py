@@ -318,6 +318,11 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
             return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
                     f"own type: declare it as {abi.pfn} to say so", "note")
+        if e.target_export is not None:
+            others = ", ".join(a.pfn for a in cat.abis(abi.symbol) if a != abi)
+            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
+                    f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
+                    f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
         return None
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
