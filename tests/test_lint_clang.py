@@ -349,3 +349,42 @@ def test_dlsym_into_decltype_note_for_one_abi_warning_for_several(tmp_path: Path
     assert got == {(4, "CE011", "note"), (5, "CE011", "warning")}
     warn = next(f for f in rep.findings if f.line == 5)
     assert "PFN_cuLaunchKernelEx_v11060_ptsz" in warn.message and "declare it as PFN_cuLaunchKernelEx_v11060" in warn.message
+
+
+def test_the_floor_can_come_from_a_manifest(tmp_path: Path) -> None:
+    src = tmp_path / "f.cpp"
+    src.write_text('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
+                   'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+                   'return 1; return 0; }\n')
+    low, high = tmp_path / "low.toml", tmp_path / "high.toml"
+    low.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
+    high.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020", "cuStreamGetId@12000"]\n')
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", "--manifest", str(low), str(src))
+    assert code == 1 and "CE010 warning" in out
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", "--manifest", str(high), str(src))
+    assert code == 0 and "no findings" in out
+    code, _, err = _cli("lint", "--manifest", str(tmp_path / "none.toml"), str(src))
+    assert code == 2 and "none.toml" in err
+
+
+def test_a_pointer_to_dlsym_is_dlsym_and_signedness_alone_is_a_warning(tmp_path: Path) -> None:
+    """An interposer's pointer to the real dlsym (known by its canonical type) is judged as dlsym: its
+    hand-written cuGetProcAddress type with 4 parameters for the 5-parameter `_v2` export is an error;
+    with 5 parameters but `unsigned int` for the ABI's `int` version, a warning."""
+    _clang()
+    body = ('typedef void* (*fp_dlsym)(void*, const char*);\n'
+            'typedef CUresult (*gpa4)(const char*, void**, unsigned int, cuuint64_t);\n'
+            'typedef CUresult (*gpa5)(const char*, void**, unsigned int, cuuint64_t, CUdriverProcAddressQueryResult*);\n'
+            'void load(fp_dlsym real_dlsym, void* h) {\n'
+            '  gpa4 a = (gpa4) real_dlsym(h, "cuGetProcAddress_v2");\n'
+            '  gpa5 b = (gpa5) real_dlsym(h, "cuGetProcAddress_v2");\n'
+            '  (void)a; (void)b;\n}\n')
+    (tmp_path / "hook.cpp").write_text("#include <cuda.h>\n" + body)
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    got = {(f.line, f.code, f.severity) for f in rep.findings}
+    assert got == {(6, "CE011", "error"), (7, "CE011", "warning")}
+    assert "signedness" in next(f for f in rep.findings if f.line == 7).message
+    from cuentry.lint.signature import sign_only
+
+    assert sign_only("int (int, unsigned long)", "int (unsigned int, unsigned long)")
+    assert not sign_only("int (int)", "int (long)") and not sign_only("int (int)", "int (int)")

@@ -206,11 +206,14 @@ class Walker:
         return got
 
     def getters(self) -> dict[str, str]:
-        """Normalized function type -> the getter API it is (a pointer of that type is that API)."""
+        """Normalized function type -> the getter API it is (a pointer of that type is that API): the
+        driver's cuGetProcAddress ABIs, and dlsym's ``void *(void *, const char *)`` (an interposer's
+        pointer to the real dlsym is dlsym)."""
         if self._getters is None:
             self._getters = {}
             for a in self.cat.abis("cuGetProcAddress"):
                 self._getters.setdefault(self.norm.abi(a), a.exported or a.symbol)
+            self._getters.setdefault(self.norm.signature("void *", ["void *", "const char *"]), "dlsym")
         return self._getters
 
     def api_of(self, c: Any) -> str | None:
