@@ -388,3 +388,19 @@ def test_a_pointer_to_dlsym_is_dlsym_and_signedness_alone_is_a_warning(tmp_path:
 
     assert sign_only("int (int, unsigned long)", "int (unsigned int, unsigned long)")
     assert not sign_only("int (int)", "int (long)") and not sign_only("int (int)", "int (int)")
+
+
+def test_an_interposer_forwarding_its_callers_status_is_not_unchecked(tmp_path: Path) -> None:
+    """A hand-typed pointer to the real getter (`unsigned int` for the ABI's `int`) is still the getter;
+    the status it fills is the caller's parameter (the caller tests it), a local one is this code's."""
+    _clang()
+    (tmp_path / "hook.cpp").write_text(
+        "#include <cuda.h>\n"
+        "typedef CUresult (*gpa_t)(const char*, void**, unsigned int, cuuint64_t, CUdriverProcAddressQueryResult*);\n"
+        "gpa_t real_cuGetProcAddress;\n"
+        "CUresult hooked(const char* s, void** p, int v, cuuint64_t f, CUdriverProcAddressQueryResult* st) {\n"
+        "  CUresult r = real_cuGetProcAddress(s, p, v, f, st);\n  return r;\n}\n"
+        "void own(void** p) {\n  CUdriverProcAddressQueryResult st;\n"
+        '  if (real_cuGetProcAddress("cuMemAlloc", p, 3020, 0, &st) != CUDA_SUCCESS) return;\n}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    assert {(f.line, f.code) for f in rep.findings if f.code == "CE006"} == {(10, "CE006")}
