@@ -16,6 +16,12 @@ benchmark, not a test: nothing here fails; the goals are printed next to the num
 * dense: files of loaders (every function holds requests), lines/s on one core; goal >= 20k.
 * jobs: the dense tree with -j 2 against -j 1 (same report, checked).
 * --big N: an N MB C file (every 50th function holds a request), against reading it.
+* engines: the C-family files of tests/lint_corpus (semantic/ included) judged by the clang engine
+  against the tree-sitter engine, per file and as a ratio (the clang engine parses a translation unit
+  with its headers: slower per file by design). Skipped without libclang.
+
+Every case but `engines` uses the tree-sitter engine (``--engine tree-sitter``), the one these
+goals are for.
 
 Wall time on a shared machine is noisy: the tree cases also report lines per CPU second of this
 process (``time.process_time``), which another job on the machine does not inflate.
@@ -41,10 +47,12 @@ from _common import add_src
 
 add_src()
 
-from cuentry.lint import lint_paths  # noqa: E402
+from cuentry.lint import clang, lint_paths  # noqa: E402
 from cuentry.lint.cfamily.tree import parser  # noqa: E402
+from cuentry.lint.engine import Settings  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "lint_corpus"
+TS = Settings(engine="tree-sitter")
 STORED = ('  CUresult r{i} = cuGetProcAddress("cuMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n'
           '  if (r{i} != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS) return {i};\n')
 SAME_VAR = '  err = cuGetProcAddress("cuMemAlloc", &p{i}, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n'
@@ -105,7 +113,7 @@ def text_case(d: Path, name: str, text: str, goal_s: float | None = None) -> dic
     path.write_text(text)
     base = parse_baseline(text)
     rep: list[object] = []
-    took = timed(lambda: rep.append(lint_paths([str(path)])))
+    took = timed(lambda: rep.append(lint_paths([str(path)], settings=TS)))
     r = rep[0]
     out: dict[str, object] = {"lines": text.count("\n"), "lint_s": round(took, 3), "tree_sitter_parse_s": round(base, 4),
                               "ratio": round(took / base, 1), "findings": len(r.findings),  # type: ignore[attr-defined]
@@ -133,9 +141,9 @@ def tree(d: Path, name: str, files: int, per_file: int, dense: bool) -> tuple[Pa
 def tree_case(root: Path, lines: int, goal: int, jobs: int = 1) -> dict[str, object]:
     files = sorted(root.iterdir())
     base = timed(lambda: [p.read_text().split() for p in files])
-    lint_paths([str(root)], jobs=jobs)      # warm: the headers' and files' first read
+    lint_paths([str(root)], jobs=jobs, settings=TS)      # warm: the headers' and files' first read
     c0 = time.process_time()
-    took = timed(lambda: lint_paths([str(root)], jobs=jobs))
+    took = timed(lambda: lint_paths([str(root)], jobs=jobs, settings=TS))
     cpu = time.process_time() - c0
     return {"files": len(files), "lines": lines, "lint_s": round(took, 3), "cpu_s": round(cpu, 3),
             "read_and_split_s": round(base, 4), "ratio": round(took / base, 1), "lines_per_s": round(lines / took),
@@ -146,17 +154,34 @@ def tree_case(root: Path, lines: int, goal: int, jobs: int = 1) -> dict[str, obj
 def jobs_case(root: Path) -> dict[str, object]:
     one: list[object] = []
     two: list[object] = []
-    t1 = timed(lambda: one.append(lint_paths([str(root)])))
-    t2 = timed(lambda: two.append(lint_paths([str(root)], jobs=2)))
+    t1 = timed(lambda: one.append(lint_paths([str(root)], settings=TS)))
+    t2 = timed(lambda: two.append(lint_paths([str(root)], jobs=2, settings=TS)))
     same = one[0].to_dict() == two[0].to_dict()  # type: ignore[attr-defined]
     return {"j1_s": round(t1, 3), "j2_s": round(t2, 3), "speedup": round(t1 / t2, 2), "same_report": same}
+
+
+def engines_case() -> dict[str, object]:
+    """The clang engine against tree-sitter on the corpus's C-family files (each engine warmed first)."""
+    files = sorted(str(p) for p in CORPUS.rglob("*") if p.suffix in (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp"))
+    out: dict[str, object] = {"files": len(files)}
+    for name in ("tree-sitter", "clang"):
+        st = Settings(engine=name)
+        lint_paths(files, settings=st)
+        rep: list[object] = []
+        took = timed(lambda st=st: rep.append(lint_paths(files, settings=st)))   # type: ignore[misc]
+        judged = [j.engine for j in rep[0].judged]  # type: ignore[attr-defined]
+        out[name] = {"s": round(took, 3), "ms_per_file": round(took * 1000 / len(files), 2),
+                     "judged_by_clang": judged.count("clang")}
+    ts, cl = out["tree-sitter"], out["clang"]
+    out["ratio_clang_to_tree_sitter"] = round(cl["s"] / ts["s"], 1)  # type: ignore[index]
+    return out
 
 
 def macro_memory(text: str, d: Path) -> int:
     path = d / "mem.c"
     path.write_text(text)
     tracemalloc.start()
-    lint_paths([str(path)])
+    lint_paths([str(path)], settings=TS)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return round(peak / 2**20)
@@ -170,7 +195,7 @@ def main() -> int:
     a = ap.parse_args()
     q = a.quick
     d = Path(tempfile.mkdtemp(prefix="cuentry-lint-bench-"))
-    lint_paths([str(CORPUS)])  # warm: grammars loaded, catalog built
+    lint_paths([str(CORPUS)], settings=TS)  # warm: grammars loaded, catalog built
     res: dict[str, object] = {"date": time.strftime("%Y-%m-%d")}
     for n in ((300, 1000) if q else (1000, 3000, 10000)):
         res[f"defines_{n}"] = text_case(d, f"defines{n}", defines(n), goal_s=10.0)
@@ -184,12 +209,14 @@ def main() -> int:
     res["dense"] = tree_case(droot, dlines, 20_000)
     res["jobs"] = jobs_case(droot)
     res["defines_tracemalloc_peak_mb"] = macro_memory(defines(1000 if q else 10000), d)
+    if clang.available():
+        res["engines"] = engines_case()
     if a.big:
         text = big_file(a.big)
         path = d / "big.c"
         path.write_text(text)
         base = timed(lambda: path.read_text())
-        took = timed(lambda: lint_paths([str(path)]))
+        took = timed(lambda: lint_paths([str(path)], settings=TS))
         res["big_file"] = {"mb": round(len(text) / 1e6, 1), "lint_s": round(took, 2), "read_s": round(base, 3),
                            "peak_rss_mb": rss_mb(), "goal": took < 10}
     if a.json:

@@ -187,6 +187,9 @@ def test_bad_input_falls_back_with_a_note(tmp_path: Path) -> None:
     (tmp_path / "missing_include.cpp").write_text(
         '#include "nowhere.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;'
         'cuGetProcAddress("cuMemAlloc",&p,1000,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q);}\n')
+    (tmp_path / "unused_missing.cpp").write_text(
+        '#include <cuda.h>\n#include "nowhere.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;'
+        'cuGetProcAddress("cuMemAlloc",&p,1000,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q);}\n')
     (tmp_path / "broken.cpp").write_text("int f( {{{ cuGetProcAddress(\n")
     (tmp_path / "good.cpp").write_text(
         '#include <cudaTypedefs.h>\nint f() { PFN_cuMemAlloc_v3020 p; CUdriverProcAddressQueryResult q;\n'
@@ -197,8 +200,70 @@ def test_bad_input_falls_back_with_a_note(tmp_path: Path) -> None:
     assert judged["good.cpp"].engine == "clang" and not judged["good.cpp"].note
     assert judged["missing_include.cpp"].engine == "tree-sitter"
     assert "nowhere.h" in judged["missing_include.cpp"].note and "-I" in judged["missing_include.cpp"].note
+    # nothing of nowhere.h is used: clang judges the file and says what it did not find
+    assert judged["unused_missing.cpp"].engine == "clang"
+    assert "nowhere.h" in judged["unused_missing.cpp"].note and "-I" in judged["unused_missing.cpp"].note
+    assert any(Path(f.path).name == "unused_missing.cpp" and f.code == "CE009" for f in rep.findings)
     assert judged["broken.cpp"].engine == "tree-sitter" and judged["broken.cpp"].note
     assert any(Path(f.path).name == "good.cpp" and f.code == "CE009" and f.severity == "error" for f in rep.findings)
+
+
+def test_a_missing_header_the_request_needs_falls_back(tmp_path: Path) -> None:
+    _clang()
+    (tmp_path / "needs.cpp").write_text(
+        '#include <cuda.h>\n#include "pins.h"\nvoid f(){void*p;CUdriverProcAddressQueryResult q;'
+        'cuGetProcAddress("cuMemAlloc",&p,ALLOC_PIN,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q);}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    (j,) = rep.judged
+    assert j.engine == "tree-sitter" and "ALLOC_PIN" in j.note and "judged by tree-sitter" in j.note
+
+
+def test_a_project_header_is_found_where_projects_keep_them(tmp_path: Path) -> None:
+    """`#include <proj/pins.h>` from src/a/b/loader.cpp: found in include/ beside an ancestor, not above
+    the repository's root, and never through `..`."""
+    _clang()
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "include" / "proj").mkdir(parents=True)
+    (repo / "include" / "proj" / "pins.h").write_text("#define ALLOC_PIN 1000\n")
+    deep = repo / "src" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "loader.cpp").write_text(
+        '#include <cuda.h>\n#include <proj/pins.h>\nvoid f(){void*p;CUdriverProcAddressQueryResult q;'
+        'cuGetProcAddress("cuMemAlloc",&p,ALLOC_PIN,CU_GET_PROC_ADDRESS_LEGACY_STREAM,&q);}\n')
+    rep = lint_paths([str(deep)], settings=Settings(engine="clang", toolkit="13.0"))
+    (j,) = rep.judged
+    assert j.engine == "clang" and not j.note
+    assert "CE009" in {f.code for f in rep.findings}            # 1000: below cuMemAlloc's first ABI
+    from cuentry.lint.clang import header_dirs
+
+    assert header_dirs("proj/pins.h", str(deep)) == [str(repo / "include")]
+    assert header_dirs("../include/proj/pins.h", str(deep)) == []
+    assert header_dirs(str(repo / "include" / "proj" / "pins.h"), str(deep)) == []
+    (tmp_path / "include" / "other").mkdir(parents=True)
+    (tmp_path / "include" / "other" / "x.h").write_text("\n")
+    assert header_dirs("other/x.h", str(deep)) == []              # above the repository's root
+
+
+def test_real_build_conventions_parse(tmp_path: Path) -> None:
+    """GNU defaults (POSIX names in C), <limits.h> through the C library, a C header named .h, and the
+    vector types nvcc always has in a .cu file (a project's own copy of vector_types.h is skipped)."""
+    _clang()
+    req = ('void* p; CUdriverProcAddressQueryResult q; '
+           'cuGetProcAddress("cuMemAlloc", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);')
+    (tmp_path / "posix.c").write_text(
+        f'#include <fcntl.h>\n#include <limits.h>\n#include <cuda.h>\nint fl = O_CLOEXEC + INT_MAX;\n'
+        f'void f(void) {{ {req} }}\n')
+    (tmp_path / "list.h").write_text(f'#include <cuda.h>\nstruct node {{ int new; }};\nstatic void f(void) {{ {req} }}\n')
+    (tmp_path / "vector_types.h").write_text("#ifndef __VECTOR_TYPES_H__\n#define __VECTOR_TYPES_H__\n"
+                                             "struct dim3 { unsigned x, y, z; };\n#endif\n")
+    (tmp_path / "k.cu").write_text(
+        f'#include "vector_types.h"\n#include <cuda.h>\n__global__ void k(float4* a) {{}}\n'
+        f'void f() {{ dim3 g(1); float4* a = 0; k<<<g, 1>>>(a); {req} }}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    judged = {Path(j.path).name: j for j in rep.judged}
+    assert {n: (j.engine, j.note) for n, j in judged.items()} == {n: ("clang", "") for n in ("posix.c", "list.h", "k.cu")}
+    assert sorted(Path(f.path).name for f in rep.findings if f.code == "CE009") == ["k.cu", "list.h", "posix.c"]
 
 
 def _cli(*argv: str) -> tuple[int, str, str]:
@@ -270,3 +335,72 @@ def test_wrapper_defined_in_another_file_with_a_prototype_default(tmp_path: Path
     rep = lint_paths([str(tmp_path)], settings=Settings(toolkit="13.0"))
     got = {(Path(f.path).name, f.line, f.code, f.engine) for f in rep.findings}
     assert got == {("use.cpp", 3, "CE010", "clang"), ("use.cpp", 4, "CE003", "clang")}
+
+
+def test_dlsym_into_decltype_note_for_one_abi_warning_for_several(tmp_path: Path) -> None:
+    _clang()
+    (tmp_path / "lazy.cpp").write_text(
+        "#include <cuda.h>\n#include <dlfcn.h>\nvoid f(void* h) {\n"
+        '  auto a = reinterpret_cast<decltype(&cuGetErrorName)>(dlsym(h, "cuGetErrorName"));\n'
+        '  auto b = reinterpret_cast<decltype(&cuLaunchKernelEx)>(dlsym(h, "cuLaunchKernelEx"));\n'
+        "  (void)a; (void)b;\n}\n")
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0", pedantic=True))
+    got = {(f.line, f.code, f.severity) for f in rep.findings}
+    assert got == {(4, "CE011", "note"), (5, "CE011", "warning")}
+    warn = next(f for f in rep.findings if f.line == 5)
+    assert "PFN_cuLaunchKernelEx_v11060_ptsz" in warn.message and "declare it as PFN_cuLaunchKernelEx_v11060" in warn.message
+
+
+def test_the_floor_can_come_from_a_manifest(tmp_path: Path) -> None:
+    src = tmp_path / "f.cpp"
+    src.write_text('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
+                   'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+                   'return 1; return 0; }\n')
+    low, high = tmp_path / "low.toml", tmp_path / "high.toml"
+    low.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
+    high.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020", "cuStreamGetId@12000"]\n')
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", "--manifest", str(low), str(src))
+    assert code == 1 and "CE010 warning" in out
+    code, out, _ = _cli("lint", "--engine", "tree-sitter", "--manifest", str(high), str(src))
+    assert code == 0 and "no findings" in out
+    code, _, err = _cli("lint", "--manifest", str(tmp_path / "none.toml"), str(src))
+    assert code == 2 and "none.toml" in err
+
+
+def test_a_pointer_to_dlsym_is_dlsym_and_signedness_alone_is_a_warning(tmp_path: Path) -> None:
+    """An interposer's pointer to the real dlsym (known by its canonical type) is judged as dlsym: its
+    hand-written cuGetProcAddress type with 4 parameters for the 5-parameter `_v2` export is an error;
+    with 5 parameters but `unsigned int` for the ABI's `int` version, a warning."""
+    _clang()
+    body = ('typedef void* (*fp_dlsym)(void*, const char*);\n'
+            'typedef CUresult (*gpa4)(const char*, void**, unsigned int, cuuint64_t);\n'
+            'typedef CUresult (*gpa5)(const char*, void**, unsigned int, cuuint64_t, CUdriverProcAddressQueryResult*);\n'
+            'void load(fp_dlsym real_dlsym, void* h) {\n'
+            '  gpa4 a = (gpa4) real_dlsym(h, "cuGetProcAddress_v2");\n'
+            '  gpa5 b = (gpa5) real_dlsym(h, "cuGetProcAddress_v2");\n'
+            '  (void)a; (void)b;\n}\n')
+    (tmp_path / "hook.cpp").write_text("#include <cuda.h>\n" + body)
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    got = {(f.line, f.code, f.severity) for f in rep.findings}
+    assert got == {(6, "CE011", "error"), (7, "CE011", "warning")}
+    assert "signedness" in next(f for f in rep.findings if f.line == 7).message
+    from cuentry.lint.signature import sign_only
+
+    assert sign_only("int (int, unsigned long)", "int (unsigned int, unsigned long)")
+    assert not sign_only("int (int)", "int (long)") and not sign_only("int (int)", "int (int)")
+
+
+def test_an_interposer_forwarding_its_callers_status_is_not_unchecked(tmp_path: Path) -> None:
+    """A hand-typed pointer to the real getter (`unsigned int` for the ABI's `int`) is still the getter;
+    the status it fills is the caller's parameter (the caller tests it), a local one is this code's."""
+    _clang()
+    (tmp_path / "hook.cpp").write_text(
+        "#include <cuda.h>\n"
+        "typedef CUresult (*gpa_t)(const char*, void**, unsigned int, cuuint64_t, CUdriverProcAddressQueryResult*);\n"
+        "gpa_t real_cuGetProcAddress;\n"
+        "CUresult hooked(const char* s, void** p, int v, cuuint64_t f, CUdriverProcAddressQueryResult* st) {\n"
+        "  CUresult r = real_cuGetProcAddress(s, p, v, f, st);\n  return r;\n}\n"
+        "void own(void** p) {\n  CUdriverProcAddressQueryResult st;\n"
+        '  if (real_cuGetProcAddress("cuMemAlloc", p, 3020, 0, &st) != CUDA_SUCCESS) return;\n}\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    assert {(f.line, f.code) for f in rep.findings if f.code == "CE006"} == {(10, "CE006")}

@@ -47,6 +47,9 @@ class Score:
     found: int = 0
     serious: int = 0
     serious_found: int = 0
+    as_notes: int = 0          # true findings reported with severity "note" (shown with --pedantic)
+    c_files: int = 0           # C-family files judged
+    by_clang: int = 0          # ... of which by the clang engine (the others fell back to tree-sitter)
     missed: list[str] = field(default_factory=list)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -56,7 +59,8 @@ class Score:
                 "unjudged": self.unjudged, "faults": self.faults, "found": self.found, "serious": self.serious,
                 "serious_found": self.serious_found, "precision": _ratio(self.true, self.true + self.false),
                 "recall": _ratio(self.found, self.faults), "serious_recall": _ratio(self.serious_found, self.serious),
-                "missed": self.missed, "seconds": round(self.seconds, 1), "errors": self.errors}
+                "missed": self.missed, "seconds": round(self.seconds, 1), "errors": self.errors,
+                "as_notes": self.as_notes, "c_files": self.c_files, "by_clang": self.by_clang}
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -81,23 +85,24 @@ def has_engine_option() -> bool:
     return "--engine" in out
 
 
-def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[list[dict[str, Any]], str]:
+def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[list[dict[str, Any]], str, list[str]]:
+    """The findings (paths relative to the repository), an error, and the engine that judged each C file."""
     base = root / repo["dir"]
     if not base.is_dir():
-        return [], f"{repo['name']}: not found under {root} (fetch it at {repo['commit']})"
+        return [], f"{repo['name']}: not found under {root} (fetch it at {repo['commit']})", []
     argv = [sys.executable, "-m", "cuentry", "lint", "--json"]
     if engine:
-        argv += ["--engine", engine]
+        argv += ["--engine", engine, "--pedantic"]   # notes too: a harmless fault reported as a note is found
     for inc in repo.get("include", []):
         argv += ["-I", str(base / inc)]
     argv.append(str(base))
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode not in (0, 1):
-        return [], f"{repo['name']}: lint exited {proc.returncode}: {proc.stderr.strip()[:300]}"
+        return [], f"{repo['name']}: lint exited {proc.returncode}: {proc.stderr.strip()[:300]}", []
     doc = json.loads(proc.stdout)
     for f in doc["findings"]:
         f["path"] = os.path.relpath(f["path"], base)
-    return doc["findings"], ""
+    return doc["findings"], "", [j["engine"] for j in doc.get("judged", [])]
 
 
 def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> Score:
@@ -110,10 +115,12 @@ def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> 
     reported: set[tuple[str, str, int, str]] = set()
     t0 = time.perf_counter()
     for repo in repos:
-        findings, err = lint_repo(repo, root, engine)
+        findings, err, engines = lint_repo(repo, root, engine)
         if err:
             s.errors.append(err)
             continue
+        s.c_files += len(engines)
+        s.by_clang += engines.count("clang")
         for f in findings:
             key = (repo["name"], f["path"], f["line"], f["code"])
             if key in reported:
@@ -128,6 +135,7 @@ def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> 
                 s.false += 1
             else:
                 s.true += 1
+                s.as_notes += f.get("severity") == "note"
     s.seconds = time.perf_counter() - t0
     linted = names - {e.split(":")[0] for e in s.errors}
     for key, j in judged.items():
@@ -165,13 +173,13 @@ def main() -> int:
         print(json.dumps([sc.to_dict() for sc in scores], indent=2))
         return 0
     print("| engine | findings judged | true | false | precision | faults | found | recall | serious | "
-          "serious found | serious recall | unjudged |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "serious found | serious recall | true as notes | C files by clang | unjudged |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sc in scores:
         d = sc.to_dict()
         print(f"| {sc.engine} | {sc.reported} | {sc.true} | {sc.false} | {_pct(d['precision'])} | {sc.faults} | "
               f"{sc.found} | {_pct(d['recall'])} | {sc.serious} | {sc.serious_found} | {_pct(d['serious_recall'])} | "
-              f"{len(sc.unjudged)} |")
+              f"{sc.as_notes} | {sc.by_clang}/{sc.c_files} | {len(sc.unjudged)} |")
     for sc in scores:
         for line in sc.errors + [f"unjudged ({sc.engine}): {u}" for u in sc.unjudged] + \
                 [f"missed ({sc.engine}): {m}" for m in sc.missed]:

@@ -46,6 +46,9 @@ def register(sub: SubParsers) -> None:
                          "(default: the real cuda.h when found, else the newest toolkit)")
     lt.add_argument("--floor", type=int, default=0, metavar="VERSION",
                     help="the lowest driver the code supports (e.g. 12000): pins at or below it are notes")
+    lt.add_argument("--manifest", metavar="TOML",
+                    help="take the floor from this cuentry manifest (its required entries' driver floor) "
+                         "unless --floor gives one")
     lt.add_argument("--pedantic", action="store_true", help="show notes too (findings that cannot change behaviour)")
     lt.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                     help="lint files in N processes (the output is the same as with -j 1)")
@@ -137,7 +140,17 @@ def _settings(args: argparse.Namespace) -> Any:
 
         choose_toolkit(catalog(), args.toolkit)
     return Settings(engine=args.engine, include_dirs=includes, defines=args.defines, std=args.std,
-                    toolkit=args.toolkit, commands=commands, floor=args.floor, pedantic=args.pedantic)
+                    toolkit=args.toolkit, commands=commands, floor=args.floor or _manifest_floor(args.manifest),
+                    pedantic=args.pedantic)
+
+
+def _manifest_floor(path: str | None) -> int:
+    """The driver floor a manifest states (0 without one); a bad manifest is bad input (exit 2)."""
+    if not path:
+        return 0
+    from ..manifest import load
+
+    return load(path).min_driver()
 
 
 def run(args: argparse.Namespace, out: Out) -> int:

@@ -16,7 +16,7 @@ from ..catalog import Abi, Catalog, Fault, Verdict, catalog
 from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
-from .signature import normalizer
+from .signature import normalizer, sign_only
 
 __all__ = [
     "HELP_URI",
@@ -134,6 +134,9 @@ def _stream(q: Query, variant: str | None) -> str:
     return "per_thread" if variant else "legacy"
 
 
+_SIGN_NOTE = " (only the signedness of an integer differs: called alike today, but not the ABI's type)"
+
+
 def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
     """clang: the pointer's canonical function type against the signature of the ABI the request binds."""
     if q.symbol is None or q.symbol not in cat or q.target_sig is None:
@@ -145,8 +148,9 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
             continue
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}: {_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
-        yield q.line, q.col, msg, "error"
+               f"{q.target_sig}{_SIGN_NOTE if sign_only(norm.abi(abi), q.target_sig) else ''}: "
+               f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
+        yield q.line, q.col, msg, "warning" if sign_only(norm.abi(abi), q.target_sig) else "error"
         return
 
 
@@ -318,12 +322,19 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
             return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
                     f"own type: declare it as {abi.pfn} to say so", "note")
+        if e.target_export is not None:
+            others = ", ".join(a.pfn for a in cat.abis(abi.symbol) if a != abi)
+            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
+                    f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
+                    f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
         return None
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
+    signs = sign_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
-            f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}: "
-            f"{fix}, or resolve {abi.symbol!r} at a pinned version with cuGetProcAddress", "error")
+            f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
+            f"{_SIGN_NOTE if signs else ''}: {fix}, or resolve {abi.symbol!r} at a pinned version with "
+            "cuGetProcAddress", "warning" if signs else "error")
 
 
 def _export_check(e: Export, cat: Catalog) -> str | None:

@@ -84,21 +84,24 @@ def _flags_of(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def arguments(path: str, opts: Options, cat: Catalog) -> tuple[list[str], str]:
-    """The clang arguments for one file, and which CUDA headers they use (for the findings)."""
+def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> tuple[list[str], str]:
+    """The clang arguments for one file (`as_c`: a header read as C), and which CUDA headers they use.
+
+    The default standards are the compilers' own defaults, with their GNU extensions (``gnu11``,
+    ``gnu++17``), so POSIX declarations (``off_t``, ``O_CLOEXEC``) are there as in a real build."""
     from .headers import choose_toolkit, find_toolkit_include, generated_dir
 
     args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
     cmd = opts.commands.get(os.path.abspath(path))
     if path.endswith(_CU):
         args += ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-include", CUDA_PREAMBLE]
-    elif path.endswith(_C):
-        args += ["-x", "c", f"-std={opts.std or 'c11'}"] if not (opts.std or "").startswith(("c++", "gnu++")) else \
+    elif path.endswith(_C) or as_c:
+        args += ["-x", "c", f"-std={opts.std or 'gnu11'}"] if not (opts.std or "").startswith(("c++", "gnu++")) else \
             ["-x", "c"]
     else:
-        args += ["-x", "c++", f"-std={opts.std or 'c++17'}"]
+        args += ["-x", "c++", f"-std={opts.std or 'gnu++17'}"]
     if path.endswith(_CU):
-        args.append(f"-std={opts.std or 'c++17'}")
+        args.append(f"-std={opts.std or 'gnu++17'}")
     args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
     if cmd:
         args += _flags_of(cmd)
@@ -157,14 +160,108 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
         return out
 
 
-def _first_error(tu: Any, path: str) -> str | None:
+SEARCH_ROUNDS = 6
+"""How many times a file is parsed again with the directories of the headers it could not find."""
+SEARCH_LEVELS = 8
+"""How far up from a file the directories that could hold a missing header are looked for."""
+_NOT_FOUND = re.compile(r"^'([^']+)' file not found")
+
+
+def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, searched: bool) -> Any:
+    """Parse; where a header is not found and `searched` (no compile command names the file's flags),
+    look for it where projects keep their headers (see `header_dirs`) and parse again with those."""
+    tried: set[str] = set()
+    for _ in range(SEARCH_ROUNDS + 1):
+        try:
+            tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
+        except ci.TranslationUnitLoadError as exc:
+            raise NotParsed(f"clang could not parse it ({exc})") from None
+        if not searched:
+            return tu
+        found = [d for d in _missing_dirs(tu, path) if d not in tried]
+        if not found:
+            return tu
+        tried.update(found)
+        args = [*args, *(f"-I{d}" for d in found)]
+    return tu
+
+
+def _missing_dirs(tu: Any, path: str) -> list[str]:
+    out: list[str] = []
     for d in tu.diagnostics:
-        if d.severity >= 3:
-            where = d.location.file.name if d.location.file is not None else path
-            fix = ("give its directory with -I or --compile-commands" if "file not found" in d.spelling else
-                   "check the flags (-D, -std, --compile-commands) it is compiled with")
-            return f"clang: {os.path.basename(where)}:{d.location.line}: {d.spelling} ({fix})"
+        m = _NOT_FOUND.match(d.spelling) if d.severity >= 3 else None
+        if m is None:
+            continue
+        where = d.location.file.name if d.location.file is not None else path
+        got = header_dirs(m.group(1), os.path.dirname(os.path.abspath(where)))
+        out += [g for g in got if g not in out]
+    return out
+
+
+def header_dirs(name: str, start: str) -> list[str]:
+    """The directory that holds `name` (``ucs/sys/sys.h``) nearest above `start`: an ancestor, or its
+    ``include``/``src`` subdirectory, at most `SEARCH_LEVELS` up and not above the repository's root
+    (a directory with ``.git``). Empty when none is found or `name` climbs out (``..``, absolute)."""
+    if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+        return []
+    d = start
+    for _ in range(SEARCH_LEVELS):
+        for cand in (d, os.path.join(d, "include"), os.path.join(d, "src")):
+            if os.path.isfile(os.path.join(cand, name)):
+                return [cand]
+        if os.path.exists(os.path.join(d, ".git")) or os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
+    return []
+
+
+KEEP_GOING = 0x200
+"""libclang's CXTranslationUnit_KeepGoing: a header that is not found is an error, not the end of the parse."""
+
+
+def _first_error(tu: Any, path: str, *, missing: list[str] | None = None) -> str | None:
+    """The first error said with its fix (a header not found counts only when `missing` is None);
+    headers not found go into `missing`, and are named as the likely cause of a later error. None: the
+    file parsed (with `missing`: every error was a header not found)."""
+    errors = [d for d in tu.diagnostics if d.severity >= 3]
+    lost = [m.group(1) for d in errors if (m := _NOT_FOUND.match(d.spelling)) is not None]
+    for d in errors:
+        if missing is not None and _NOT_FOUND.match(d.spelling):
+            continue
+        where = d.location.file.name if d.location.file is not None else path
+        if lost:
+            fix = f"not found: {_names(lost)}: give their directories with -I or --compile-commands"
+        else:
+            fix = "check the flags (-D, -std, --compile-commands) it is compiled with"
+        return f"clang: {os.path.basename(where)}:{d.location.line}: {d.spelling} ({fix})"
+    if missing is not None:
+        missing += lost
     return None
+
+
+def _names(headers: list[str]) -> str:
+    got = sorted(set(headers))
+    return ", ".join(got[:6]) + (", ..." if len(got) > 6 else "")
+
+
+def _translation_unit(ci: Any, text: str, path: str, opts: Options,
+                      cat: Catalog) -> tuple[Any, list[str], str, list[str]]:
+    """The parsed file, its arguments, the headers used and the headers not found; `NotParsed` when it
+    has an error that is not a missing header. A ``.h`` that does not parse as C++ is tried as C."""
+    first = ""
+    for as_c in (False, True) if path.endswith(".h") else (False,):
+        args, headers = arguments(path, opts, cat, as_c=as_c)
+        pch = _pch(ci, args, text) if opts.pch else None
+        if pch is not None:
+            args = [*args, "-include-pch", pch]
+        tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
+                    searched=not opts.commands.get(os.path.abspath(path)))
+        missing: list[str] = []
+        err = _first_error(tu, path, missing=missing)
+        if err is None:
+            return tu, args, headers, missing
+        first = first or err
+    raise NotParsed(first)
 
 
 def extract(text: str, path: str, opts: Options) -> Unit:
@@ -174,24 +271,17 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     from .walk import Walker
 
     cat = opts.cat or catalog()
-    args, headers = arguments(path, opts, cat)
-    flags = ci.TranslationUnit.PARSE_INCOMPLETE
-    pch = _pch(ci, args, text) if opts.pch else None
-    if pch is not None:
-        args = [*args, "-include-pch", pch]
-    try:
-        tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
-    except ci.TranslationUnitLoadError as exc:
-        raise NotParsed(f"clang could not parse it ({exc})") from None
-    err = _first_error(tu, path)
-    if err is not None:
-        raise NotParsed(err)
+    tu, args, headers, missing = _translation_unit(ci, text, path, opts, cat)
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
     w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
     w.foreign = opts.foreign
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
+
+    if missing:
+        unit.note = (f"clang: not found: {_names(missing)}; nothing the file's requests use came from them (give their "
+                     "directories with -I or --compile-commands to check the file whole)")
 
     def where(s: Any) -> str:
         if s.callers:
@@ -207,4 +297,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     return unit
 
 
-__all__ = ["CUDA_PREAMBLE", "RESOURCE_DIR", "NotParsed", "Options", "arguments", "available", "extract"]
+__all__ = [
+    "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options", "arguments",
+    "available", "extract", "header_dirs",
+]

@@ -22,7 +22,7 @@ from clang.cindex import TypeKind as T
 
 from ...catalog import Catalog
 from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
-from ..signature import Normalizer
+from ..signature import Normalizer, signless
 from .values import UNKNOWN, Env, Val, evaluate, key, tokens
 
 # api -> argument index of (symbol, pointer, version, flags, status)
@@ -206,11 +206,15 @@ class Walker:
         return got
 
     def getters(self) -> dict[str, str]:
-        """Normalized function type -> the getter API it is (a pointer of that type is that API)."""
+        """Normalized function type, signedness dropped (a hand-written `unsigned` version is still the
+        getter) -> the getter API it is (a pointer of that type is that API): the
+        driver's cuGetProcAddress ABIs, and dlsym's ``void *(void *, const char *)`` (an interposer's
+        pointer to the real dlsym is dlsym)."""
         if self._getters is None:
             self._getters = {}
             for a in self.cat.abis("cuGetProcAddress"):
-                self._getters.setdefault(self.norm.abi(a), a.exported or a.symbol)
+                self._getters.setdefault(signless(self.norm.abi(a)), a.exported or a.symbol)
+            self._getters.setdefault(signless(self.norm.signature("void *", ["void *", "const char *"])), "dlsym")
         return self._getters
 
     def api_of(self, c: Any) -> str | None:
@@ -222,7 +226,7 @@ class Walker:
         if ref is None or ref.kind not in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
             return None
         info = self.type_info(ref.type)
-        return self.getters().get(info.sig) if info is not None and info.sig else None
+        return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
         api = self.api_of(c)
@@ -350,7 +354,9 @@ class Walker:
             st = evaluate(args[sti], env)
             status = "null" if st.value == 0 else "given"
             d = _decl_of(args[sti])
-            if status == "given" and d is not None and fn is not None and not self._tested(fn, d):
+            # a parameter passed on (an interposer's forwarding) is its caller's to test
+            if status == "given" and d is not None and fn is not None and d.kind != K.PARM_DECL and \
+                    not self._tested(fn, d):
                 unchecked.append(d.spelling)
         elif sti is not None and api != "cuGetProcAddress":
             status = "missing"
