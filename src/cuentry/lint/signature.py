@@ -167,11 +167,11 @@ _BARE = re.compile(r"\b(?:un)?signed\b")
 
 
 def signless(x: str) -> str:
-    """A normalized type with integer signedness dropped (``unsigned int`` -> ``int``)."""
+    """A normalized type with integer signedness dropped (`unsigned int` -> `int`)."""
     return _BARE.sub("int", _SIGNED.sub("", x))
 
 
 def sign_only(a: str, b: str) -> bool:
-    """Two normalized signatures that differ only in the signedness of integers of one size (``int`` for
-    ``unsigned int``): passed alike by every calling convention, so a rule broken, not a wrong ABI."""
+    """Two normalized signatures that differ only in the signedness of integers of one size (`int` for
+    `unsigned int`): passed alike by every calling convention, so a rule broken, not a wrong ABI."""
     return a != b and signless(a) == signless(b)

@@ -87,8 +87,8 @@ def _flags_of(argv: Sequence[str]) -> list[str]:
 def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> tuple[list[str], str]:
     """The clang arguments for one file (`as_c`: a header read as C), and which CUDA headers they use.
 
-    The default standards are the compilers' own defaults, with their GNU extensions (``gnu11``,
-    ``gnu++17``), so POSIX declarations (``off_t``, ``O_CLOEXEC``) are there as in a real build."""
+    The default standards are the compilers' own defaults, with their GNU extensions (`gnu11`,
+    `gnu++17`), so POSIX declarations (`off_t`, `O_CLOEXEC`) are there as in a real build."""
     from .headers import choose_toolkit, find_toolkit_include, generated_dir
 
     args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
@@ -199,9 +199,9 @@ def _missing_dirs(tu: Any, path: str) -> list[str]:
 
 
 def header_dirs(name: str, start: str) -> list[str]:
-    """The directory that holds `name` (``ucs/sys/sys.h``) nearest above `start`: an ancestor, or its
-    ``include``/``src`` subdirectory, at most `SEARCH_LEVELS` up and not above the repository's root
-    (a directory with ``.git``). Empty when none is found or `name` climbs out (``..``, absolute)."""
+    """The directory that holds `name` (`ucs/sys/sys.h`) nearest above `start`: an ancestor, or its
+    `include`/`src` subdirectory, at most `SEARCH_LEVELS` up and not above the repository's root
+    (a directory with `.git`). Empty when none is found or `name` climbs out (`..`, absolute)."""
     if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
         return []
     d = start
@@ -247,7 +247,7 @@ def _names(headers: list[str]) -> str:
 def _translation_unit(ci: Any, text: str, path: str, opts: Options,
                       cat: Catalog) -> tuple[Any, list[str], str, list[str]]:
     """The parsed file, its arguments, the headers used and the headers not found; `NotParsed` when it
-    has an error that is not a missing header. A ``.h`` that does not parse as C++ is tried as C."""
+    has an error that is not a missing header. A `.h` that does not parse as C++ is tried as C."""
     first = ""
     for as_c in (False, True) if path.endswith(".h") else (False,):
         args, headers = arguments(path, opts, cat, as_c=as_c)

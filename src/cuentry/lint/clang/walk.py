@@ -208,7 +208,7 @@ class Walker:
     def getters(self) -> dict[str, str]:
         """Normalized function type, signedness dropped (a hand-written `unsigned` version is still the
         getter) -> the getter API it is (a pointer of that type is that API): the
-        driver's cuGetProcAddress ABIs, and dlsym's ``void *(void *, const char *)`` (an interposer's
+        driver's cuGetProcAddress ABIs, and dlsym's `void *(void *, const char *)` (an interposer's
         pointer to the real dlsym is dlsym)."""
         if self._getters is None:
             self._getters = {}
