@@ -404,3 +404,26 @@ def test_an_interposer_forwarding_its_callers_status_is_not_unchecked(tmp_path: 
         '  if (real_cuGetProcAddress("cuMemAlloc", p, 3020, 0, &st) != CUDA_SUCCESS) return;\n}\n')
     rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
     assert {(f.line, f.code) for f in rep.findings if f.code == "CE006"} == {(10, "CE006")}
+
+
+def test_rows_of_an_included_x_macro_table_are_judged_at_the_include(tmp_path: Path) -> None:
+    """A table header pulled in with #include inside a loader function (each row a request through a
+    struct field named cuGetProcAddress, which cuda.h renames to cuGetProcAddress_v2 while the field keeps
+    its hand-written 4-parameter type: the old ABI, judged as that getter)."""
+    _clang()
+    (tmp_path / "table.h").write_text("ROW(cuMemAlloc, CUdeviceptr*, size_t)\nROW(cuLaunchKernel, CUfunction, "
+                                      "unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, "
+                                      "CUstream, void**, void**)\n")
+    (tmp_path / "syms.c").write_text(
+        "#include <cuda.h>\n"
+        "typedef struct syms { CUresult (*cuGetProcAddress)(const char*, void**, int, cuuint64_t);\n"
+        "#define ROW(name, ...) CUresult (*name)(__VA_ARGS__);\n#include \"table.h\"\n#undef ROW\n} syms_t;\n"
+        "int load(syms_t* s) {\n"
+        "#define ROW(name, ...) if (s->cuGetProcAddress(#name, (void**)&s->name, 11030, "
+        "CU_GET_PROC_ADDRESS_DEFAULT)) return 1;\n"
+        "#include \"table.h\"\n#undef ROW\n  return 0;\n}\n")
+    rep = lint_paths([str(tmp_path / "syms.c")], settings=Settings(engine="clang", toolkit="13.0"))
+    got = {(f.line, f.code) for f in rep.findings}
+    assert got == {(9, "CE010"), (9, "CE007")}
+    assert all("table.h:" in f.message for f in rep.findings)
+    assert not any("cuGetProcAddress_v2" in f.message for f in rep.findings)

@@ -17,7 +17,7 @@ A "missed" fault that an engine does report counts as found for that engine. Rep
 ``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
 after); each set is scored on its own.
 
-    python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--json]
+    python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--set held-out] [--json]
 """
 
 from __future__ import annotations
@@ -160,6 +160,7 @@ def main() -> int:
     ap.add_argument("--root", default="/work/ext", help="where the repositories are checked out (one folder each)")
     ap.add_argument("--judged", default=str(JUDGED))
     ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
+    ap.add_argument("--set", dest="sets", action="append", help="only these sets (development, held-out, ...)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     data = load(Path(a.judged))
@@ -167,7 +168,8 @@ def main() -> int:
     if a.engine and not has_engine_option():
         print("this cuentry lint has no --engine option: measuring its one engine", file=sys.stderr)
         engines = [None]
-    subsets = sorted({r.get("set", "development") for r in data["repo"]})
+    subsets = sorted({r.get("set", "development") for r in data["repo"]} & set(a.sets or [r.get("set", "development")
+                                                                                        for r in data["repo"]]))
     scores = [score(data, Path(a.root), e, sub) for e in engines for sub in subsets]
     if a.json:
         print(json.dumps([sc.to_dict() for sc in scores], indent=2))

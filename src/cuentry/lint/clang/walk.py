@@ -161,6 +161,7 @@ class Walker:
         self.api_names: dict[str, str] = {}
         self._getters: dict[str, str] | None = None
         self._file_macros: dict[str, str] | None = None
+        self._includes: dict[str, list[tuple[int, int]]] | None = None
         self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
 
@@ -220,13 +221,15 @@ class Walker:
     def api_of(self, c: Any) -> str | None:
         """The request API a call is: by name, or by the canonical type of a pointer it calls through."""
         name = c.spelling
-        if name in ROLES or name in EXPORT_APIS:
-            return str(name)
         ref = c.referenced
-        if ref is None or ref.kind not in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
-            return None
-        info = self.type_info(ref.type)
-        return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
+        if ref is not None and ref.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+            # a call through a pointer is the getter its type is, whatever it is named (a field named
+            # cuGetProcAddress that cuda.h renames to cuGetProcAddress_v2 still holds the type it was given)
+            info = self.type_info(ref.type)
+            got = self.getters().get(signless(info.sig)) if info is not None and info.sig else None
+            if got is not None or (name not in ROLES and name not in EXPORT_APIS):
+                return got
+        return str(name) if name in ROLES or name in EXPORT_APIS else None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
         api = self.api_of(c)
@@ -514,20 +517,67 @@ class Walker:
         queries: list[Query] = []
         exports: list[Export] = []
         for s in self.sites():
-            f = s.call.location.file
-            if f is None or os.path.abspath(f.name) != os.path.abspath(self.path):
+            at = self._place(s)
+            if at is None:
                 continue
-            line, col = s.call.location.line, s.call.location.column
+            line, col, row = at
+            here = where(s) + (f" (the row at {row}, a table included here)" if row else "")
             tinfo = s.target if isinstance(s.target, TypeInfo) else None
             if s.export:
                 if isinstance(s.symbol.value, str):
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
-                                          where=where(s), target_sig=tinfo.sig if tinfo else None,
+                                          where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None))
                 continue
-            queries.append(self._query(s, tinfo, line, col, where(s)))
+            queries.append(self._query(s, tinfo, line, col, here))
         return queries, exports
+
+    def _place(self, s: Site) -> tuple[int, int, str] | None:
+        """Where this file reports a request: its own line; or, for a row of a table the file pulls in
+        with `#include` inside one of its functions (an X-macro table), the `#include` line, naming the
+        row. None: the request belongs to another file (a header's own code, judged with the header)."""
+        f = s.call.location.file
+        if f is None:
+            return None
+        if os.path.abspath(f.name) == os.path.abspath(self.path):
+            return s.call.location.line, s.call.location.column, ""
+        fn = s.fn.cursor if s.fn is not None else None
+        home = fn.location.file if fn is not None else None
+        if fn is None or home is None or os.path.abspath(home.name) != os.path.abspath(self.path):
+            return None
+        places = self._included_at().get(os.path.abspath(f.name))
+        if not places:
+            return None
+        lo, hi = fn.extent.start.line, fn.extent.end.line   # the #include inside the function
+        at = next((p for p in places if lo <= p[0] <= hi), places[0])
+        return at[0], at[1], f"{os.path.basename(f.name)}:{s.call.location.line}"
+
+    def _included_at(self) -> dict[str, list[tuple[int, int]]]:
+        """Each header this file includes (directly or through other headers): the lines and columns of
+        the `#include`s in this file it came in by, in order."""
+        if self._includes is None:
+            parent: dict[str, str] = {}
+            direct: dict[str, list[tuple[int, int]]] = {}
+            me = os.path.abspath(self.path)
+            for inc in self.tu.get_includes():
+                src = os.path.abspath(inc.source.name) if inc.source is not None else ""
+                dst = os.path.abspath(inc.include.name) if inc.include is not None else ""
+                if not dst:
+                    continue
+                if src == me:
+                    direct.setdefault(dst, []).append((inc.location.line, inc.location.column))
+                else:
+                    parent.setdefault(dst, src)
+            out = dict(direct)
+            for dst in parent:
+                seen, cur = 0, dst
+                while cur not in direct and cur in parent and seen < 64:
+                    cur, seen = parent[cur], seen + 1
+                if cur in direct:
+                    out.setdefault(dst, direct[cur])
+            self._includes = out
+        return self._includes
 
     def _query(self, s: Site, tinfo: TypeInfo | None, line: int, col: int, where: str) -> Query:
         sym = s.symbol.value if isinstance(s.symbol.value, str) else None
