@@ -15,7 +15,10 @@ pytest.importorskip("tree_sitter_cpp")
 from cuentry.cli import main  # noqa: E402
 from cuentry.errors import UsageError  # noqa: E402
 from cuentry.lint import lint_paths, lint_text  # noqa: E402
-from cuentry.lint.engine import read_source  # noqa: E402
+from cuentry.lint.engine import (
+    Settings,  # noqa: E402
+    read_source,  # noqa: E402
+)
 from cuentry.lint.preprocess import preprocess  # noqa: E402
 
 BAD_C = ('void f(){void*p;CUdriverProcAddressQueryResult q;'
@@ -187,3 +190,23 @@ def test_cuda_sources_use_the_cuda_grammar_and_fall_back(monkeypatch: pytest.Mon
     monkeypatch.setattr(builtins, "__import__", no_cuda)
     assert grammar_for("k.cu") == "cpp"
     assert [f.code for f in lint_text(src, "k.cu")[0]] == ["CE009"]
+
+
+def test_a_default_version_two_wrappers_down_is_the_pin(tmp_path: Path) -> None:
+    """`call(name, args...)` -> `get_symbol(name)` whose prototype (in the header that defines `call`)
+    defaults the version to 12010: each call of `call` pins 12010, a release number."""
+    (tmp_path / "drv.cpp").write_text(
+        "#include <cuda_runtime_api.h>\n"
+        "void *get_symbol(const char *symbol, int cuda_version) {\n"
+        "  void *p = nullptr; cudaDriverEntryPointQueryResult r;\n"
+        "  if (cudaGetDriverEntryPointByVersion(symbol, &p, cuda_version, cudaEnableLegacyStream, &r) != cudaSuccess"
+        " || r != cudaDriverEntryPointSuccess) return nullptr;\n  return p;\n}\n")
+    (tmp_path / "drv.h").write_text(
+        "#include <cuda.h>\nvoid *get_symbol(const char *symbol, int cuda_version = 12010);\n"
+        "template <typename... A> inline CUresult call(const char *symbol, A... args) {\n"
+        "  return reinterpret_cast<CUresult (*)(A...)>(get_symbol(symbol))(args...);\n}\n")
+    (tmp_path / "use.cpp").write_text('#include "drv.h"\nint f(CUstream s) { CUcontext c; '
+                                      'return call("cuStreamGetCtx", s, &c) != CUDA_SUCCESS; }\n')
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="tree-sitter"))
+    (hit,) = [f for f in rep.findings if f.code == "CE010"]
+    assert hit.path.endswith("use.cpp") and "cuStreamGetCtx asked at 12010" in hit.message

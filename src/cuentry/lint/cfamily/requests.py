@@ -189,6 +189,15 @@ class Requests:
             return src
         i = src[1]
         if i >= len(a):
+            # not passed by this layer either: the inner wrapper's own default (`get_symbol(symbol)` with
+            # `int cuda_version = 12010`), else missing
+            if src[0] == "argv" and isinstance(src[2], Value):
+                return ("const", src[2])
+            if src[0] == "arg" and len(src) > 3 and src[2] is not None:
+                return ("fixed", src[2], src[3], ())
+            proto = self.scan.proto_defaults.get(base_name(call.child_by_field_name("function")), {}).get(i)
+            if proto is not None:    # the default a prototype in this file declares
+                return ("fixed", proto, self.scan.file, ())
             return ("const", Value("missing"))
         node = a[i]
         inner, _ = strip(node)
