@@ -99,10 +99,13 @@ def test_notes_only_with_pedantic() -> None:
     assert {f.severity for f in loud} >= {"note", "warning"} and len(loud) > len(quiet)
 
 
+RELEASE_PIN = ('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
+               'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+               'return 1; return 0; }\n')   # a release number that binds the pointer's own ABI
+
+
 def test_floor_turns_a_release_pin_into_a_note() -> None:
-    src = ('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
-           'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
-           'return 1; return 0; }\n')
+    src = RELEASE_PIN
     (w,), _ = lint_text(src, "f.cpp", settings=Settings(engine="tree-sitter"))
     assert w.code == "CE010" and w.severity == "warning"
     (n,), _ = lint_text(src, "f.cpp", settings=Settings(engine="tree-sitter", floor=12000, pedantic=True))
@@ -305,6 +308,27 @@ def test_cli_compile_commands_flags(tmp_path: Path) -> None:
     assert code == 2 and "compile_commands" in e
 
 
+def test_compile_commands_include_directories_are_the_builds(tmp_path: Path) -> None:
+    """`-I inc` and `-isystem inc` as separate arguments are relative to the entry's directory, not to
+    where cuentry runs: the header's macro is seen, and the pin it gives is judged."""
+    _clang()
+    build = tmp_path / "build"
+    (build / "inc").mkdir(parents=True)
+    (build / "inc" / "pins.h").write_text("#define VER 2000\n")
+    src = tmp_path / "a.cpp"
+    src.write_text('#include <cudaTypedefs.h>\n#include "pins.h"\nint f() { PFN_cuMemAlloc_v3020 p; '
+                   'CUdriverProcAddressQueryResult q;\nif (cuGetProcAddress("cuMemAlloc", (void**)&p, VER, '
+                   'CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; return 0; }\n')
+    cc = tmp_path / "compile_commands.json"
+    for flag in ("-I", "-isystem"):
+        cc.write_text(json.dumps([{"directory": str(build), "file": "../a.cpp",
+                                   "arguments": ["c++", flag, "inc", "-c", "../a.cpp"]}]))
+        code, o, _ = _cli("lint", "--json", "--toolkit", "13.0", "--compile-commands", str(cc), str(src))
+        doc = json.loads(o)
+        assert doc["judged"][0]["engine"] == "clang" and not doc["judged"][0]["note"]
+        assert [f["code"] for f in doc["findings"]] == ["CE002"]
+
+
 @pytest.mark.parametrize("name", SEM_FILES)
 def test_precompiled_headers_change_nothing(name: str) -> None:
     """The generated headers precompiled (the default) and parsed each time give the same facts."""
@@ -353,9 +377,7 @@ def test_dlsym_into_decltype_note_for_one_abi_warning_for_several(tmp_path: Path
 
 def test_the_floor_can_come_from_a_manifest(tmp_path: Path) -> None:
     src = tmp_path / "f.cpp"
-    src.write_text('#include <cudaTypedefs.h>\nint f() { PFN_cuMemCreate_v10020 p; CUdriverProcAddressQueryResult q;\n'
-                   'if (cuGetProcAddress("cuMemCreate", (void**)&p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
-                   'return 1; return 0; }\n')
+    src.write_text(RELEASE_PIN)
     low, high = tmp_path / "low.toml", tmp_path / "high.toml"
     low.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020"]\n')
     high.write_text('[table]\nname = "t"\nstream = "legacy"\nrequired = ["cuMemAlloc@3020", "cuStreamGetId@12000"]\n')

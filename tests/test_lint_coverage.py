@@ -21,6 +21,9 @@ from cuentry.lint.preprocess import MAX_DEPTH, preprocess  # noqa: E402
 
 CORPUS = Path(__file__).parent / "lint_corpus"
 TS = Settings(engine="tree-sitter")
+OBJECT_LIKE = ("#include <cuda.h>\nstatic void* p;\n"
+               '#define LOAD_ALLOC cuGetProcAddress("cuMemAlloc_v2", &p, 3020, 0, NULL)\n'
+               "void f(void) { LOAD_ALLOC; }\n")   # a request in an object-like macro
 REQUEST = "cuGetProcAddress(#x, &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)"
 
 
@@ -53,9 +56,7 @@ def test_a_chain_deeper_than_the_limit_is_a_note_not_silence(tmp_path: Path) -> 
 
 def test_an_object_like_macro_holding_a_request_is_a_note(tmp_path: Path) -> None:
     p = tmp_path / "obj.c"
-    p.write_text("#include <cuda.h>\nstatic void* p;\n"
-                 '#define LOAD_ALLOC cuGetProcAddress("cuMemAlloc_v2", &p, 3020, 0, NULL)\n'
-                 "void f(void) { LOAD_ALLOC; }\n")
+    p.write_text(OBJECT_LIKE)
     rep = lint_paths([str(p)], settings=TS)
     (note,) = rep.notes
     assert "LOAD_ALLOC (line 3)" in note.message and "cuGetProcAddress" in note.message
@@ -106,9 +107,7 @@ def test_clang_expands_what_tree_sitter_notes(tmp_path: Path) -> None:
     deep = tmp_path / "deep.c"
     deep.write_text(_chain(2000))
     obj = tmp_path / "obj.c"
-    obj.write_text("#include <cuda.h>\nstatic void* p;\n"
-                   '#define LOAD_ALLOC cuGetProcAddress("cuMemAlloc_v2", &p, 3020, 0, NULL)\n'
-                   "void f(void) { LOAD_ALLOC; }\n")
+    obj.write_text(OBJECT_LIKE)
     for path in (deep, obj):
         rep = lint_paths([str(path)], settings=Settings(engine="clang"))
         assert rep.notes == [] and "CE003" in {f.code for f in rep.findings}

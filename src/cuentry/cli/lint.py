@@ -93,37 +93,35 @@ def _argv(e: dict[str, object]) -> list[str]:
         return []
 
 
-def _compile_flags(path: str) -> dict[str, list[str]]:
-    """Each file's compile arguments (absolute path -> argv, -I made absolute) from a compile_commands.json."""
-    out: dict[str, list[str]] = {}
+def _absolute(argv: list[str], base: str) -> list[str]:
+    """A compile command's arguments with each -I/-isystem directory (joined or separate) made absolute
+    against the entry's `directory`, as the build saw it."""
+    out: list[str] = []
+    for i, a in enumerate(argv):
+        if i and argv[i - 1] in ("-I", "-isystem"):
+            out.append(os.path.normpath(os.path.join(base, a)))
+        elif a.startswith("-I") and len(a) > 2:
+            out.append(f"-I{os.path.normpath(os.path.join(base, a[2:]))}")
+        else:
+            out.append(a)
+    return out
+
+
+def _compile_commands(path: str) -> tuple[dict[str, list[str]], list[str]]:
+    """From a compile_commands.json, read once: each file's arguments (absolute path -> argv, include
+    directories made absolute) and every entry's include directories, in order."""
+    from ..lint.clang import include_dirs
+
+    flags: dict[str, list[str]] = {}
+    includes: list[str] = []
     for e in _read_commands(path):
         base = str(e.get("directory", "."))
-        argv = [f"-I{os.path.normpath(os.path.join(base, a[2:]))}" if a.startswith("-I") and len(a) > 2 else a
-                for a in _argv(e)]
+        argv = _absolute(_argv(e), base)
         f = e.get("file")
         if isinstance(f, str):
-            out[os.path.normpath(os.path.join(base, f))] = argv
-    return out
-
-
-def _compile_commands_includes(path: str) -> list[str]:
-    """The -I/-isystem directories of every entry of a compile_commands.json."""
-    entries = _read_commands(path)
-    out: list[str] = []
-    for e in entries:
-        if not isinstance(e, dict):
-            continue
-        argv = _argv(e)
-        base = str(e.get("directory", "."))
-        for i, arg in enumerate(argv):
-            a = str(arg)
-            d = a[2:] if a.startswith("-I") and len(a) > 2 else (
-                str(argv[i + 1]) if a in ("-I", "-isystem") and i + 1 < len(argv) else "")
-            if d:
-                full = os.path.normpath(os.path.join(base, d))
-                if full not in out:
-                    out.append(full)
-    return out
+            flags[os.path.normpath(os.path.join(base, f))] = argv
+        includes += [d for d in include_dirs(argv) if d not in includes]
+    return flags, includes
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -132,8 +130,8 @@ def _settings(args: argparse.Namespace) -> Any:
     includes = list(args.include)
     commands: dict[str, list[str]] = {}
     if args.compile_commands:
-        includes += _compile_commands_includes(args.compile_commands)
-        commands = _compile_flags(args.compile_commands)
+        commands, found = _compile_commands(args.compile_commands)
+        includes += found
     if args.toolkit is not None:
         from ..catalog import catalog
         from ..lint.clang.headers import choose_toolkit

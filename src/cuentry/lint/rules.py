@@ -146,11 +146,12 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
         abi = bound(q, cat, pin)
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
+        signs = sign_only(norm.abi(abi), q.target_sig)
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}{_SIGN_NOTE if sign_only(norm.abi(abi), q.target_sig) else ''}: "
+               f"{q.target_sig}{_SIGN_NOTE if signs else ''}: "
                f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
-        yield q.line, q.col, msg, "warning" if sign_only(norm.abi(abi), q.target_sig) else "error"
+        yield q.line, q.col, msg, "warning" if signs else "error"
         return
 
 

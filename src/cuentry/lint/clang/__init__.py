@@ -105,7 +105,7 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> 
     args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
     if cmd:
         args += _flags_of(cmd)
-    real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *_includes(cmd or [])])
+    real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
     if real is not None:
         args += ["-isystem", real]
         return args, f"cuda.h and cudaTypedefs.h of {real}"
@@ -114,7 +114,8 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> 
     return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
 
 
-def _includes(argv: Sequence[str]) -> list[str]:
+def include_dirs(argv: Sequence[str]) -> list[str]:
+    """The -I/-isystem directories of a compile command's arguments (joined or separate), in order."""
     out = []
     for i, a in enumerate(argv):
         if a.startswith("-I") and len(a) > 2:
@@ -299,5 +300,5 @@ def extract(text: str, path: str, opts: Options) -> Unit:
 
 __all__ = [
     "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options", "arguments",
-    "available", "extract", "header_dirs",
+    "available", "extract", "header_dirs", "include_dirs",
 ]
