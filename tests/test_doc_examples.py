@@ -143,3 +143,37 @@ def _run_as_tests(b: Block, work: Path, env: dict[str, str]) -> None:
     summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     assert r.returncode == 0 and " passed" in summary and "failed" not in summary and "error" not in summary, \
         f"{b.page} example {b.index} as tests:\n{b.body}\n{r.stdout[-4000:]}\n{r.stderr[-2000:]}"
+
+
+def _docstring_examples() -> list[tuple[str, str, str]]:
+    """(module file, language, body) of every fenced example in a docstring of src/cuentry (the API page's)."""
+    import ast
+
+    found = []
+    for p in sorted((ROOT / "src" / "cuentry").rglob("*.py")):
+        if p.name == "_catalog_data.py":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node) or ""
+                for m in re.finditer(r"^```(\w*)\n(.*?)^```", doc, re.S | re.M):
+                    found.append((str(p.relative_to(ROOT)), m[1], m[2]))
+    return found
+
+
+def test_docstring_examples_name_their_language_and_run(fake: dict[str, str], tmp_path: Path) -> None:
+    """The examples the API page shows (module and class docstrings) are highlighted and do what they say: each
+    ```python one runs against the fake driver, each ```toml one is a manifest that loads."""
+    from cuentry import manifest
+
+    examples = _docstring_examples()
+    files = {f for f, _, _ in examples}
+    assert {"src/cuentry/table.py", "src/cuentry/manifest.py", "src/cuentry/context.py"} <= files, files
+    for f, lang, body in examples:
+        assert lang in ("python", "toml"), f"{f}: an example without its language (```python, ```toml)"
+        if lang == "toml":
+            assert manifest.loads(body).entries, f
+            continue
+        r = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=_env(fake, tmp_path), capture_output=True,
+                           text=True, timeout=300, check=False)
+        assert r.returncode == 0, f"{f}: the example failed:\n{body}\n{r.stderr[-3000:]}"

@@ -137,3 +137,57 @@ def test_lint_tutorial_lists_every_rule() -> None:
     page = (DOCS / "tutorials" / "lint-and-trace.md").read_text()
     for r in RULES:
         assert f"| {r.code} |" in page, r.code
+
+
+# The command CI (.ci/run) and the docs workflow run, and the one the README documents: never `-q` (mkdocs's
+# -q drops warnings before --strict counts them, so a strict build with -q can never fail on one).
+MKDOCS_BUILD = ("mkdocs", "build", "--strict")
+
+
+def _mkdocs(cwd: Path, *extra: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", *MKDOCS_BUILD, *extra], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+needs_mkdocs = pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None
+                                  or importlib.util.find_spec("mkdocstrings") is None,
+                                  reason="the [docs] extra is not installed (pip install -e '.[docs]')")
+
+
+def test_ci_builds_the_site_strictly_without_quiet() -> None:
+    """.ci/run and the workflows build with --strict and never with -q (which would hide the warnings)."""
+    files = [DOCS.parent / ".ci" / "run", *(DOCS.parent / ".github" / "workflows").glob("*.yml")]
+    seen = 0
+    for f in files:
+        for line in f.read_text().splitlines():
+            if re.match(r"\s*(?:-\s*run:\s*)?mkdocs build\b", line):
+                seen += 1
+                words = line.split("#")[0].split()
+                assert "--strict" in words and "-q" not in words and "--quiet" not in words, f"{f}: {line}"
+    assert seen >= 3, seen  # .ci/run, docs.yml, release.yml
+
+
+@needs_mkdocs
+def test_a_warning_fails_the_strict_build(tmp_path: Path) -> None:
+    """The check below can fail: a page with a broken reference makes the same command exit non-zero."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# x\n\nSee [nothing](missing.md) and [gone][cuentry.nothing].\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - autorefs\n")
+    r = _mkdocs(tmp_path, "-d", str(tmp_path / "site"))
+    assert r.returncode != 0 and "WARNING" in r.stderr and "Aborted with 2 warnings" in r.stdout + r.stderr, r.stderr
+
+
+@needs_mkdocs
+def test_the_site_builds_strictly_with_highlighted_examples(tmp_path: Path) -> None:
+    """`mkdocs build --strict` from the repository passes with no warning; the API page has no stray `::`
+    (a reST literal block mkdocstrings does not know) and every example on it names its language."""
+    site = tmp_path / "site"
+    r = _mkdocs(DOCS.parent, "-d", str(site))
+    assert r.returncode == 0 and "WARNING" not in r.stderr, r.stderr[-4000:]
+    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    assert "<p>::</p>" not in api and not re.search(r"<p>[^<]*::</p>", api)
+    blocks = re.findall(r"<pre><code(?: class=\"([^\"]*)\")?>", api)
+    assert blocks and all(c and c.startswith("language-") for c in blocks), blocks

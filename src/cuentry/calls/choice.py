@@ -82,7 +82,7 @@ def select(raw: str | None) -> str | None:
 
 
 def token() -> object:
-    """An object that stays the same until the choice is made again ([select][cuentry.calls.choice.select]).
+    """An object that stays the same until the choice is made again (`select`).
 
     What a cache of bound functions is valid for: a function bound under one choice keeps its backend.
     """
