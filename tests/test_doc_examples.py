@@ -189,6 +189,7 @@ C_SNIPPETS: dict[tuple[str, int], str] = {
     ("docs/generate.md", 2): "test_generate_page_c_and_cxx_snippets_build_and_run",
     ("docs/generate.md", 3): "test_generate_page_c_and_cxx_snippets_build_and_run",
     ("docs/generate.md", 4): "test_generate_page_c_and_cxx_snippets_build_and_run",
+    ("docs/tutorials/lint-and-trace.md", 0): "test_lint_tutorial_loader_builds_runs_and_lints_as_shown",
     ("docs/tutorials/cpp-loader.md", 0): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
     ("docs/tutorials/cpp-loader.md", 1): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
 }
@@ -297,3 +298,38 @@ int main(void) {
     _run_c([cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "layer.cpp", "impl.cpp", "-o", "layer", "-ldl",
             "-pthread"], tmp_path)
     assert subprocess.run([str(tmp_path / "layer")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+
+
+def test_lint_tutorial_loader_builds_runs_and_lints_as_shown(fake: dict[str, str], tmp_path: Path) -> None:
+    """The lint tutorial's loader compiles against cuda.h and runs on the fake driver, and `cuentry lint src/`
+    prints what the page shows (the "judged by" line names this machine's headers and is compared without them)."""
+    from cuentry.lint import clang
+
+    _, cxx = _compilers()
+    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
+    if not (cuda_h / "cuda.h").is_file():
+        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
+    page = "docs/tutorials/lint-and-trace.md"
+    (block,) = _c_blocks(page)
+    assert block.directive == "file src/loader.cpp"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "loader.cpp").write_text(block.body)
+    (tmp_path / "main.cpp").write_text("int load_driver();\nint main() { return load_driver() == 0 ? 0 : 1; }\n")
+    lib = Path(fake["full"])
+    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", "src/loader.cpp", "main.cpp", "-o", "app",
+            f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
+    assert subprocess.run([str(tmp_path / "app")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+    if not clang.available():
+        pytest.skip("libclang is not installed: the page shows the clang engine's findings")
+    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), "src/"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, check=False)
+    text = (ROOT / page).read_text(encoding="utf-8")
+    m = re.search(r"```console\n\$ cuentry lint src/\n(.*?)```", text, re.S)
+    assert m
+    shown = m[1]
+
+    def drop_judged(s: str) -> str:
+        return "".join(line + "\n" for line in s.splitlines() if not line.startswith("judged by"))
+
+    assert r.returncode == 1 and drop_judged(r.stdout) == drop_judged(shown), r.stdout + r.stderr
+    assert "judged by" in shown and "judged by" in r.stdout

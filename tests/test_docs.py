@@ -42,7 +42,9 @@ def test_gate_tutorial_manifest(fake: dict[str, str], fake_version: Any, tmp_pat
     fake_version(12040)
     code, text = _cli("check", str(m), "--driver", fake["full"])
     assert code == 0 and "minimum driver for the required entries: 10.1 (10010)" in text
-    assert text.startswith(f"{m}: table 'acme', per-thread stream, driver 12040 (12.4)")
+    shown = re.search(r"```console\n\$ cuentry check acme.toml\n(.*?)```",
+                      (DOCS / "tutorials" / "gate-deployment.md").read_text(), re.S)
+    assert shown and text == shown[1].replace("acme.toml: table", f"{m}: table", 1), text  # the page's, pasted
     fake_version(10000)  # a 10.0 driver has no cuGetProcAddress: the variant of that release
     assert _cli("check", str(m), "--driver", fake["nogpa"])[0] == 1
 
