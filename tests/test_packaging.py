@@ -170,3 +170,32 @@ def test_the_call_extension_c_lives_in_a_template_file_shipped_as_package_data()
     wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert wheel["packages"] == ["src/cuentry"] and "exclude" not in wheel  # every file of the package ships
     assert "_fastcall.c.in" not in (ROOT / ".gitignore").read_text()
+
+
+# A development machine's own paths: a user's home, this workplace's checkouts and virtual environments.
+MACHINE_PATH = r"(?<![\w.~-])(?:/home/[a-z_][\w.-]*/|/Users/\w+/|/root/|/work/[A-Za-z]|/opt/torch\b|/tmp/pytest-of-)"
+
+
+def _tracked() -> list[Path]:
+    r = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        pytest.skip("not a git checkout (an sdist): the tracked files are unknown")
+    return [ROOT / p for p in r.stdout.split("\0") if p]
+
+
+def test_no_machine_specific_path_in_the_repository() -> None:
+    import re
+
+    pattern = re.compile(MACHINE_PATH)
+    assert pattern.search('"driver": "/root/.cache/cuentry/x.so"') and pattern.search("rootdir: /work/main")
+    assert not pattern.search('"driver": "~/.cache/cuentry/x.so"') and not pattern.search("/usr/local/cuda/include")
+    hits = []
+    for f in _tracked():
+        if f == Path(__file__).resolve() or not f.is_file():
+            continue
+        try:
+            text = f.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        hits += [f"{f.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m[0]}" for m in pattern.finditer(text)]
+    assert not hits, "machine-specific paths (write them relative, with ~, or as an option):\n" + "\n".join(hits)
