@@ -657,4 +657,5 @@ class Table:
     def __repr__(self) -> str:
         d = self.__dict__
         state = "resolved" if d.get("_resolved") else "unresolved"
-        return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {len(d.get('entries', ()))} entries, {state}>"
+        n = len(d.get("entries", ()))
+        return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {n} {'entry' if n == 1 else 'entries'}, {state}>"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from . import EXIT_FAIL, SubParsers
-from .output import Out
+from .output import Out, count
 
 if TYPE_CHECKING:
     from ..audit import Finding
@@ -211,10 +211,6 @@ def _short(text: str | None, prefix: str) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def _header(report: TraceReport, out: Out) -> None:
     from ..catalog import format_version
 
@@ -222,9 +218,9 @@ def _header(report: TraceReport, out: Out) -> None:
     drv = (f"driver {format_version(report.driver_version)} ({report.driver_version}) at "
            f"{safe(report.driver_path)}" if report.driver_version else "no driver seen")
     emu = f", emulating {format_version(report.emulated)} ({report.emulated})" if report.emulated else ""
-    out.print(out.bold(f"cuentry trace: {_plural(total, 'request', 'requests')} ({len(report.requests)} distinct) "
-                       f"from {_plural(len(report.callers), 'library', 'libraries')} in "
-                       f"{_plural(len(report.processes), 'process', 'processes')}; {drv}{emu}"))
+    out.print(out.bold(f"cuentry trace: {count(total, 'request', 'requests')} ({len(report.requests)} distinct) "
+                       f"from {count(len(report.callers), 'library', 'libraries')} in "
+                       f"{count(len(report.processes), 'process', 'processes')}; {drv}{emu}"))
 
 
 def _notices(report: TraceReport, out: Out) -> None:
@@ -300,8 +296,8 @@ def _caller_table(report: TraceReport, caller: str, out: Out, show_runtimes: boo
     is_rt = caller in report.runtimes
     out.print()
     label = " (CUDA runtime: its own table)" if is_rt else ""
-    out.print(out.bold(f"{_base(caller)}{label}: {n} requests, {len(reqs)} distinct, "
-                       f"{_plural(nf, 'finding', 'findings')}") + f"  {safe(caller)}")
+    out.print(out.bold(f"{_base(caller)}{label}: {count(n, 'request', 'requests')}, {len(reqs)} distinct, "
+                       f"{count(nf, 'finding', 'findings')}") + f"  {safe(caller)}")
     if is_rt and not show_runtimes:
         out.print("  (table not shown; --all shows it)")
         return
@@ -312,7 +308,7 @@ def _runtime_summary(findings: Sequence[Finding], out: Out) -> None:
     rt = [f for f in findings if f.runtime]
     if rt:
         out.print()
-        out.print(f"{_plural(len(rt), 'finding', 'findings')} in CUDA runtimes' own tables (NVIDIA's, "
+        out.print(f"{count(len(rt), 'finding', 'findings')} in CUDA runtimes' own tables (NVIDIA's, "
                   "not yours): see --json")
 
 
