@@ -171,9 +171,33 @@ def run(args: argparse.Namespace, out: Out) -> int:
     write_report(report, args, sink, out)
     if not report.traced:
         return not_loaded(out, "traced")
-    if args.check and report.exit_code == 0 and (report.incomplete or any(not f.runtime for f in report.findings)):
+    if args.check and report.exit_code == 0 and check_failed(report, out, "trace"):
         return EXIT_FAIL
     return report.exit_code if report.exit_code >= 0 else EXIT_FAIL
+
+
+def check_failures(report: TraceReport, *, emulated: bool = False) -> list[str]:
+    """Why `--check` fails for this run (empty: it passes): findings outside the CUDA runtimes, a trace
+    that misses something, no driver seen, or (emulate) an emulation that had no effect."""
+    from ..trace import NO_DRIVER_HINT
+
+    why = [f"incomplete: {safe(i)}" for i in report.incomplete]
+    n = sum(1 for f in report.findings if not f.runtime)
+    if n:
+        why.append(f"{count(n, 'finding', 'findings')} outside the CUDA runtimes")
+    if NO_DRIVER_HINT in report.notes:
+        why.append("no driver seen: the program resolved no driver entry point, so nothing was checked")
+    if emulated:
+        why += [safe(note) for note in report.notes if "has no effect" in note]
+    return why
+
+
+def check_failed(report: TraceReport, out: Out, what: str, *, emulated: bool = False) -> bool:
+    """Print why `--check` fails (one line each, on standard error, shown under -q too); True if it does."""
+    why = check_failures(report, emulated=emulated)
+    for w in why:
+        out.error(f"cuentry {what} --check: failed: {w}")
+    return bool(why)
 
 
 # --- the human report -----------------------------------------------------------------------
