@@ -150,6 +150,8 @@ def test_a_wheel_build_leaves_no_temporary_folder_and_ships_the_c_template(tmp_p
     assert "cuentry/testing/fake_cuda.c.in" in names
     assert any(n.endswith("licenses/LICENSE") for n in names) and any(n.endswith("licenses/NOTICE") for n in names)
     assert "cuentry/calls/_fastcall.c.in" in names  # the call extension's C template (issue 23.4)
+    schemas = sorted(p.name for p in (ROOT / "docs" / "schemas").glob("*.schema.json"))
+    assert sorted(n.split("/")[-1] for n in names if n.startswith("cuentry/schemas/")) == schemas  # issue 33.5
 
 
 def test_the_call_extension_c_lives_in_a_template_file_shipped_as_package_data() -> None:
