@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from ..errors import CuentryError, DriverError, ManifestError, UsageError
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 else:
     SubParsers = argparse._SubParsersAction
 
-__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "main"]
+__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "installed_version", "main"]
 
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NODRIVER = 0, 1, 2, 3
@@ -44,7 +44,7 @@ _PRODUCT_COMMANDS = ("fake-driver", "generate")
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
-    p.add_argument("--version", action="version", version=f"cuentry {__version__}")
+    p.add_argument("--version", action=_Version, help="show the installed cuentry's version and exit")
     _add_color(p, "auto")
     p.add_argument("--cmake-dir", action="store_true",
                    help="print the directory of cuentry's CMake package (cuentryConfig.cmake: cuentry_generate()) and exit")
@@ -56,6 +56,29 @@ def build_parser() -> argparse.ArgumentParser:
         _add_verbosity(cmd, argparse.SUPPRESS)
         _add_color(cmd, argparse.SUPPRESS)
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the installed distribution's version (its metadata, built from cuentry.__version__: one source),
+    read only when asked (importlib.metadata is not imported by a plain run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"cuentry {installed_version()}\n")
+        parser.exit()
+
+
+def installed_version() -> str:
+    """The version pip installed (package metadata); `cuentry.__version__` when run from a source tree."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("cuentry")
+    except metadata.PackageNotFoundError:
+        return __version__
 
 
 def _add_color(p: argparse.ArgumentParser, default: object) -> None:
