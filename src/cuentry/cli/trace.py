@@ -129,7 +129,8 @@ def report_out(sink: Sink | None, out: Out) -> Iterator[Out]:
         with sink.open() as fh:
             yield Out(fh, out.err, False)
     else:
-        yield Out(out.err, out.err, out.color if out.err is sys.stderr and out.err.isatty() else False)
+        # -q: no human report (errors and --check's reasons still print; --json is still written)
+        yield Out(out.err, out.err, out.color if out.err is sys.stderr and out.err.isatty() else False, quiet=out.quiet)
 
 
 @contextlib.contextmanager
@@ -186,7 +187,9 @@ def check_failures(report: TraceReport, *, emulated: bool = False) -> list[str]:
     if n:
         why.append(f"{count(n, 'finding', 'findings')} outside the CUDA runtimes")
     if NO_DRIVER_HINT in report.notes:
-        why.append("no driver seen: the program resolved no driver entry point, so nothing was checked")
+        why.append("no driver seen: the program resolved no driver entry point, so nothing was checked"
+                   + (" (as root: if a child switched user, it could not load root's private interposer)"
+                      if os.geteuid() == 0 else ""))
     if emulated:
         why += [safe(note) for note in report.notes if "has no effect" in note]
     return why
@@ -226,7 +229,12 @@ def safe(text: str | None) -> str:
 
 
 def _base(path: str) -> str:
-    return safe(os.path.basename(path) or path)
+    """A caller as the report names it: its file name, or for Python's call machinery, Python."""
+    from ..trace import python_caller
+
+    base = safe(os.path.basename(path) or path)
+    how = python_caller(path)
+    return f"Python ({how}: {base})" if how else base
 
 
 def _short(text: str | None, prefix: str) -> str:
@@ -248,12 +256,15 @@ def _header(report: TraceReport, out: Out) -> None:
 
 
 def _notices(report: TraceReport, out: Out) -> None:
+    from ..interpose import SPACE_EXHAUSTED
     from ..trace import NOT_LOADED
 
     for what in report.incomplete:
-        if what != NOT_LOADED:
+        if what == SPACE_EXHAUSTED:
             out.print(out.bad(f"  trace incomplete: {what}") + " (some requests were not recorded: give the "
                       "record directory's file system ($XDG_RUNTIME_DIR, /dev/shm) more space)")
+        elif what != NOT_LOADED:
+            out.print(out.bad(f"  trace incomplete: {safe(what)}"))
     for note in report.notes:
         out.print(out.warn(f"  note: {note}"))
     if report.dropped:
