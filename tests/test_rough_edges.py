@@ -185,3 +185,27 @@ def test_no_compile_install_says_so_not_a_missing_compiler(tmp_path: Path) -> No
     assert got["name"] == "pure" and "CUENTRY_NO_COMPILE=1" in got["detail"], got
     assert "no C compiler" not in got["detail"]
     assert not list(tmp_path.glob("cuentry-calls-*")) and not list(tmp_path.glob("cuentry-build-*"))
+
+
+def test_the_pytest_pages_skip_lines_are_what_pytest_prints(fake: dict[str, str], tmp_path: Path) -> None:
+    """docs/pytest.md's `pytest -rs` lines, pasted from a run, are what a run prints (fake driver at 12.4; none)."""
+    import re
+
+    page = (ROOT / "docs" / "pytest.md").read_text()
+    shown = [ln for ln in re.search(r"```text\n(SKIPPED .*?)```", page, re.S)[1].splitlines() if ln]
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_new.py").write_text(
+        'import pytest\n\n\n@pytest.mark.requires_driver(">=12.5")\ndef test_new_api():\n    pass\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUENTRY_")}
+    got = []
+    for extra in ({"CUENTRY_DRIVER": fake["full"], "CUENTRY_FAKE_DRIVER_VERSION": "12040"},
+                  {"CUENTRY_DRIVER": str(tmp_path / "none" / "libcuda.so.1"), "LD_LIBRARY_PATH": ""}):
+        r = subprocess.run([sys.executable, "-m", "pytest", "-rs", "-q", "-p", "no:cacheprovider", "-p",
+                            "no:hypothesispytest", "tests"], cwd=tmp_path, env={**env, **extra}, capture_output=True,
+                           text=True, timeout=120, check=False)
+        got += [ln for ln in r.stdout.splitlines() if ln.startswith("SKIPPED")]
+    assert got[0] == shown[0]
+    # without a driver: $CUENTRY_DRIVER names a missing file here, so the reason names it (the page's machine
+    # had none anywhere); both are one short line at the test's location
+    assert got[1].startswith("SKIPPED [1] tests/test_new.py:4: requires_driver('>=12.5'): ") and len(got[1]) < 200
+    assert shown[1].startswith("SKIPPED [1] tests/test_new.py:4: requires_driver('>=12.5'): no CUDA driver found")
