@@ -128,6 +128,7 @@ def _files_with_raw_roles() -> set[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
                 doc = ast.get_docstring(node, clean=False)
+                doc = re.sub(r"^\s*```.*?^\s*```", "", doc or "", flags=re.S | re.M)  # a fenced example is Markdown
                 if doc and (RAW_ROLE.search(doc) or RAW_FIELD.search(doc) or "``" in doc):
                     found.add(str(p.relative_to(ROOT / "src")))
                     break

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Sink",
     "add_report_options",
+    "check_failed",
+    "check_failures",
     "command",
     "not_loaded",
     "open_sink",
