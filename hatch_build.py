@@ -26,17 +26,34 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def _why_pure(self, version: str, build_data: dict[str, Any], why: str) -> None:
+        """Record in the wheel why it has no extension (cuentry.calls.choice.backend() says it: WHY_PURE)."""
+        if version == "editable":
+            return  # nothing written into the working tree
+        if self._tmp is None:
+            self._tmp = tempfile.mkdtemp(prefix="cuentry-calls-")
+        path = os.path.join(self._tmp, "_why_pure.txt")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(" ".join(why.split())[:500] + "\n")
+        build_data["force_include"][path] = "cuentry/calls/_why_pure.txt"
+
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         self._cleanup()
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        if version != "editable":  # the --json reports' schemas, as importlib.resources.files("cuentry") / "schemas"
+            schemas = os.path.join(self.root, "docs", "schemas")
+            for name in sorted(os.listdir(schemas)):
+                if name.endswith(".schema.json"):
+                    build_data["force_include"][os.path.join(schemas, name)] = f"cuentry/schemas/{name}"
         flag = os.environ.get("CUENTRY_NO_COMPILE", "").strip().lower()
         if flag not in ("", "0", "1", "true", "false", "yes", "no", "on", "off"):
             raise ValueError(f"CUENTRY_NO_COMPILE={flag!r}: use 1/true/yes/on (pure backend only) or 0/false/no/off")
         if flag in ("1", "true", "yes", "on"):
             self.app.display_warning("cuentry: CUENTRY_NO_COMPILE set: building the pure backend only")
+            self._why_pure(version, build_data, f"CUENTRY_NO_COMPILE={flag} at install: the pure backend on purpose")
             return
         src = os.path.join(self.root, "src")
         sys.path.insert(0, src)
@@ -50,6 +67,7 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
             self._cleanup()
             self.app.display_warning(f"cuentry: compiled call extension not built ({type(exc).__name__}: {exc}); "
                                      "the pure backend will be used")
+            self._why_pure(version, build_data, f"not built at install ({type(exc).__name__}: {exc})")
             return
         finally:
             sys.path.remove(src)

@@ -53,3 +53,10 @@ def race(thunks: dict[str, Callable[[], object]], inner: int, rounds: int = 9) -
             fn()
             best[k] = min(best[k], (time.perf_counter_ns() - t) / inner)
     return best
+
+
+def portable(path: object) -> str:
+    """A path as a result file records it: under the home directory written with `~` (no machine's user in it)."""
+    home = os.path.expanduser("~")
+    p = str(path)
+    return "~" + p[len(home):] if home not in ("", "/") and (p == home or p.startswith(home + os.sep)) else p

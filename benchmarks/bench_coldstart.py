@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SRC, add_src, env
+from _common import SRC, add_src, env, portable
 
 CTYPES = r"""
 import ctypes, sys
@@ -141,7 +141,7 @@ def main() -> int:
              "ratio_to_ctypes": round(v / base, 3), "cpu_ms": round(cpu[k] * 1e3, 2),
              "cpu_over_ctypes_ms": round((cpu[k] - cbase) * 1e3, 2)} for k, v in med.items()]
     extra = (med["cuentry"] - base) * 1e3
-    res = {"driver": driver, "runs": a.runs, "installed": a.installed, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
+    res = {"driver": portable(driver), "runs": a.runs, "installed": a.installed, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
            "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
            "cuentry_cpu_over_ctypes_ms": round((cpu["cuentry"] - cbase) * 1e3, 2), "goal_ms": 15,
            "goal_met": extra <= 15}

@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import add_src, race  # noqa: E402
+from _common import add_src, portable, race  # noqa: E402
 
 add_src()
 
@@ -92,7 +92,7 @@ def main() -> int:
     rows = {k: round(v, 1) for k, v in best.items()}
     ref = best["raw ctypes (int)"]
     cb_ref = best.get("cuda.bindings (CUdeviceptr)")
-    report = {"backend": memset.backend, "driver": drv.library.path(), "fake": drv.fake, "ns_per_call": rows,
+    report = {"backend": memset.backend, "driver": portable(drv.library.path()), "fake": drv.fake, "ns_per_call": rows,
               "over_ctypes": {k: round(v / ref, 3) for k, v in best.items()},
               "over_cuda_bindings": {k: round(v / cb_ref, 3) for k, v in best.items()} if cb_ref else None}
     if args.json:

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from _common import add_src, env, race
+from _common import add_src, env, portable, race
 
 add_src()
 
@@ -92,7 +92,7 @@ def main() -> int:
     from cuentry.calls import backend
 
     res: dict[str, object] = {"backend": backend()["name"], "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
-                              "driver_version": drv.driver_version, "driver": drv.path,
+                              "driver_version": drv.driver_version, "driver": portable(drv.path),
                               "cuda_bindings": getattr(sys.modules.get("cuda.bindings"), "__version__", "?")}
     try:
         res["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],

@@ -21,7 +21,7 @@ import os
 import platform
 import time
 
-from _common import add_src, per_call, race
+from _common import add_src, per_call, portable, race
 
 add_src()
 
@@ -100,7 +100,7 @@ def main() -> int:
             picks.append(required(sym, abi.version))
         if len(picks) == 100:
             break
-    res: dict[str, object] = {"backend": backend()["name"], "driver": drv.path, "driver_version": drv.driver_version, "fake": drv.fake,
+    res: dict[str, object] = {"backend": backend()["name"], "driver": portable(drv.path), "driver_version": drv.driver_version, "fake": drv.fake,
                               "python": platform.python_version(), "machine": platform.machine(),
                               "date": time.strftime("%Y-%m-%d")}
 

@@ -30,8 +30,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
-_FENCE = re.compile(r"(?:^<!-- example: (?P<directive>[^>]*?) -->\n)?^```(?P<lang>[\w+-]*)\n(?P<body>.*?)^```",
-                    re.S | re.M)
+# A fence at the margin or indented (inside a list item: its body is dedented by the fence's indent).
+_FENCE = re.compile(r"(?:^[ ]*<!-- example: (?P<directive>[^>]*?) -->\n)?^(?P<indent>[ ]*)```(?P<lang>[\w+-]*)\n"
+                    r"(?P<body>.*?)^(?P=indent)```", re.S | re.M)
 
 # (page, index of the python block on the page): why it cannot run here yet. Owners: trace/emulate.
 PENDING: dict[tuple[str, int], str] = {
@@ -61,7 +62,8 @@ def blocks(page: Path) -> list[Block]:
     n = 0
     for m in _FENCE.finditer(page.read_text(encoding="utf-8")):
         lang = m["lang"]
-        out.append(Block(rel, n if lang == "python" else -1, lang, m["body"], (m["directive"] or "").strip()))
+        body = re.sub(rf"^{m['indent']}", "", m["body"], flags=re.M) if m["indent"] else m["body"]
+        out.append(Block(rel, n if lang == "python" else -1, lang, body, (m["directive"] or "").strip()))
         n += lang == "python"
     return out
 
@@ -143,3 +145,191 @@ def _run_as_tests(b: Block, work: Path, env: dict[str, str]) -> None:
     summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     assert r.returncode == 0 and " passed" in summary and "failed" not in summary and "error" not in summary, \
         f"{b.page} example {b.index} as tests:\n{b.body}\n{r.stdout[-4000:]}\n{r.stderr[-2000:]}"
+
+
+def _docstring_examples() -> list[tuple[str, str, str]]:
+    """(module file, language, body) of every fenced example in a docstring of src/cuentry (the API page's)."""
+    import ast
+
+    found = []
+    for p in sorted((ROOT / "src" / "cuentry").rglob("*.py")):
+        if p.name == "_catalog_data.py":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node) or ""
+                for m in re.finditer(r"^```(\w*)\n(.*?)^```", doc, re.S | re.M):
+                    found.append((str(p.relative_to(ROOT)), m[1], m[2]))
+    return found
+
+
+def test_docstring_examples_name_their_language_and_run(fake: dict[str, str], tmp_path: Path) -> None:
+    """The examples the API page shows (module and class docstrings) are highlighted and do what they say: each
+    ```python one runs against the fake driver, each ```toml one is a manifest that loads."""
+    from cuentry import manifest
+
+    examples = _docstring_examples()
+    files = {f for f, _, _ in examples}
+    assert {"src/cuentry/table.py", "src/cuentry/manifest.py", "src/cuentry/context.py"} <= files, files
+    for f, lang, body in examples:
+        assert lang in ("python", "toml"), f"{f}: an example without its language (```python, ```toml)"
+        if lang == "toml":
+            assert manifest.loads(body).entries, f
+            continue
+        r = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, env=_env(fake, tmp_path), capture_output=True,
+                           text=True, timeout=300, check=False)
+        assert r.returncode == 0, f"{f}: the example failed:\n{body}\n{r.stderr[-3000:]}"
+
+
+# Every C and C++ snippet of README.md and docs/, by (page, index among the page's c/cpp blocks): the test that
+# compiles and runs it against the fake driver (a new snippet fails test_every_c_snippet_is_compiled_and_run).
+C_SNIPPETS: dict[tuple[str, int], str] = {
+    ("docs/generate.md", 0): "test_generate_page_hand_written_loader_builds_runs_and_lints_as_shown",
+    ("docs/generate.md", 1): "test_generate_page_c_and_cxx_snippets_build_and_run",
+    ("docs/generate.md", 2): "test_generate_page_c_and_cxx_snippets_build_and_run",
+    ("docs/generate.md", 3): "test_generate_page_c_and_cxx_snippets_build_and_run",
+    ("docs/generate.md", 4): "test_generate_page_c_and_cxx_snippets_build_and_run",
+    ("docs/tutorials/lint-and-trace.md", 0): "test_lint_tutorial_loader_builds_runs_and_lints_as_shown",
+    ("docs/tutorials/cpp-loader.md", 0): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
+    ("docs/tutorials/cpp-loader.md", 1): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
+}
+C_LANGS = ("c", "cpp", "c++", "cuda", "cu", "h", "hpp")
+
+
+def _c_blocks(page: str) -> list[Block]:
+    return [b for b in blocks(ROOT / page) if b.lang in C_LANGS]
+
+
+def test_every_c_snippet_is_compiled_and_run() -> None:
+    found = {(str(p.relative_to(ROOT)), i) for p in PAGES for i, _ in enumerate(_c_blocks(str(p.relative_to(ROOT))))}
+    assert found == set(C_SNIPPETS), f"C/C++ snippets without a test: {found - set(C_SNIPPETS)}; " \
+                                     f"gone: {set(C_SNIPPETS) - found}"
+    names = {n.split("::")[-1] for n in C_SNIPPETS.values()}
+    here = {n for n in names if n in globals()}
+    docs_tests = (ROOT / "tests" / "test_docs.py").read_text()
+    assert all(n in here or f"def {n}(" in docs_tests for n in names), names
+
+
+def _compilers() -> tuple[str, str]:
+    import shutil
+
+    cc, cxx = shutil.which(os.environ.get("CC", "cc")), shutil.which("c++") or shutil.which("g++")
+    if cc is None or cxx is None:
+        pytest.skip("no C/C++ compiler")
+    return cc, cxx
+
+
+def _run_c(cmd: list[str], cwd: Path) -> None:
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, f"{' '.join(cmd)}:\n{r.stderr[-4000:]}"
+
+
+def _fake_env(fake: dict[str, str], version: int) -> dict[str, str]:
+    """A C program's environment: the fake libcuda.so.1 of that release's variant first on the library path."""
+    variant = "full" if version >= 12000 else "v1" if version >= 11030 else "nogpa"
+    return {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": str(version),
+            "LD_LIBRARY_PATH": str(Path(fake[variant]).parent)}
+
+
+def _shown_after(page: str, marker: str) -> str:
+    """The untyped (output) block that follows `marker` on the page."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    m = re.compile(r"^```\n(.*?)^```", re.S | re.M).search(text, text.index(marker))
+    assert m, marker
+    return m[1]
+
+
+def test_generate_page_hand_written_loader_builds_runs_and_lints_as_shown(fake: dict[str, str],
+                                                                         tmp_path: Path) -> None:
+    """The "before" loader is real code: it compiles against cuda.h, links the fake libcuda and runs; and the
+    lint output the page shows is what `cuentry lint loader.cpp` prints (the clang engine, CUDA 13.0's headers)."""
+    from cuentry.lint import clang
+
+    _, cxx = _compilers()
+    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
+    if not (cuda_h / "cuda.h").is_file():
+        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
+    body = _c_blocks("docs/generate.md")[0].body
+    (tmp_path / "loader.cpp").write_text(body)
+    (tmp_path / "main.cpp").write_text("bool mylib_load_driver();\nint main() { return mylib_load_driver() ? 0 : 1; }\n")
+    lib = Path(fake["full"])
+    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", "loader.cpp", "main.cpp", "-o", "before",
+            f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
+    assert subprocess.run([str(tmp_path / "before")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+    if not clang.available():
+        pytest.skip("libclang is not installed: the page shows the clang engine's findings")
+    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), "loader.cpp"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, check=False)
+    printed = "".join(line + "\n" for line in r.stdout.splitlines() if not line.startswith("judged by"))
+    assert r.returncode == 1 and printed == _shown_after("docs/generate.md", "`cuentry lint loader.cpp` finds"), \
+        r.stdout + r.stderr
+
+
+def test_generate_page_c_and_cxx_snippets_build_and_run(fake: dict[str, str], tmp_path: Path) -> None:
+    """docs/generate.md as a reader follows it: mylib.toml generated into mylib.h; the struct shown is the header's;
+    the C implementation file and the context idiom compile (C99, -Werror) and run on the fake driver at 13.0
+    (the 12.5 ABI), 12.0 (the 11.4 fallback) and 11.0 (the 3.2 one), and the report shown is the 12.0 one; the
+    C++ layer's snippet compiles (C++17) and runs."""
+    cc, cxx = _compilers()
+    page = "docs/generate.md"
+    (tmp_path / "mylib.toml").write_text(next(b for b in blocks(ROOT / page) if b.lang == "toml").body)
+    _run_c([sys.executable, "-m", "cuentry", "generate", "c", "mylib.toml", "-o", "mylib.h"], tmp_path)
+    _, impl, struct, idiom, cxx_layer = _c_blocks(page)
+    assert struct.body in (tmp_path / "mylib.h").read_text(), "the struct on the page is not the generated one"
+    (tmp_path / "init.c").write_text(impl.body + "\n" + idiom.body + """
+int main(void) {
+    CUcontext ctx = NULL;
+    CUresult rc;
+    if (mylib_init() != 0) return 1;
+    rc = mylib_create_context(&ctx);
+    fputs(mylib_report(mylib_get()), stdout);
+    return rc == CUDA_SUCCESS && ctx != NULL ? 0 : 2;
+}
+""")
+    _run_c([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "init.c", "-o", "init", "-ldl", "-pthread"], tmp_path)
+    for version in (13000, 12000, 11000):
+        r = subprocess.run([str(tmp_path / "init")], env=_fake_env(fake, version), capture_output=True, text=True,
+                           timeout=60, check=False)
+        assert r.returncode == 0, (version, r.stdout, r.stderr)
+        if version == 12000:
+            assert r.stdout == _shown_after(page, "What `mylib_report()` says on a 12.0 driver"), r.stdout
+    (tmp_path / "layer.cpp").write_text(cxx_layer.body + "\nint main() { mylib_init(); return 0; }\n")
+    (tmp_path / "impl.cpp").write_text('#define MYLIB_IMPLEMENTATION\n#include "mylib.h"\n')
+    _run_c([cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "layer.cpp", "impl.cpp", "-o", "layer", "-ldl",
+            "-pthread"], tmp_path)
+    assert subprocess.run([str(tmp_path / "layer")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+
+
+def test_lint_tutorial_loader_builds_runs_and_lints_as_shown(fake: dict[str, str], tmp_path: Path) -> None:
+    """The lint tutorial's loader compiles against cuda.h and runs on the fake driver, and `cuentry lint src/`
+    prints what the page shows (the "judged by" line names this machine's headers and is compared without them)."""
+    from cuentry.lint import clang
+
+    _, cxx = _compilers()
+    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
+    if not (cuda_h / "cuda.h").is_file():
+        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
+    page = "docs/tutorials/lint-and-trace.md"
+    (block,) = _c_blocks(page)
+    assert block.directive == "file src/loader.cpp"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "loader.cpp").write_text(block.body)
+    (tmp_path / "main.cpp").write_text("int load_driver();\nint main() { return load_driver() == 0 ? 0 : 1; }\n")
+    lib = Path(fake["full"])
+    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", "src/loader.cpp", "main.cpp", "-o", "app",
+            f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
+    assert subprocess.run([str(tmp_path / "app")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+    if not clang.available():
+        pytest.skip("libclang is not installed: the page shows the clang engine's findings")
+    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), "src/"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, check=False)
+    text = (ROOT / page).read_text(encoding="utf-8")
+    m = re.search(r"```console\n\$ cuentry lint src/\n(.*?)```", text, re.S)
+    assert m
+    shown = m[1]
+
+    def drop_judged(s: str) -> str:
+        return "".join(line + "\n" for line in s.splitlines() if not line.startswith("judged by"))
+
+    assert r.returncode == 1 and drop_judged(r.stdout) == drop_judged(shown), r.stdout + r.stderr
+    assert "judged by" in shown and "judged by" in r.stdout

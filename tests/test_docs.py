@@ -42,7 +42,9 @@ def test_gate_tutorial_manifest(fake: dict[str, str], fake_version: Any, tmp_pat
     fake_version(12040)
     code, text = _cli("check", str(m), "--driver", fake["full"])
     assert code == 0 and "minimum driver for the required entries: 10.1 (10010)" in text
-    assert text.startswith(f"{m}: table 'acme', per-thread stream, driver 12040 (12.4)")
+    shown = re.search(r"```console\n\$ cuentry check acme.toml\n(.*?)```",
+                      (DOCS / "tutorials" / "gate-deployment.md").read_text(), re.S)
+    assert shown and text == shown[1].replace("acme.toml: table", f"{m}: table", 1), text  # the page's, pasted
     fake_version(10000)  # a 10.0 driver has no cuGetProcAddress: the variant of that release
     assert _cli("check", str(m), "--driver", fake["nogpa"])[0] == 1
 
@@ -85,25 +87,32 @@ def test_every_page_in_the_nav_or_dropped_is_a_known_page() -> None:
     assert "index.md" in mine and "api.md" in mine and "zh.md" in mine
 
 
-def test_cpp_tutorial_compiles_and_loads_the_fake_driver(fake: dict[str, str], fake_version: Any,
-                                                        tmp_path: Path) -> None:
+def test_cpp_tutorial_builds_and_runs_as_written(tmp_path: Path) -> None:
+    """The C++ tutorial's files, its build-and-run commands as written (against the fake driver) and the output
+    it shows: the snippet calls cuInit, makes a context current and checks every CUresult."""
+    import os
     import shutil
     import subprocess
+    import sys
 
-    cxx = shutil.which("c++") or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    (tmp_path / "acme.toml").write_text(_blocks("tutorials/cpp-loader.md", "toml")[0])
-    impl, use = _blocks("tutorials/cpp-loader.md", "cpp")[:2]
-    (tmp_path / "impl.cpp").write_text(impl)
-    (tmp_path / "use.cpp").write_text(use + "\nint main() { return init() == 0 ? 0 : 1; }\n")
-    code, text = _cli("generate", "c", str(tmp_path / "acme.toml"), "-o", str(tmp_path / "acme_table.h"))
-    assert code == 0, text
-    subprocess.run([cxx, "-std=c++11", "-Wall", "-Wextra", "-Werror", "impl.cpp", "use.cpp", "-o", "use", "-ldl",
-                    "-pthread"], cwd=tmp_path, check=True, capture_output=True)
-    fake_version(12040)
-    env = {**__import__("os").environ, "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
-    assert subprocess.run([str(tmp_path / "use")], env=env, check=False, timeout=60).returncode == 0
+    if shutil.which("c++") is None or shutil.which("cc") is None:
+        pytest.skip("no C/C++ compiler")
+    page = "tutorials/cpp-loader.md"
+    (tmp_path / "acme.toml").write_text(_blocks(page, "toml")[0])
+    impl, main_cpp = _blocks(page, "cpp")[:2]
+    assert impl.startswith("// acme_loader.cpp") and main_cpp.startswith("// main.cpp")
+    (tmp_path / "acme_loader.cpp").write_text(impl)
+    (tmp_path / "main.cpp").write_text(main_cpp)
+    build = next(b for b in _blocks(page, "sh") if "./acme_demo" in b)
+    bindir = str(Path(sys.executable).parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUENTRY_")}
+    env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}", CUENTRY_FAKE_DRIVER_VERSION="13000",
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", build], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    shown = re.search(r"```sh\n[^`]*\./acme_demo\n```\n\n```\n(.*?)```", (DOCS / page).read_text(), re.S)
+    assert shown and r.stdout == shown[1], (r.stdout, shown and shown[1])
 
 
 def test_every_logger_is_documented() -> None:
@@ -137,3 +146,57 @@ def test_lint_tutorial_lists_every_rule() -> None:
     page = (DOCS / "tutorials" / "lint-and-trace.md").read_text()
     for r in RULES:
         assert f"| {r.code} |" in page, r.code
+
+
+# The command CI (.ci/run) and the docs workflow run, and the one the README documents: never `-q` (mkdocs's
+# -q drops warnings before --strict counts them, so a strict build with -q can never fail on one).
+MKDOCS_BUILD = ("mkdocs", "build", "--strict")
+
+
+def _mkdocs(cwd: Path, *extra: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", *MKDOCS_BUILD, *extra], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+needs_mkdocs = pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None
+                                  or importlib.util.find_spec("mkdocstrings") is None,
+                                  reason="the [docs] extra is not installed (pip install -e '.[docs]')")
+
+
+def test_ci_builds_the_site_strictly_without_quiet() -> None:
+    """.ci/run and the workflows build with --strict and never with -q (which would hide the warnings)."""
+    files = [DOCS.parent / ".ci" / "run", *(DOCS.parent / ".github" / "workflows").glob("*.yml")]
+    seen = 0
+    for f in files:
+        for line in f.read_text().splitlines():
+            if re.match(r"\s*(?:-\s*run:\s*)?mkdocs build\b", line):
+                seen += 1
+                words = line.split("#")[0].split()
+                assert "--strict" in words and "-q" not in words and "--quiet" not in words, f"{f}: {line}"
+    assert seen >= 3, seen  # .ci/run, docs.yml, release.yml
+
+
+@needs_mkdocs
+def test_a_warning_fails_the_strict_build(tmp_path: Path) -> None:
+    """The check below can fail: a page with a broken reference makes the same command exit non-zero."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# x\n\nSee [nothing](missing.md) and [gone][cuentry.nothing].\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - autorefs\n")
+    r = _mkdocs(tmp_path, "-d", str(tmp_path / "site"))
+    assert r.returncode != 0 and "WARNING" in r.stderr and "Aborted with 2 warnings" in r.stdout + r.stderr, r.stderr
+
+
+@needs_mkdocs
+def test_the_site_builds_strictly_with_highlighted_examples(tmp_path: Path) -> None:
+    """`mkdocs build --strict` from the repository passes with no warning; the API page has no stray `::`
+    (a reST literal block mkdocstrings does not know) and every example on it names its language."""
+    site = tmp_path / "site"
+    r = _mkdocs(DOCS.parent, "-d", str(site))
+    assert r.returncode == 0 and "WARNING" not in r.stderr, r.stderr[-4000:]
+    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    assert "<p>::</p>" not in api and not re.search(r"<p>[^<]*::</p>", api)
+    blocks = re.findall(r"<pre><code(?: class=\"([^\"]*)\")?>", api)
+    assert blocks and all(c and c.startswith("language-") for c in blocks), blocks

@@ -224,3 +224,19 @@ def test_without_a_gpu_section_runs() -> None:
     p = run_shell_block(block, dict(os.environ))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "emulating 12.0 (12000)" in p.stderr and "note:" not in p.stderr
+
+
+def test_cli_emulate_check_is_a_gate_that_names_why(req: str, lib: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 33.5: `emulate --check` exits 1 when the command succeeded but a request has a finding, no driver was
+    seen, or the emulation had no effect; each reason is printed (also under -q). A clean run passes."""
+    assert main(["emulate", "--check", "--driver", "12.4", "--", req, lib, "gpa2:cuMemAlloc:3020:1", "exit:0"]) == 0
+    capfd.readouterr()
+    assert main(["emulate", "--check", "--driver", "12.4", "--", req, lib, "gpa2:cuCtxCreate:12050:1",
+                 "exit:0"]) == 1
+    assert "cuentry emulate --check: failed: 1 finding outside the CUDA runtimes" in capfd.readouterr().err
+    assert main(["-q", "emulate", "--check", "--driver", "13.5", "--", req, lib, "gpa2:cuMemAlloc:3020:1",
+                 "exit:0"]) == 1
+    assert "--check: failed: the real driver (13000) is older than 13050" in capfd.readouterr().err
+    assert main(["emulate", "--check", "--driver", "12.4", "--", "true"]) == 1  # no driver loaded at all
+    assert "--check: failed: no driver seen" in capfd.readouterr().err
+    assert main(["emulate", "--driver", "12.4", "--", req, lib, "gpa2:cuCtxCreate:12050:1", "exit:0"]) == 0  # no gate

@@ -175,3 +175,18 @@ def test_schemas_are_not_vacuous() -> None:
         _validator("lint").validate({"files": 1})
     with pytest.raises(jsonschema.ValidationError):
         _validator("resolve").validate({"symbol": 1})
+
+
+def test_every_schema_has_a_real_id_on_the_documentation_site() -> None:
+    """Issue 33.5: `$id` is where the schema is published (mkdocs copies docs/schemas/ to the site), not a
+    placeholder domain; the wheel ships the same files (tests/test_packaging.py checks the wheel)."""
+    import tomllib
+
+    site = "https://cuentry.github.io/cuentry/"
+    pyproject = tomllib.loads((SCHEMAS.parent.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["urls"]["Documentation"] == site
+    assert f"site_url: {site}" in (SCHEMAS.parent.parent / "mkdocs.yml").read_text()
+    files = sorted(SCHEMAS.glob("*.schema.json"))
+    assert len(files) >= 10
+    for p in files:
+        assert json.loads(p.read_text())["$id"] == f"{site}schemas/{p.name}", p.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def test_one_repository_url_everywhere() -> None:
 
 def test_release_metadata_is_complete() -> None:
     proj = PYPROJECT["project"]
-    assert proj["version"] == "0.1.0" and proj["license"] == "Apache-2.0"
+    assert "version" not in proj and proj["dynamic"] == ["version"] and proj["license"] == "Apache-2.0"
     assert set(proj["license-files"]) == {"LICENSE", "NOTICE"}
     assert proj["readme"] == "README.md" and proj["authors"]
     assert {"Homepage", "Documentation", "Repository", "Issues", "Changelog"} <= set(proj["urls"])
@@ -107,7 +108,7 @@ def test_release_metadata_is_complete() -> None:
     lic = (ROOT / "LICENSE").read_text()
     assert "Apache License" in lic and "Version 2.0, January 2004" in lic and "END OF TERMS AND CONDITIONS" in lic
     changelog = (ROOT / "CHANGELOG.md").read_text()
-    assert "Keep a Changelog" in changelog and f"## [{proj['version']}] - " in changelog
+    assert "Keep a Changelog" in changelog and f"## [{_release().source_version()}] - " in changelog
     assert "## [Unreleased]" in changelog
 
 
@@ -150,6 +151,8 @@ def test_a_wheel_build_leaves_no_temporary_folder_and_ships_the_c_template(tmp_p
     assert "cuentry/testing/fake_cuda.c.in" in names
     assert any(n.endswith("licenses/LICENSE") for n in names) and any(n.endswith("licenses/NOTICE") for n in names)
     assert "cuentry/calls/_fastcall.c.in" in names  # the call extension's C template (issue 23.4)
+    schemas = sorted(p.name for p in (ROOT / "docs" / "schemas").glob("*.schema.json"))
+    assert sorted(n.split("/")[-1] for n in names if n.startswith("cuentry/schemas/")) == schemas  # issue 33.5
 
 
 def test_the_call_extension_c_lives_in_a_template_file_shipped_as_package_data() -> None:
@@ -170,3 +173,125 @@ def test_the_call_extension_c_lives_in_a_template_file_shipped_as_package_data()
     wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert wheel["packages"] == ["src/cuentry"] and "exclude" not in wheel  # every file of the package ships
     assert "_fastcall.c.in" not in (ROOT / ".gitignore").read_text()
+
+
+# A development machine's own paths: a user's home, this workplace's checkouts and virtual environments.
+MACHINE_PATH = r"(?<![\w.~-])(?:/home/[a-z_][\w.-]*/|/Users/\w+/|/root/|/work/[A-Za-z]|/opt/torch\b|/tmp/pytest-of-)"
+
+
+def _tracked() -> list[Path]:
+    r = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        pytest.skip("not a git checkout (an sdist): the tracked files are unknown")
+    return [ROOT / p for p in r.stdout.split("\0") if p]
+
+
+def test_no_machine_specific_path_in_the_repository() -> None:
+    import re
+
+    pattern = re.compile(MACHINE_PATH)
+    assert pattern.search('"driver": "/root/.cache/cuentry/x.so"') and pattern.search("rootdir: /work/main")
+    assert not pattern.search('"driver": "~/.cache/cuentry/x.so"') and not pattern.search("/usr/local/cuda/include")
+    hits = []
+    for f in _tracked():
+        if f == Path(__file__).resolve() or not f.is_file():
+            continue
+        try:
+            text = f.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        hits += [f"{f.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m[0]}" for m in pattern.finditer(text)]
+    assert not hits, "machine-specific paths (write them relative, with ~, or as an option):\n" + "\n".join(hits)
+
+
+# --- the release path (issue 33.2) ------------------------------------------------------------------------------
+
+
+def _release():  # tools/release.py, imported as a module
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cuentry_release_tool", ROOT / "tools" / "release.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_version_has_one_source() -> None:
+    """__version__ in src/cuentry/__init__.py is the version: hatch reads it into the metadata (pyproject writes
+    none), and `cuentry --version` prints the installed metadata's."""
+    import importlib.metadata
+
+    import cuentry
+    from cuentry.cli import installed_version
+
+    from .clihelp import run
+
+    assert PYPROJECT["tool"]["hatch"]["version"]["path"] == "src/cuentry/__init__.py"
+    assert _release().source_version() == cuentry.__version__
+    code, out, _ = run("--version")
+    assert code == 0 and out == f"cuentry {installed_version()}\n"
+    try:
+        installed = importlib.metadata.version("cuentry")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("cuentry is not installed (run from a source tree)")
+    assert installed == cuentry.__version__, "the installed metadata is stale: pip install -e . again"
+    assert installed_version() == installed
+
+
+def test_release_check_names_what_stops_a_release(tmp_path: Path) -> None:
+    rel = _release()
+    assert rel.check(ROOT) == [], "this source is not releasable as it stands"
+    v = rel.source_version()
+    assert rel.check(ROOT, tag=f"v{v}") == []
+    (wrong,) = rel.check(ROOT, tag="v99.0.0")
+    assert f"tag v99.0.0 but the source is version {v}" in wrong
+    text = (ROOT / "CHANGELOG.md").read_text()
+    assert rel.changelog_problems(text, v) == []
+    assert any("no '## [9.9.9] - YYYY-MM-DD' section" in p for p in rel.changelog_problems(text, "9.9.9"))
+    empty = re.sub(rf"(## \[{re.escape(v)}\] - [\d-]+\n).*?(?=^## |\Z)", r"\1\n", text, flags=re.S | re.M)
+    assert any("lists no change" in p for p in rel.changelog_problems(empty, v))
+
+
+def test_the_sdist_holds_exactly_the_tracked_files(tmp_path: Path) -> None:
+    """Built from this working tree as `python -m build --sdist` would (hatchling), after the test suite has
+    left its caches (.hypothesis/, .ruff_cache/, ...): the files git tracks, PKG-INFO, nothing else."""
+    import importlib.util
+
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("hatchling not installed (it is in the [test] extra)")
+    rel = _release()
+    tracked = _tracked()
+    (ROOT / ".hypothesis").mkdir(exist_ok=True)  # what a test run leaves (with its own "*" .gitignore)
+    r = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (sdist,) = tmp_path.glob("cuentry-*.tar.gz")
+    assert rel.sdist_problems(sdist, [str(p.relative_to(ROOT)) for p in tracked if p.is_file()]) == []
+    # and the check can fail: a list that lacks a file the sdist has
+    assert any("does not track" in p for p in rel.sdist_problems(sdist, ["README.md"]))
+
+
+def test_release_dry_run(tmp_path: Path) -> None:
+    """tools/release.py dry-run: a tag's release rehearsed in a clean copy of the tracked files (the docs are
+    built by tests/test_docs.py)."""
+    import importlib.util
+
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("hatchling not installed (it is in the [test] extra)")
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "release.py"), "dry-run", "--no-docs", "--out",
+                        str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    v = _release().source_version()
+    assert f"cuentry-{v}.tar.gz: exactly the tracked files + PKG-INFO" in r.stdout
+    assert f"cuentry-{v}-py3-none-any.whl: metadata version {v}" in r.stdout
+    assert "native wheels (cibuildwheel, the wheels job): 8:" in r.stdout
+    assert f"git tag -a v{v}" in r.stdout and "nothing is uploaded" in r.stdout
+
+
+def test_the_release_workflow_runs_the_release_checks() -> None:
+    yaml = pytest.importorskip("yaml")
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    runs = "\n".join(s.get("run", "") for job in wf["jobs"].values() for s in job["steps"])
+    assert "tools/release.py check" in runs and "tools/release.py sdist-files" in runs
+    assert "tomllib" not in runs  # the version is read from its one source by the tool, not from pyproject

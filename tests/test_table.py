@@ -82,7 +82,7 @@ def test_stream_env_rejects_garbage(monkeypatch: pytest.MonkeyPatch) -> None:
     (lambda: required("cuMemAlloc"), "no ABI version given"),
     (lambda: required("PFN_cuMemAlloc_v3021"), "no ABI version 3021"),
     (lambda: required("cuMemAloc", 3020), "did you mean"),
-    (lambda: required("cuMemAlloc_v2", 3020), "cuMemAlloc at version 3020"),
+    (lambda: required("cuMemAlloc_v2", 3020), "'cuMemAlloc' at version 3020"),
     (lambda: optional("cuMemAlloc", 3020, fallback=42), "fallback must be"),
 ])
 def test_declaration_errors(driver: Driver, bad: Any, match: str) -> None:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -699,3 +700,62 @@ def test_collect_never_raises_on_hostile_slots() -> None:
         assert "\x1b" not in buf.getvalue()
 
     check()
+
+
+# --- issue 33.3 -------------------------------------------------------------------------------------------------
+
+
+def test_quiet_trace_prints_only_errors(req: str, lib: str, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["-q", "trace", "--", req, lib, "gpa2:cuMemAlloc:13000:1", "exit:0"]) == 0
+    assert capfd.readouterr().err == ""
+    assert main(["trace", "-q", "--check", "--", req, lib, "gpa2:cuMemAlloc:13000:1", "exit:0"]) == 1
+    err = capfd.readouterr().err
+    assert err.startswith("cuentry trace --check: failed: 1 finding outside the CUDA runtimes") and "api" not in err
+
+
+def test_check_fails_naming_no_driver_seen(capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--check", "--", "true"]) == 1
+    assert "cuentry trace --check: failed: no driver seen" in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="switching user needs root")
+def test_a_child_that_switches_user_fails_the_check_naming_why(capfd: pytest.CaptureFixture[str]) -> None:
+    """The gosu/su-exec pattern: the interposer and the records stay root's alone (nothing of the trace is
+    readable or writable by others), so the trace says what it misses and --check fails naming it."""
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("no setpriv (util-linux) to switch user with")
+    ok = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "true"], check=False)
+    if ok.returncode != 0:
+        pytest.skip("setpriv cannot switch user here")
+    # the child (any program: `true`) runs as nobody and succeeds; nothing it did could be traced
+    code = main(["trace", "--check", "--", setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+    err = capfd.readouterr().err
+    assert code == 1 and "setpriv switches user" in err and "--check: failed: incomplete: setpriv switches user" in err
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    for p in [cache, *cache.rglob("*")] if cache.is_dir() else []:
+        assert not p.stat().st_mode & 0o002, f"{p} is writable by others"
+
+
+def test_a_trace_with_an_unusable_cache_leaves_nothing_in_tmpdir(req: str, lib: str, tmp_path: Path) -> None:
+    tmp, cache = tmp_path / "tmp", tmp_path / "cache"
+    tmp.mkdir()
+    cache.mkdir(mode=0o777)
+    os.chmod(cache, 0o777)  # shared with everyone: cuentry builds in a private folder of its own instead
+    env = {**os.environ, "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(cache)}
+    r = subprocess.run([sys.executable, "-m", "cuentry", "trace", "--", req, lib, "gpa2:cuMemAlloc:3020:1", "exit:0"],
+                       env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0 and "cuMemAlloc" in r.stderr, r.stderr
+    assert not list(tmp.glob("cuentry-build-*")), list(tmp.iterdir())
+
+
+def test_python_callers_are_named_python(lib: str, tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(f"import cuentry\ncuentry.Driver.load({lib!r}).call('cuMemAlloc', 3020)\n")
+    r = subprocess.run([sys.executable, "-m", "cuentry", "trace", "--", sys.executable, str(app)],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    heads = [ln for ln in r.stderr.splitlines() if " distinct, " in ln]
+    assert heads and all(ln.startswith("Python (") for ln in heads), heads

@@ -17,7 +17,7 @@ A "missed" fault that an engine does report counts as found for that engine. Rep
 ``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
 after); each set is scored on its own.
 
-    python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--set held-out] [--json]
+    python tools/lint_eval.py --root DIR [--engine tree-sitter --engine clang] [--set held-out] [--json]
 """
 
 from __future__ import annotations
@@ -157,7 +157,9 @@ def _pct(x: float | None) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default="/work/ext", help="where the repositories are checked out (one folder each)")
+    root = os.environ.get("CUENTRY_LINT_EVAL_ROOT")
+    ap.add_argument("--root", default=root, required=root is None,
+                    help="where the repositories are checked out, one folder each (default: $CUENTRY_LINT_EVAL_ROOT)")
     ap.add_argument("--judged", default=str(JUDGED))
     ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
     ap.add_argument("--set", dest="sets", action="append", help="only these sets (development, held-out, ...)")

@@ -39,6 +39,7 @@ _EXPORTS = {
     "required": "cuentry.entry",
     "optional": "cuentry.entry",
     "Unavailable": "cuentry.table",
+    "stream_from_env": "cuentry.table",
     "CuentryError": "cuentry.errors",
     "ResolutionError": "cuentry.errors",
     "CudaError": "cuentry.errors",
@@ -49,16 +50,22 @@ _EXPORTS = {
     "TableDeclarationError": "cuentry.errors",
     "ManifestError": "cuentry.errors",
     "UnavailableError": "cuentry.errors",
+    "ArgumentError": "cuentry.errors",
+    "UsageError": "cuentry.errors",
+    "DriverClosedError": "cuentry.errors",
+    "StubLibraryError": "cuentry.errors",
 }
 
 __all__ = [
     "Abi",
+    "ArgumentError",
     "Catalog",
     "Classification",
     "CudaError",
     "CuentryError",
     "Diagnostic",
     "Driver",
+    "DriverClosedError",
     "DriverNotFoundError",
     "Entry",
     "ManifestError",
@@ -66,6 +73,7 @@ __all__ = [
     "ResolutionError",
     "Resolved",
     "Runtime",
+    "StubLibraryError",
     "Table",
     "TableDeclarationError",
     "TableResolutionError",
@@ -73,6 +81,7 @@ __all__ = [
     "UnavailableError",
     "UnknownSymbolError",
     "UnknownVersionError",
+    "UsageError",
     "address",
     "as_bytes",
     "as_str",
@@ -86,6 +95,7 @@ __all__ = [
     "primary_context",
     "required",
     "resolve",
+    "stream_from_env",
 ]
 
 if TYPE_CHECKING:
@@ -95,18 +105,22 @@ if TYPE_CHECKING:
     from .driver import Driver, Resolved, Runtime, default_driver, resolve
     from .entry import Entry, optional, required
     from .errors import (
+        ArgumentError,
         CudaError,
         CuentryError,
+        DriverClosedError,
         DriverNotFoundError,
         ManifestError,
         ResolutionError,
+        StubLibraryError,
         TableDeclarationError,
         TableResolutionError,
         UnavailableError,
         UnknownSymbolError,
         UnknownVersionError,
+        UsageError,
     )
-    from .table import Table, Unavailable
+    from .table import Table, Unavailable, stream_from_env
 
 
 def __getattr__(name: str) -> Any:

@@ -28,6 +28,7 @@ built here are Linux shared objects anyway.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -229,6 +230,25 @@ def _build_into(tmp: Path, filename: str, source_name: str, source_text: str,
     write_new(tmp / STAMP, digest.encode() + b"\n")
 
 
+_FALLBACK: dict[int, Path] = {}  # pid -> this process's private build directory when no cache is usable
+
+
+def _fallback_root() -> Path:
+    """One fresh private directory per process for builds when no per-user cache is safe, removed at exit
+    (a trace or a test run leaves no cuentry-build-* folder behind); a forked child makes its own."""
+    pid = os.getpid()
+    got = _FALLBACK.get(pid)
+    if got is None:
+        got = _FALLBACK[pid] = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
+        atexit.register(_remove_fallback, pid, got)
+    return got
+
+
+def _remove_fallback(pid: int, path: Path) -> None:
+    if os.getpid() == pid:  # never the parent's folder from an exiting forked child
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], None], *,
                  filename: str, source_name: str = "source.c", extra_key: str = "",
                  root: str | os.PathLike[str] | None = None) -> Path:
@@ -252,7 +272,7 @@ def cached_build(name: str, source_text: str, build_fn: Callable[[Path, Path], N
         except (BuildCacheError, RuntimeError):
             # No safe per-user cache here (read-only home, foreign owner): build in a fresh
             # private directory every time instead of trusting anything shared.
-            base = Path(tempfile.mkdtemp(prefix="cuentry-build-"))
+            base = _fallback_root()
     else:
         base = Path(root).absolute()  # the path handed out must work from any directory
         check_root(base, private=False)

@@ -744,8 +744,8 @@ class Catalog:
             s0 = sugg[0]
             return UnknownSymbolError(
                 text, texts, classification="suffixed_name",
-                detail=f"did you mean {', '.join(texts)}? ask for {s0.symbol!r} at version {s0.version} with stream "
-                       f"{s0.stream}: the driver picks the suffixed export itself")
+                detail=f"ask for {s0.symbol!r} at version {s0.version} with stream {s0.stream}: the driver picks the "
+                       f"suffixed export itself ({s0.reason.split(';')[0]})" + "".join(f"; or {t}" for t in texts[1:]))
         if sugg:
             return UnknownSymbolError(text, texts, classification="misspelled")
         return UnknownSymbolError(text, texts, classification="unknown_symbol",

@@ -4,10 +4,16 @@ Memory, stream and module calls need a context current on the calling thread; wi
 answers CUDA_ERROR_INVALID_CONTEXT (201). [primary_context][cuentry.context.primary_context] is the
 shortest correct way to get one:
 
-    from cuentry.context import primary_context
+```python
+from cuentry import Table, out, required
+from cuentry.context import primary_context
 
-    with primary_context(0):          # device 0's primary context, current on this thread
-        lib.cuMemAlloc.checked(ptr, 1 << 20)
+lib = Table("mylib", [required("cuMemAlloc", 3020), required("cuMemFree", 3020)], stream="legacy")
+with primary_context(0):          # device 0's primary context, current on this thread
+    ptr = out("CUdeviceptr")
+    lib.cuMemAlloc.checked(ptr, 1 << 20)
+    lib.cuMemFree.checked(ptr[0])
+```
 
 It uses only the public [Driver][cuentry.driver.Driver] API, through pinned ABIs:
 `cuInit@2000`, `cuDeviceGet@2000`, `cuDevicePrimaryCtxRetain@7000`, `cuCtxPushCurrent@4000`, and on

@@ -274,7 +274,7 @@ class _Source:
 
     def typed(self, abi: Abi, address: int) -> TypedFunction:
         """The typed callable for an address this source answered with for `abi` (what a table binds on an
-        entry's first use: [resolve_many][cuentry.driver._Source.resolve_many] answers with the address).
+        entry's first use: [resolve_many][cuentry.driver.Driver.resolve_many] answers with the address).
 
         Raises:
             UsageError: this source never answered `abi` with `address` (nothing else is bound).
@@ -447,7 +447,7 @@ class Driver(_Source):
         return self._answer(sym, ver, mode, abi, self.access, rc, st, emulated, addr)
 
     def resolve_many(self, pins: Sequence[tuple[str, int, Mode, Abi]]) -> list[Answer]:
-        """[_Source.resolve_many][cuentry.driver._Source.resolve_many] at the cost of its queries.
+        """The base source's `resolve_many` (one pin at a time, every check made), at the cost of its queries.
 
         With `cuGetProcAddress_v2` and no cuentry log wanted, one loop asks the driver for every pin
         with one pair of output cells, inside one bracket of the library's guard; an answer already seen

@@ -40,6 +40,7 @@ __all__ = [
     "UnknownVariantError",
     "UnknownVersionError",
     "UsageError",
+    "shorten",
 ]
 
 
@@ -76,6 +77,16 @@ class CatalogError(CuentryError, LookupError):
     """
 
     classification: str = ""
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """`text` on one line and at most `limit` characters, cut at a word boundary with "..." (never mid-word)."""
+    one = " ".join(str(text).split())
+    if len(one) <= limit:
+        return one
+    cut = one[:max(limit - 3, 1)]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "..."
 
 
 def _alternatives(alts: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ import os
 import sys
 
 from .calls.ffi import Bootstrap, LoadFailure, SharedLibrary
-from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError, UsageError
+from .errors import DriverNotFoundError, LibraryPathError, StubLibraryError, UsageError, shorten
 from .names import CUDA_ERROR_STUB_LIBRARY
 from .testing.fakeenv import check_env as _check_fake_knobs  # at import, not at a first load (a fork-safe first use)
 from .testing.fakeenv import variant_of as _fake_variant
@@ -244,7 +244,7 @@ def locate_nvidia_library(libname: str) -> tuple[str | None, Attempt]:
         loaded = pathfinder.load_nvidia_dynamic_lib(libname)
     except Exception as exc:  # its errors (not found, unknown, unsupported) all mean "not here"
         first = (str(exc).strip().splitlines() or [""])[0]
-        return None, Attempt(libname, PATHFINDER_HOW, f"{type(exc).__name__}: {first}"[:300])
+        return None, Attempt(libname, PATHFINDER_HOW, shorten(f"{type(exc).__name__}: {first}", 300))
     path = getattr(loaded, "abs_path", None)
     via = getattr(loaded, "found_via", None) or "found"
     if not path:

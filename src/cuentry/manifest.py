@@ -1,16 +1,16 @@
 """Manifests: one TOML format for `cuentry check`, Python tables and code generation.
 
-::
-
-    [table]
-    name = "acme"                     # optional; default: the file's stem
-    stream = "per_thread"             # or "legacy" (required)
-    required = ["cuMemAlloc@3020", "PFN_cuStreamBeginCapture_v10010_ptsz"]
-    optional = [
-      { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },
-      { pfn = "PFN_cuMemAllocAsync_v11020_ptsz", name = "alloc_async",
-        fallback = ["cuMemAllocAsync@11020", { symbol = "cuMemAlloc", version = 3020 }] },
-    ]
+```toml
+[table]
+name = "acme"                     # optional; default: the file's stem
+stream = "per_thread"             # or "legacy" (required)
+required = ["cuMemAlloc@3020", "PFN_cuStreamBeginCapture_v10010_ptsz"]
+optional = [
+  { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },
+  { pfn = "PFN_cuMemAllocAsync_v11020_ptsz", name = "alloc_async", fallback = [
+    "cuMemAllocAsync@11020", { symbol = "cuMemAlloc", version = 3020 }] },
+]
+```
 
 `required`/`optional` may also stand at the top level. An entry is a pin
 string (`"symbol@version"`), a typedef name (`"PFN_cuX_vN[_ptds|_ptsz]"`) or

@@ -72,6 +72,7 @@ __all__ = [
     "SUFFIXED_PATTERN",
     "SUFFIX_PATTERN",
     "TOOLKIT_MACROS",
+    "USER_SWITCHERS",
     "VALID_FLAGS_MASK",
     "VERSIONED_APIS",
     "VERSION_QUERIES",
@@ -378,3 +379,7 @@ VALID_FLAGS_MASK = 3  # legacy | per-thread: accepted by the driver (3 acts as l
 
 # APIs whose requests carry a version (cudaGetDriverEntryPoint and dlsym do not).
 VERSIONED_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPointByVersion"})
+
+# Programs that run a command as another user (the container entrypoint's gosu/su-exec pattern): run as root under
+# `cuentry trace`, their command cannot load root's private interposer nor write root's private records.
+USER_SWITCHERS = frozenset({"gosu", "su-exec", "setpriv", "runuser", "s6-setuidgid", "setuidgid", "chpst", "su"})

@@ -38,7 +38,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -185,7 +185,7 @@ def _fake_factory(monkeypatch: pytest.MonkeyPatch,
             pytest.fail(f"cuentry_fake_driver: this test already has a fake driver at {current['version']}; "
                         "one version per test (split the test or parametrize it)", pytrace=False)
         if not _have_compiler():
-            pytest.skip("cuentry_fake_driver: no C compiler (install gcc or clang, or set CC) to build the fake driver")
+            _skip("cuentry_fake_driver: no C compiler (install gcc or clang, or set CC) to build the fake driver")
         built: Path | None = None
         try:
             built = fakedriver.build(variant=var)  # fakedriver's own per-user cache
@@ -260,8 +260,8 @@ def probe_driver() -> tuple[int | None, str]:
 
     try:
         d = Driver.load(init=False)
-    except CuentryError as exc:
-        got = (None, f"no usable CUDA driver ({exc.message})")
+    except CuentryError as exc:  # short: the skip line names the test; `cuentry doctor` has the whole search
+        got = (None, _no_driver(exc))
     else:
         try:
             what = "cuentry's fake driver" if d.fake else d.path
@@ -270,6 +270,20 @@ def probe_driver() -> tuple[int | None, str]:
             d.close()
     _PROBES[key] = got
     return got
+
+
+def _no_driver(exc: Exception) -> str:
+    """Why no driver was loaded, in one short line (the search itself is `cuentry doctor`'s)."""
+    from .errors import DriverNotFoundError, LibraryPathError, shorten
+
+    if isinstance(exc, DriverNotFoundError) and not isinstance(exc, LibraryPathError) and len(exc.searched) > 2:
+        return "no CUDA driver found (`cuentry doctor` says where it looked)"
+    return shorten(f"no usable CUDA driver: {getattr(exc, 'message', exc)}", 90)
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip the running test with its own location in the report (not this plugin's line)."""
+    raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def requirement_skip_reason(spec: object) -> str | None:
@@ -307,7 +321,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if error:
         pytest.fail(error, pytrace=False)
     if reason:
-        pytest.skip(reason)
+        _skip(reason)
 
 
 # --- emulation ---------------------------------------------------------------------
@@ -355,10 +369,10 @@ def cuentry_emulate() -> Callable[..., Emulation]:
     """
     why = emulate_available()
     if why:
-        pytest.skip(why)
+        _skip(why)
     found, what = probe_driver()
     if found is None:
-        pytest.skip(f"cuentry_emulate: {what}")
+        _skip(f"cuentry_emulate: {what}")
 
     def make(version: int | str) -> Emulation:
         v, err = _checked(version, "cuentry_emulate")

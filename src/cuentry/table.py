@@ -1,23 +1,28 @@
 """Function tables: what library authors declare once and call many times.
 
-::
+```python
+from cuentry import Table, optional, out, required
+from cuentry.context import primary_context
 
-    from cuentry import Table, required, optional
-
-    drv = Table(
-        "mylib",
-        [
-            required("cuMemAlloc", 3020),
-            required("PFN_cuStreamBeginCapture_v10010_ptsz"),
-            optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
-            required("cuCtxCreate", 12050, fallback=[optional("cuCtxCreate", 11040),
-                                                     optional("cuCtxCreate", 3020)]),  # one of three
-            optional("cuMulticastCreate", 12010),            # unavailable -> reason object
-        ],
-        stream="per_thread",                                  # or "legacy", or stream_from_env()
-    )
-    drv.cuMemAlloc(out, n)        # first access resolves the whole table, once
-    drv.available("cuMulticastCreate"), drv.reason("cuMulticastCreate")
+drv = Table(
+    "mylib",
+    [
+        required("cuMemAlloc", 3020),
+        required("cuMemFree", 3020),
+        required("PFN_cuStreamBeginCapture_v10010_ptsz"),
+        optional("cuDeviceGetUuid", 11040, fallback=optional("cuDeviceGetUuid", 9020)),
+        required("cuCtxCreate", 12050, fallback=[optional("cuCtxCreate", 11040),
+                                                 optional("cuCtxCreate", 3020)]),  # one of three
+        optional("cuMulticastCreate", 12010),            # unavailable -> reason object
+    ],
+    stream="per_thread",                                 # or "legacy", or stream_from_env()
+)
+with primary_context(0):                                 # memory calls need a current context
+    ptr = out("CUdeviceptr")
+    drv.cuMemAlloc.checked(ptr, 1 << 20)                 # first access resolves the whole table, once
+    drv.cuMemFree.checked(ptr[0])
+drv.available("cuMulticastCreate"), drv.reason("cuMulticastCreate")
+```
 
 A table has exactly one stream mode. Resolution is lazy, happens once under a
 lock, and asks and checks every entry (nothing is refused later); each entry's
@@ -652,4 +657,5 @@ class Table:
     def __repr__(self) -> str:
         d = self.__dict__
         state = "resolved" if d.get("_resolved") else "unresolved"
-        return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {len(d.get('entries', ()))} entries, {state}>"
+        n = len(d.get("entries", ()))
+        return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {n} {'entry' if n == 1 else 'entries'}, {state}>"

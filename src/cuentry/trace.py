@@ -27,14 +27,14 @@ import subprocess
 import tempfile
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from . import audit, interpose
 from .catalog import Catalog, catalog
 from .diagnostics import cu_result_name
 from .errors import UsageError
-from .names import QUERY_NAMES, RUNTIME_ERROR_NAMES, VERSIONED_APIS, check_version
+from .names import QUERY_NAMES, RUNTIME_ERROR_NAMES, USER_SWITCHERS, VERSIONED_APIS, check_version
 
 __all__ = [
     "NOT_LOADED",
@@ -48,8 +48,10 @@ __all__ = [
     "collect",
     "emulate",
     "environment",
+    "python_caller",
     "run",
     "untraceable",
+    "user_switch",
 ]
 
 
@@ -488,6 +490,32 @@ def _launch(cmd: list[str], env: dict[str, str], cwd: str | None, timeout: float
     return _exit_status(proc.returncode)
 
 
+_PYTHON_CALLERS = (("libffi.so", "ctypes or cffi through libffi"), ("_ctypes.", "ctypes"),
+                   ("_cffi_backend.", "cffi"), ("_fastcall.", "cuentry's compiled calls"))
+
+
+def python_caller(path: str) -> str | None:
+    """How Python called, when the calling library is Python's foreign-call machinery (libffi, ctypes, cffi,
+    cuentry's extension): the request came from Python code, which the return address cannot name."""
+    base = os.path.basename(path or "")
+    return next((how for prefix, how in _PYTHON_CALLERS if base.startswith(prefix)), None)
+
+
+def user_switch(cmd: Sequence[str]) -> str | None:
+    """Why a root trace of `cmd` misses what it runs as another user (gosu, su-exec, ...), or None.
+
+    The interposer is built in the user's private cache and the records go to a 0700 directory: readable and
+    writable by root alone, never by others (another user could then change what is traced or recorded). A
+    command that switches user therefore runs untraced after the switch; the trace says so (`incomplete`).
+    """
+    prog = os.path.basename(cmd[0]) if cmd else ""
+    if os.geteuid() != 0 or prog not in USER_SWITCHERS:
+        return None
+    return (f"{prog} switches user: the interposer and the record directory are root's alone (never readable or "
+            f"writable by others), so what runs as the other user is not traced; trace it as that user "
+            f"({prog} USER cuentry trace -- CMD)")
+
+
 def _traced_run(args: list[str], lib: str, emu: int | None, env: Mapping[str, str] | None, cwd: str | None,
                 timeout: float | None, stdin: IO[Any] | int | None, stdout: IO[Any] | int | None,
                 stderr: IO[Any] | int | None) -> TraceReport:
@@ -498,7 +526,9 @@ def _traced_run(args: list[str], lib: str, emu: int | None, env: Mapping[str, st
         records = interpose.read(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return collect(records, command=args, exit_code=code, emulated=emu)
+    report = collect(records, command=args, exit_code=code, emulated=emu)
+    switch = user_switch(args)
+    return replace(report, incomplete=(*report.incomplete, switch)) if switch else report
 
 
 def run(cmd: Sequence[str], *, emulate: int | None = None, env: Mapping[str, str] | None = None,

@@ -10,7 +10,7 @@ named by `cuGetErrorName` instead. After the library is closed, calls raise
 
 Backends: the compiled extension (`_fastcall`, built at install) or the pure
 one (ctypes); same contract, same errors; which one is decided once per process
-by [cuentry.calls.choice][] (`$CUENTRY_BACKEND`, read at import). Modules:
+by `cuentry.calls.choice` (`$CUENTRY_BACKEND`, read at import). Modules:
 `ffi` (the only code touching ctypes and the dynamic loader, its platform
 loader chosen once), `choice`, `contract`, `values`, `pure`, `compiled`,
 `shapes`, `_fastgen` (build time only). Every module the first call needs is

@@ -82,7 +82,7 @@ def select(raw: str | None) -> str | None:
 
 
 def token() -> object:
-    """An object that stays the same until the choice is made again ([select][cuentry.calls.choice.select]).
+    """An object that stays the same until the choice is made again (`select`).
 
     What a cache of bound functions is valid for: a function bound under one choice keeps its backend.
     """
@@ -129,5 +129,17 @@ def backend() -> dict[str, str]:
                                               "no libffi and no Python frame per call"}
     if c.mode == "pure":
         return {"name": "pure", "detail": f"ctypes (libffi) calls (forced by {BACKEND_ENV}=pure)"}
+    recorded = _why_pure()
+    if recorded:
+        return {"name": "pure", "detail": f"ctypes (libffi) calls: the compiled extension is not installed: {recorded}"}
     return {"name": "pure", "detail": "ctypes (libffi) calls: the compiled extension is not installed "
                                       f"(no C compiler or Python headers at install time?){' - ' + c.why if c.why else ''}"}
+
+
+def _why_pure() -> str:
+    """Why the wheel was built without the extension, as its build recorded it ("" when it did not)."""
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "_why_pure.txt"), encoding="utf-8") as fh:
+            return " ".join(fh.read(600).split())
+    except (OSError, ValueError):
+        return ""

@@ -1,6 +1,6 @@
 """The compiled backend: callers of the `cuentry.calls._fastcall` extension.
 
-Which backend a process uses is decided once, in [cuentry.calls.choice][] (`$CUENTRY_BACKEND`,
+Which backend a process uses is decided once, in `cuentry.calls.choice` (`$CUENTRY_BACKEND`,
 read at import); the names of that choice are re-exported here for callers of
 this module.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 
 from .. import names
-from ..errors import ArgumentError, ArgumentRangeError
+from ..errors import ArgumentError, ArgumentRangeError, shorten
 from . import devmem, ffi
 from .values import Address, KernelParams, Out, _Sealed, exact_int, out_facts
 
@@ -415,7 +415,7 @@ class Contract:
                 raise self.refusal(s, str(why), _DEVPTR_ACCEPTED) from None
             except Exception as exc:  # a foreign object's protocol machinery failing: a refusal, not a traceback
                 raise self.refusal(s, f"a {type(v).__name__} that failed while being read ({type(exc).__name__}: "
-                                   f"{str(exc)[:120]})", _DEVPTR_ACCEPTED) from None
+                                   f"{shorten(str(exc))})", _DEVPTR_ACCEPTED) from None
             if not s.low <= addr <= s.high:
                 raise self.range_error(s, addr)
             out[i] = addr

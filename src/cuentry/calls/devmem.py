@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 
 from .. import names
+from ..errors import shorten
 from . import ffi
 from .values import _Sealed, exact_int
 
@@ -138,7 +139,7 @@ def convert(v: Any, stream: int) -> tuple[int, Extent | None, Any]:
         return _from_dlpack(v, stream)
     if failed is not None:
         raise Refused(f"a {t.__name__} whose __cuda_array_interface__ raised {type(failed).__name__}: "
-                      f"{str(failed)[:120]}")
+                      f"{shorten(str(failed))}")
     if is_array_like(v):
         raise Refused(f"a host array ({t.__name__}): its data is in host memory, and an array's value is never "
                       "an address")
@@ -316,7 +317,7 @@ def _export(v: Any, t: str, stream: int) -> Any:
         except TypeError:  # an exporter older than DLPack 1.0 takes no max_version
             return v.__dlpack__(stream=stream)
     except Exception as exc:
-        raise Refused(f"a {t} whose __dlpack__(stream={stream}) raised {type(exc).__name__}: {str(exc)[:120]}") \
+        raise Refused(f"a {t} whose __dlpack__(stream={stream}) raised {type(exc).__name__}: {shorten(str(exc))}") \
             from None
 
 

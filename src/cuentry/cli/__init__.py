@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from ..errors import CuentryError, DriverError, ManifestError, UsageError
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 else:
     SubParsers = argparse._SubParsersAction
 
-__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "main"]
+__all__ = ["COMMANDS", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "build_parser", "cmake_dir", "entry", "installed_version", "main"]
 
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NODRIVER = 0, 1, 2, 3
@@ -44,17 +44,54 @@ _PRODUCT_COMMANDS = ("fake-driver", "generate")
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuentry", description="Safe, ABI-pinned access to CUDA Driver API entry points.")
-    p.add_argument("--version", action="version", version=f"cuentry {__version__}")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in human output")
+    p.add_argument("--version", action=_Version, help="show the installed cuentry's version and exit")
+    _add_color(p, "auto")
     p.add_argument("--cmake-dir", action="store_true",
                    help="print the directory of cuentry's CMake package (cuentryConfig.cmake: cuentry_generate()) and exit")
     _add_verbosity(p, 0)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
-    for cmd in sub.choices.values():  # also after the command: `cuentry doctor -v`
+    for cmd in sub.choices.values():  # also after the command: `cuentry doctor -v`, `cuentry doctor --color never`
         _add_verbosity(cmd, argparse.SUPPRESS)
+        _add_color(cmd, argparse.SUPPRESS)
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the installed distribution's version (its metadata, built from cuentry.__version__: one source),
+    read only when asked (importlib.metadata is not imported by a plain run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"cuentry {installed_version()}\n")
+        parser.exit()
+
+
+def installed_version() -> str:
+    """The version pip installed (package metadata); `cuentry.__version__` when run from a source tree."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("cuentry")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
+def _add_color(p: argparse.ArgumentParser, default: object) -> None:
+    """--color; SUPPRESS on subcommands so they never reset the global one."""
+    p.add_argument("--color", choices=("auto", "always", "never"), default=default, help="colour in human output")
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of `command` (the top-level one when there is none): whose usage an unknown option shows."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]  # type: ignore[no-any-return]
+    return parser
 
 
 def _add_verbosity(p: argparse.ArgumentParser, default: object) -> None:
@@ -95,7 +132,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     stderr = stderr or sys.stderr
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            args = parser.parse_args(argv)
+            args, unknown = parser.parse_known_args(argv)
+            if unknown:  # the usage of the command it was given to, not the top level's
+                _command_parser(parser, getattr(args, "command", None)).error(
+                    f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse's own usage errors and --help/--version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     color = {"auto": None, "always": True, "never": False}[args.color]

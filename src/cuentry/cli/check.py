@@ -41,7 +41,7 @@ def register(sub: SubParsers) -> None:
                        epilog=MANIFEST_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("manifest", help="TOML manifest ('-': standard input)")
     c.add_argument("--driver", metavar="PATH", help="driver library to use")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--json", action="store_true", help="every entry's verdict and the minimum driver as JSON (docs/json.md)")
     c.set_defaults(func=run)
 
 

@@ -33,7 +33,26 @@ def run(args: argparse.Namespace, out: Out) -> int:
         out.json(rep)
         return code
     _print_doctor(rep, out, explicit_runtime=bool(args.runtime))
+    if code != EXIT_OK and out.quiet:  # -q hides the report, never the error that makes the exit code
+        _print_error(rep, out, explicit_runtime=bool(args.runtime))
     return code
+
+
+def _print_error(rep: dict[str, Any], out: Out, *, explicit_runtime: bool) -> None:
+    """The one error of a failed doctor, on standard error (what -q still shows)."""
+    d, rt = rep["driver"], rep["runtime"]
+    if not d["found"]:
+        n, err = len(d.get("searched") or ()), d["error"]
+        many = err["type"] == "DriverNotFoundError" and n > 2
+        out.error("cuentry: error: " + (f"no CUDA driver library found in {n} places (`cuentry doctor` without -q "
+                                        "lists each with the reason)" if many else " ".join(err["message"].split())))
+        out.error(f"  hint: {cli_terms(d['error']['hint'])}")
+    elif d.get("stub"):
+        out.error(f"cuentry: error: {d['path']} is the toolkit's stub libcuda (CUDA_ERROR_STUB_LIBRARY), not a driver")
+        out.error("  hint: remove the toolkit's lib64/stubs from LD_LIBRARY_PATH, or pass --driver with the real "
+                  "libcuda.so.1")
+    elif explicit_runtime and not rt["found"]:
+        out.error(f"cuentry: error: the runtime asked for is not usable: {rt['error']['message']}")
 
 
 def exit_code(rep: dict[str, Any], *, explicit_runtime: bool = False) -> int:

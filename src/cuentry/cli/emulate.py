@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ..names import parse_version
-from . import SubParsers
+from . import EXIT_FAIL, SubParsers
 from .output import Out
-from .trace import add_report_options, command, not_loaded, open_sink, safe, sink_kept, write_report
+from .trace import add_report_options, check_failed, command, not_loaded, open_sink, safe, sink_kept, write_report
 
 __all__ = ["register", "run"]
 
@@ -25,9 +25,13 @@ def register(sub: SubParsers) -> None:
                "driver (a one-line note says the emulation had no effect); 1 when the interposer loaded in no "
                "process (nothing was emulated); 2 for a bad version, command or -o path (checked before the "
                "command runs) or a program that cannot be interposed (statically linked, set-user-ID). "
-               "docs/emulate.md")
+               "With --check, 1 when the command succeeded but the gate failed (see --check). docs/emulate.md")
     e.add_argument("--driver", required=True, metavar="VERSION", help="the driver to emulate: 12.4 or 12040")
     e.add_argument("--trace", action="store_true", help="also record and report the requests (as cuentry trace)")
+    e.add_argument("--check", action="store_true",
+                   help="a CI gate on the emulated driver: exit 1 when the command succeeded but a request has a "
+                        "finding (outside CUDA runtimes), the trace is incomplete, no driver was seen, or VERSION is "
+                        "not older than the real driver (nothing was emulated); each reason is printed")
     add_report_options(e)
     e.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run")
     e.set_defaults(func=run)
@@ -48,4 +52,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
             out.error(f"cuentry emulate: note: {safe(note)}")
     if res.seen is not None and not res.seen.traced:
         return not_loaded(out, "emulated")
+    if args.check and res.exit_code == 0 and res.seen is not None and check_failed(res.seen, out, "emulate",
+                                                                                   emulated=True):
+        return EXIT_FAIL
     return res.exit_code

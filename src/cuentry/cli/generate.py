@@ -8,7 +8,7 @@ import tempfile
 
 from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
-from .output import Out
+from .output import Out, count
 
 __all__ = ["EPILOG", "register", "run", "write_atomic"]
 
@@ -119,6 +119,6 @@ def run(args: argparse.Namespace, out: Out) -> int:
                                          "member": member(x.member) if args.language == "c" else s.attr}
                                         for x in s.pins]} for s in p.slots]})
     elif getattr(args, "verbose", 0) >= 0:  # -q: the file is the product, the line about it is not
-        out.print(f"wrote {args.output}: table {p.name!r}, {len(p.slots)} entries, "
+        out.print(f"wrote {args.output}: table {p.name!r}, {count(len(p.slots), 'entry', 'entries')}, "
                   f"{p.stream.replace('_', '-')} stream, minimum driver {p.min_driver}")
     return EXIT_OK

@@ -203,7 +203,7 @@ def _print_pins(rep: Any, out: Out) -> None:
 def _print_summary(rep: Any, out: Out) -> None:
     """One line: how many findings in how many files, and what was not (fully) linted."""
     n = len(rep.findings)
-    files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} lines)"
+    files = f"{rep.files} file{'s' if rep.files != 1 else ''} ({rep.lines} line{'s' if rep.lines != 1 else ''})"
     partial = len({note.path for note in rep.notes})
     skipped = (f"; {len(rep.problems)} not linted" if rep.problems else "") + (
         f"; {partial} not fully expanded (see the notes)" if partial else "")

@@ -10,7 +10,7 @@ from typing import Any
 from ..catalog import Abi, Catalog, catalog, parse_version
 from ..errors import UsageError
 from . import EXIT_OK, SubParsers
-from .output import Out, terminal_width
+from .output import Out, count, terminal_width
 
 __all__ = ["UNGROUPED", "group_rows", "register", "run"]
 
@@ -20,7 +20,7 @@ def register(sub: SubParsers) -> None:
     ls.add_argument("--group", help="doc group id or title (CUDA_MEM, 'Graph Management', ...)")
     ls.add_argument("--since", help="only ABIs at or after this version (12050 or 12.5)")
     ls.add_argument("--groups", action="store_true", help="list the groups instead")
-    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--json", action="store_true", help="every ABI listed, with its fields, as JSON (docs/json.md)")
     ls.set_defaults(func=run)
 
 
@@ -65,14 +65,25 @@ def run(args: argparse.Namespace, out: Out) -> int:
     if args.json:
         out.json([_abi_row(a) for a in abis])
         return EXIT_OK
+    if not abis:  # no empty table: say what matched nothing, and what the catalog has
+        out.print(_nothing(args, since, cat))
+        return EXIT_OK
     header = ["symbol", "version", "stream", "exported", "group", "since toolkit"]
     table = [[a.symbol, str(a.version), a.variant or "legacy", a.exported or "?", a.group or "-",
              a.toolkits[0] if a.toolkits else "?"] for a in abis]
     dropped = _fit(header, table, droppable=("exported", "group"))
     out.table(table, header)
-    out.print(f"{len(abis)} ABIs" + (f" ({' and '.join(dropped)} left out to fit the terminal: --json has them)"
+    out.print(count(len(abis), "ABI") + (f" ({' and '.join(dropped)} left out to fit the terminal: --json has them)"
                                      if dropped else ""))
     return EXIT_OK
+
+
+def _nothing(args: argparse.Namespace, since: int | None, cat: Catalog) -> str:
+    """What an empty selection says instead of an empty table."""
+    newest = max((a.version for a in cat.select()), default=0)
+    if since is not None and since > newest:
+        return f"no ABI matches --since {args.since} (the catalog's newest ABI is {newest})"
+    return "no ABI matches these filters"
 
 
 def _fit(header: list[str], rows: list[list[str]], droppable: Sequence[str]) -> list[str]:

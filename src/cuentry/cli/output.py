@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from ..errors import CuentryError
 
-__all__ = ["Out", "cli_terms", "diagnostic_json", "plain", "suggestion_objects", "terminal_width"]
+__all__ = ["Out", "cli_terms", "count", "diagnostic_json", "plain", "suggestion_objects", "terminal_width"]
 
 
 _ANSI = re.compile(r"\033\[[0-9;]*m")
@@ -75,6 +75,11 @@ def _one_line(exc: CuentryError) -> str:
         return (f"no CUDA {what} found in {len(exc.searched)} places "
                 f"(`cuentry doctor` lists each with the reason)")
     return " ".join(exc.message.split())
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and the noun, plural unless n is 1: "1 entry", "2 entries", "0 ABIs"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def terminal_width() -> int:

@@ -14,7 +14,7 @@ __all__ = ["register", "run"]
 def register(sub: SubParsers) -> None:
     s = sub.add_parser("show", help="every ABI of one symbol: signature, first toolkit, exported name")
     s.add_argument("symbol", help="base name or PFN typedef name")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="the symbol's ABIs and exports as JSON (docs/json.md)")
     s.set_defaults(func=run)
 
 

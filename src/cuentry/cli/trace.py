@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from . import EXIT_FAIL, SubParsers
-from .output import Out
+from .output import Out, count
 
 if TYPE_CHECKING:
     from ..audit import Finding
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Sink",
     "add_report_options",
+    "check_failed",
+    "check_failures",
     "command",
     "not_loaded",
     "open_sink",
@@ -129,7 +131,8 @@ def report_out(sink: Sink | None, out: Out) -> Iterator[Out]:
         with sink.open() as fh:
             yield Out(fh, out.err, False)
     else:
-        yield Out(out.err, out.err, out.color if out.err is sys.stderr and out.err.isatty() else False)
+        # -q: no human report (errors and --check's reasons still print; --json is still written)
+        yield Out(out.err, out.err, out.color if out.err is sys.stderr and out.err.isatty() else False, quiet=out.quiet)
 
 
 @contextlib.contextmanager
@@ -171,9 +174,35 @@ def run(args: argparse.Namespace, out: Out) -> int:
     write_report(report, args, sink, out)
     if not report.traced:
         return not_loaded(out, "traced")
-    if args.check and report.exit_code == 0 and (report.incomplete or any(not f.runtime for f in report.findings)):
+    if args.check and report.exit_code == 0 and check_failed(report, out, "trace"):
         return EXIT_FAIL
     return report.exit_code if report.exit_code >= 0 else EXIT_FAIL
+
+
+def check_failures(report: TraceReport, *, emulated: bool = False) -> list[str]:
+    """Why `--check` fails for this run (empty: it passes): findings outside the CUDA runtimes, a trace
+    that misses something, no driver seen, or (emulate) an emulation that had no effect."""
+    from ..trace import NO_DRIVER_HINT
+
+    why = [f"incomplete: {safe(i)}" for i in report.incomplete]
+    n = sum(1 for f in report.findings if not f.runtime)
+    if n:
+        why.append(f"{count(n, 'finding', 'findings')} outside the CUDA runtimes")
+    if NO_DRIVER_HINT in report.notes:
+        why.append("no driver seen: the program resolved no driver entry point, so nothing was checked"
+                   + (" (as root: if a child switched user, it could not load root's private interposer)"
+                      if os.geteuid() == 0 else ""))
+    if emulated:
+        why += [safe(note) for note in report.notes if "has no effect" in note]
+    return why
+
+
+def check_failed(report: TraceReport, out: Out, what: str, *, emulated: bool = False) -> bool:
+    """Print why `--check` fails (one line each, on standard error, shown under -q too); True if it does."""
+    why = check_failures(report, emulated=emulated)
+    for w in why:
+        out.error(f"cuentry {what} --check: failed: {w}")
+    return bool(why)
 
 
 # --- the human report -----------------------------------------------------------------------
@@ -202,17 +231,18 @@ def safe(text: str | None) -> str:
 
 
 def _base(path: str) -> str:
-    return safe(os.path.basename(path) or path)
+    """A caller as the report names it: its file name, or for Python's call machinery, Python."""
+    from ..trace import python_caller
+
+    base = safe(os.path.basename(path) or path)
+    how = python_caller(path)
+    return f"Python ({how}: {base})" if how else base
 
 
 def _short(text: str | None, prefix: str) -> str:
     if text is None:
         return "-"
     return text[len(prefix):] if text.startswith(prefix) else text
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _header(report: TraceReport, out: Out) -> None:
@@ -222,18 +252,21 @@ def _header(report: TraceReport, out: Out) -> None:
     drv = (f"driver {format_version(report.driver_version)} ({report.driver_version}) at "
            f"{safe(report.driver_path)}" if report.driver_version else "no driver seen")
     emu = f", emulating {format_version(report.emulated)} ({report.emulated})" if report.emulated else ""
-    out.print(out.bold(f"cuentry trace: {_plural(total, 'request', 'requests')} ({len(report.requests)} distinct) "
-                       f"from {_plural(len(report.callers), 'library', 'libraries')} in "
-                       f"{_plural(len(report.processes), 'process', 'processes')}; {drv}{emu}"))
+    out.print(out.bold(f"cuentry trace: {count(total, 'request', 'requests')} ({len(report.requests)} distinct) "
+                       f"from {count(len(report.callers), 'library', 'libraries')} in "
+                       f"{count(len(report.processes), 'process', 'processes')}; {drv}{emu}"))
 
 
 def _notices(report: TraceReport, out: Out) -> None:
+    from ..interpose import SPACE_EXHAUSTED
     from ..trace import NOT_LOADED
 
     for what in report.incomplete:
-        if what != NOT_LOADED:
+        if what == SPACE_EXHAUSTED:
             out.print(out.bad(f"  trace incomplete: {what}") + " (some requests were not recorded: give the "
                       "record directory's file system ($XDG_RUNTIME_DIR, /dev/shm) more space)")
+        elif what != NOT_LOADED:
+            out.print(out.bad(f"  trace incomplete: {safe(what)}"))
     for note in report.notes:
         out.print(out.warn(f"  note: {note}"))
     if report.dropped:
@@ -300,8 +333,8 @@ def _caller_table(report: TraceReport, caller: str, out: Out, show_runtimes: boo
     is_rt = caller in report.runtimes
     out.print()
     label = " (CUDA runtime: its own table)" if is_rt else ""
-    out.print(out.bold(f"{_base(caller)}{label}: {n} requests, {len(reqs)} distinct, "
-                       f"{_plural(nf, 'finding', 'findings')}") + f"  {safe(caller)}")
+    out.print(out.bold(f"{_base(caller)}{label}: {count(n, 'request', 'requests')}, {len(reqs)} distinct, "
+                       f"{count(nf, 'finding', 'findings')}") + f"  {safe(caller)}")
     if is_rt and not show_runtimes:
         out.print("  (table not shown; --all shows it)")
         return
@@ -312,7 +345,7 @@ def _runtime_summary(findings: Sequence[Finding], out: Out) -> None:
     rt = [f for f in findings if f.runtime]
     if rt:
         out.print()
-        out.print(f"{_plural(len(rt), 'finding', 'findings')} in CUDA runtimes' own tables (NVIDIA's, "
+        out.print(f"{count(len(rt), 'finding', 'findings')} in CUDA runtimes' own tables (NVIDIA's, "
                   "not yours): see --json")
 
 

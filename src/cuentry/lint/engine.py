@@ -493,7 +493,7 @@ def _read(path: str, max_bytes: int, rep: Report) -> str | None:
         return None
     rep.files += 1
     rep.linted.append(path)
-    rep.lines += text.count("\n") + 1
+    rep.lines += text.count("\n") + (bool(text) and not text.endswith("\n"))  # a last line without a newline counts
     return text
 
 

@@ -292,6 +292,10 @@ def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, .
                 yield q, q.symbol, pin, cat.versions(q.symbol)
 
 
+# Pins cuentry's own API refuses outright (a version that is not one of the symbol's ABIs): always an error there.
+_REFUSED_BY_CUENTRY = ("CE009", "CE010")
+
+
 def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
     """A rule whose findings are the catalog verdict's faults of that lint code, for every request."""
 
@@ -300,6 +304,11 @@ def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
             if not _known(q, cat):
                 continue
             for _, f in _faults(q, cat, u, code):
+                if code in _REFUSED_BY_CUENTRY and q.via.startswith("cuentry "):  # not a risk: it never runs
+                    yield (q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}; cuentry refuses a pin that is "
+                           "not one of the symbol's ABI versions (TableDeclarationError when the table is declared, "
+                           "ResolutionError from Driver.call/resolve)", "error")
+                    continue
                 yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
 
     check.__name__ = check.__qualname__ = f"verdict_{code.lower()}"

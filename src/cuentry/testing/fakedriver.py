@@ -58,7 +58,8 @@ NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
 _IMPLEMENTED = {
     "cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2", "cuDeviceGetCount",
     "cuDeviceGet", "cuDeviceGetName", "cuDeviceGetUuid", "cuDeviceGetUuid_v2", "cuDeviceGetAttribute",
-    "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxSynchronize",
+    "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxCreate_v2", "cuCtxCreate_v3", "cuCtxCreate_v4",
+    "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxSynchronize",
     "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2",
     "cuGetErrorName", "cuGetErrorString", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoD_v2",
     "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2_ptds", "cuMemcpyDtoH_v2_ptds",
