@@ -71,6 +71,7 @@ class Finding:
     severity: str = "warning"   # error | warning | note
     engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
     headers: str = ""            # clang: the CUDA headers the file was parsed against
+    config: str = ""             # clang: the configuration judged, when not the flags' own ("when USE_CUDA is defined")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -291,8 +292,9 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
             continue
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
+        config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine, unit.headers))
+                           unit.engine, unit.headers, config))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:

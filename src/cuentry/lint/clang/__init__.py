@@ -68,6 +68,8 @@ class Options:
     cat: Catalog | None = None
     pch: bool = True                                 # precompile the generated headers (same facts, faster)
     foreign: dict[str, dict[str, Any]] = field(default_factory=dict)   # other files' wrappers, by USR
+    extra: Sequence[str] = ()                        # flags of another configuration (-DX, -UX), after the file's own
+    flip: bool = True                                # also judge the branches the flags skip (see `.configs`)
 
 
 def _flags_of(argv: Sequence[str]) -> list[str]:
@@ -105,6 +107,7 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> 
     args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
     if cmd:
         args += _flags_of(cmd)
+    args += opts.extra
     real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
     if real is not None:
         args += ["-isystem", real]
@@ -295,6 +298,10 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())
+    if opts.flip:
+        from .configs import every
+
+        return every(unit, tu, text, path, opts, cat, extract)
     return unit
 
 

@@ -1,0 +1,513 @@
+"""Every configuration: requests in regions the preprocessor skipped are judged by parsing again.
+
+A file parsed with its flags leaves out the `#if` branches those flags do not enter: a whole
+loader under `#if defined(USE_CUDA)`, the other branch of `#if CUDA_VERSION >= 12000`, the
+`#ifdef _WIN32` half. This module finds the request tokens of the file (`cuGetProcAddress`,
+`cudaGetDriverEntryPoint(ByVersion)`, `dlsym`, `GetProcAddress`, a loader macro called with a
+driver name) that clang skipped, reads the conditions of the branches around each, and works out
+the macro settings that enter them: `-DX`/`-UX`/`-DX=N`, or for `CUDA_VERSION`/`CUDART_VERSION`
+the toolkit of the catalog whose headers define a value that does. Compatible settings share one
+configuration; at most `MAX_CONFIGS` are parsed per file, and none is started once
+`MAX_SECONDS` have passed. Each configuration's requests inside the branches it was made to
+enter (and a wrapper's faults for the calls made from them) join the file's facts, named by
+the configuration ("when USE_CUDA is defined"); a fact already judged is not added again.
+
+A condition this module cannot read (a function-like macro, arithmetic) leaves its requests
+unjudged; the unit says how many and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...catalog import Catalog
+from ..facts import Export, Query, Unit
+
+__all__ = ["INF", "MAX_CONFIGS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "Config", "Extract", "Need", "Needs",
+           "Region", "condition", "every", "label", "plan", "regions", "require", "skipped"]
+
+MAX_CONFIGS = 4
+"""Extra configurations parsed per file, at most."""
+MAX_SECONDS = 20.0
+"""No further configuration of a file is started after this many seconds of extra parsing."""
+
+WIN32_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource", "win32")
+"""A minimal `windows.h` (LoadLibrary, GetProcAddress, FreeLibrary) for the `_WIN32` configuration."""
+
+TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
+"""Macros the CUDA headers define: set by choosing the toolkit whose headers are written, not by -D."""
+
+_REQUEST = re.compile(r"\b(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b"
+                      r"|\b[A-Z][A-Z0-9_]{2,}(?=[ \t]*\([ \t]*&?[ \t]*cu[A-Z])")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", re.S)
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)(.*)$")
+_COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
+INF = 1 << 62
+
+
+# ---- conditions -------------------------------------------------------------------------------------------------
+
+
+def condition(text: str) -> Any:
+    """The parsed `#if` expression: nested tuples (`("and", a, b)`, `("or", a, b)`, `("not", a)`,
+    `("defined", X)`, `("cmp", X, op, N)`, `("id", X)`, `("num", N)`), or None when it is not of that shape."""
+    toks: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _COND_TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        kind = m.lastgroup or "op"
+        toks.append((kind, m.group(kind)))
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    p = _Parser(toks)
+    try:
+        out = p.disjunction()
+    except ValueError:
+        return None
+    return out if p.i == len(toks) else None
+
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str]]) -> None:
+        self.toks, self.i = toks, 0
+
+    def peek(self) -> str:
+        return self.toks[self.i][1] if self.i < len(self.toks) else ""
+
+    def take(self) -> tuple[str, str]:
+        if self.i >= len(self.toks):
+            raise ValueError("end")
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def disjunction(self) -> Any:
+        left = self.conjunction()
+        while self.peek() == "||":
+            self.take()
+            left = ("or", left, self.conjunction())
+        return left
+
+    def conjunction(self) -> Any:
+        left = self.unary()
+        while self.peek() == "&&":
+            self.take()
+            left = ("and", left, self.unary())
+        return left
+
+    def unary(self) -> Any:
+        if self.peek() == "!":
+            self.take()
+            return ("not", self.unary())
+        return self.comparison()
+
+    def comparison(self) -> Any:
+        left = self.primary()
+        if self.peek() in ("<", ">", "<=", ">=", "==", "!="):
+            op = self.take()[1]
+            right = self.primary()
+            if left[0] == "id" and right[0] == "num":
+                return ("cmp", left[1], op, right[1])
+            if left[0] == "num" and right[0] == "id":
+                flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+                return ("cmp", right[1], flip[op], left[1])
+            raise ValueError("comparison")
+        return left
+
+    def primary(self) -> Any:
+        kind, tok = self.take()
+        if tok == "(":
+            inner = self.disjunction()
+            if self.take()[1] != ")":
+                raise ValueError(")")
+            return inner
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            k, name = self.take()
+            if k != "id" or (paren and self.take()[1] != ")"):
+                raise ValueError("defined")
+            return ("defined", name)
+        if kind == "num":
+            return ("num", int(tok, 0))
+        if kind == "id":
+            if self.peek() == "(":
+                raise ValueError("function-like macro")
+            return ("id", tok)
+        raise ValueError(tok)
+
+
+@dataclass(frozen=True)
+class Need:
+    """What one macro must be: defined or not (None: either), the range its value must lie in, and
+    values it must not have."""
+
+    defined: bool | None = None
+    lo: int = -INF
+    hi: int = INF
+    ne: frozenset[int] = frozenset()
+
+    def meet(self, other: Need) -> Need | None:
+        """Both needs at once, or None when they contradict."""
+        lo, hi, ne = max(self.lo, other.lo), min(self.hi, other.hi), self.ne | other.ne
+        if self.defined is not None and other.defined is not None and self.defined != other.defined:
+            return None
+        defined = self.defined if other.defined is None else other.defined
+        zero_ok = lo <= 0 <= hi and 0 not in ne           # an undefined macro is 0 in `#if`
+        if lo > hi or (defined is False and not zero_ok) or (hi - lo < len(ne) and _pick(lo, hi, ne) is None):
+            return None
+        if defined is None and not zero_ok:
+            defined = True
+        return Need(defined, lo, hi, ne)
+
+    def value(self) -> int:
+        """A value that meets the need (the bound named, else 1)."""
+        start = self.lo if self.lo > -INF and self.lo != 0 else self.hi if self.hi < INF and self.lo == -INF else \
+            max(self.lo, 1) if self.lo > -INF else 1
+        got = _pick(start, self.hi, self.ne) if start >= self.lo else None
+        return got if got is not None else (_pick(self.lo, self.hi, self.ne) or start)
+
+
+def _pick(lo: int, hi: int, ne: frozenset[int]) -> int | None:
+    """The first value from `lo` up to `hi` not in `ne` (or down from `hi` when `lo` is unbounded)."""
+    step, v = (1, lo) if lo > -INF else (-1, hi)
+    for _ in range(len(ne) + 1):
+        if lo <= v <= hi and v not in ne:
+            return v
+        v += step
+    return None
+
+
+Needs = dict[str, Need]
+
+
+def _meet(a: Needs, b: Needs) -> Needs | None:
+    out = dict(a)
+    for k, n in b.items():
+        got = out[k].meet(n) if k in out else n
+        if got is None:
+            return None
+        out[k] = got
+    return out
+
+
+def require(node: Any, truth: bool) -> Needs | None:
+    """Macro needs that make `node` evaluate to `truth` (one way of doing it), or None when there is none."""
+    if node is None:
+        return None
+    kind = node[0]
+    if kind == "num":
+        return {} if bool(node[1]) == truth else None
+    if kind == "not":
+        return require(node[1], not truth)
+    if kind in ("and", "or"):
+        both = (kind == "and") == truth
+        a, b = require(node[1], truth), require(node[2], truth)
+        if both:
+            return _meet(a, b) if a is not None and b is not None else None
+        return a if a is not None else b
+    if kind == "defined":
+        return {node[1]: Need(defined=truth)}
+    if kind == "id":
+        return {node[1]: Need(True, 1, INF) if truth else Need(None, 0, 0)}
+    _, name, op, n = node
+    if not truth:
+        op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}[op]
+    if op == "!=":
+        return {name: Need(ne=frozenset({n}))}
+    lo, hi = {"<": (-INF, n - 1), "<=": (-INF, n), ">": (n + 1, INF), ">=": (n, INF), "==": (n, n)}[op]
+    need = Need(None, lo, hi).meet(Need())
+    return {name: need} if need is not None else None
+
+
+# ---- the branches of the file -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Region:
+    """One branch of an `#if` chain whose body holds request tokens: its body's lines and how to enter it."""
+
+    first: int                      # 1-based line of the directive that opens the branch
+    last: int                       # 1-based line of the directive that closes it
+    needs: Needs | None             # None: a condition that could not be read (or `#if 0`)
+    why: str = ""                   # the conditions, as written, for messages
+    tokens: list[tuple[int, int, str]] = field(default_factory=list)   # (line, col, token) in its body
+
+
+@dataclass
+class _Open:
+    """An `#if` chain being read: its conditions so far and the region of its current branch."""
+
+    conds: list[Any]
+    texts: list[str]
+    region: Region
+
+
+def _blank(text: str) -> str:
+    """Comments and strings replaced by spaces (newlines kept), backslash-continued lines joined in place."""
+    def keep(m: re.Match[str]) -> str:
+        s = m.group()
+        return s if s.startswith('"') else re.sub(r"[^\n]", " ", s)
+    return _COMMENT.sub(keep, text)
+
+
+def _branch_needs(stack: list[_Open]) -> tuple[Needs | None, str]:
+    """The needs to be in the current branch of every open chain (outermost first)."""
+    out: Needs = {}
+    why = []
+    for o in stack:
+        conds = o.conds
+        for c in conds[:-1]:
+            got = require(c, False)
+            out = _meet(out, got) if got is not None and out is not None else None  # type: ignore[assignment]
+        last = conds[-1]
+        if last is not True:
+            got = require(last, True)
+            out = _meet(out, got) if got is not None and out is not None else None  # type: ignore[assignment]
+        why.append(o.texts[-1])
+        if out is None:
+            return None, " and ".join(why)
+    return out, " and ".join(why)
+
+
+def _directive_condition(word: str, rest: str) -> Any:
+    rest = rest.strip()
+    if word in ("ifdef", "elifdef"):
+        return ("defined", rest.split()[0]) if rest else None
+    if word in ("ifndef", "elifndef"):
+        return ("not", ("defined", rest.split()[0])) if rest else None
+    return condition(rest)
+
+
+def regions(text: str) -> list[Region]:
+    """The `#if` branches of the file whose own body (not a nested branch) holds request tokens."""
+    lines = _blank(text).split("\n")
+    stack: list[_Open] = []
+    out: list[Region] = []
+    cont = False
+    for n, line in enumerate(lines, 1):
+        if cont:
+            cont = line.endswith("\\")
+            continue
+        m = _DIRECTIVE.match(line)
+        if m is None:
+            if stack:
+                stack[-1].region.tokens += [(n, t.start() + 1, t.group()) for t in _REQUEST.finditer(line)]
+            continue
+        cont = line.endswith("\\")
+        word, rest = m.group(1), m.group(2).rstrip("\\")
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append(_Open([_directive_condition(word, rest)], [f"#{word} {rest.strip()}"], Region(n, n, None)))
+            _open(stack, n)
+        elif word in ("elif", "elifdef", "elifndef", "else") and stack:
+            _close(stack[-1].region, n, out)
+            stack[-1].conds.append(True if word == "else" else _directive_condition(word, rest))
+            stack[-1].texts.append(f"#{word} {rest.strip()}".rstrip())
+            _open(stack, n)
+        elif word == "endif" and stack:
+            _close(stack.pop().region, n, out)
+    for o in stack:
+        _close(o.region, len(lines), out)
+    return sorted(out, key=lambda r: r.first)
+
+
+def _open(stack: list[_Open], n: int) -> None:
+    needs, why = _branch_needs(stack)
+    stack[-1].region = Region(n, n, needs, why)
+
+
+def _close(region: Region, n: int, out: list[Region]) -> None:
+    region.last = n
+    if region.tokens:
+        out.append(region)
+
+
+# ---- which were skipped, and the configurations that enter them ----------------------------------------------------
+
+
+def skipped(tu: Any, path: str, found: list[Region], seen_lines: set[int]) -> list[Region]:
+    """The regions whose request tokens clang did not see (no cursor of that name at the token)."""
+    import clang.cindex as ci
+
+    out = []
+    for r in found:
+        for line, col, tok in r.tokens:
+            if line in seen_lines:
+                break
+            try:
+                cur = ci.Cursor.from_location(tu, tu.get_location(path, (line, col)))
+                here = cur.spelling == tok or (cur.location.line, cur.location.column) == (line, col)
+            except Exception:
+                here = False
+            if here:
+                break
+        else:
+            out.append(r)
+    return out
+
+
+@dataclass
+class Config:
+    """One more parse of the file: the macro needs it meets, and the regions it was made to enter."""
+
+    needs: Needs
+    regions: list[Region] = field(default_factory=list)
+    toolkit: str | None = None
+
+    def label(self) -> str:
+        return label(self.needs)
+
+    def flags(self) -> list[str]:
+        out = []
+        for name, n in sorted(self.needs.items()):
+            if name in TOOLKIT_MACROS:
+                continue
+            if n.defined is False:
+                out.append(f"-U{name}")
+            elif (n.lo, n.hi) == (-INF, INF):
+                out.append(f"-D{name}")
+            else:
+                out.append(f"-D{name}={n.value()}")
+        if self.needs.get("_WIN32", Need()).defined or self.needs.get("_WIN64", Need()).defined:
+            out += ["-isystem", WIN32_DIR]
+        return out
+
+
+def label(needs: Needs) -> str:
+    """How a configuration is named in messages: "when USE_CUDA is defined and CUDA_VERSION < 12000"."""
+    parts = []
+    for name, n in sorted(needs.items()):
+        if n.defined is False:
+            parts.append(f"{name} is not defined")
+        elif (n.lo, n.hi) == (-INF, INF):
+            parts.append(f"{name} is defined")
+        elif n.lo == n.hi or (n.lo, n.hi) == (-INF, INF):
+            parts.append(f"{name} = {n.value()}")
+        elif n.hi == INF:
+            parts.append(f"{name} >= {n.lo}")
+        elif n.lo == -INF:
+            parts.append(f"{name} < {n.hi + 1}")
+        else:
+            parts.append(f"{n.lo} <= {name} <= {n.hi}")
+    return "when " + " and ".join(parts)
+
+
+def _toolkit(cat: Catalog, needs: Needs) -> tuple[bool, str | None]:
+    """The newest catalog toolkit whose CUDA_VERSION meets the needs (ok, toolkit); (True, None): none asked."""
+    from .headers import toolkit_version
+
+    asked = [needs[m] for m in TOOLKIT_MACROS if m in needs]
+    if not asked:
+        return True, None
+    if any(n.defined is False for n in asked):
+        return False, None
+    for tk in reversed(cat.history):
+        v = toolkit_version(tk)
+        if all(n.lo <= v <= n.hi for n in asked):
+            return True, tk
+    return False, None
+
+
+def plan(found: list[Region], cat: Catalog) -> tuple[list[Config], list[Region]]:
+    """Configurations that enter the regions (compatible needs share one; at most `MAX_CONFIGS`),
+    and the regions none can enter (a condition not read, needs that contradict, no toolkit that fits)."""
+    configs: list[Config] = []
+    left: list[Region] = []
+    for r in found:
+        if r.needs is None or not _toolkit(cat, r.needs)[0]:
+            left.append(r)
+            continue
+        for c in configs:
+            merged = _meet(c.needs, r.needs)
+            if merged is not None and _toolkit(cat, merged)[0]:
+                c.needs = merged
+                c.regions.append(r)
+                break
+        else:
+            if len(configs) < MAX_CONFIGS:
+                configs.append(Config(dict(r.needs), [r]))
+            else:
+                left.append(r)
+    for c in configs:
+        c.toolkit = _toolkit(cat, c.needs)[1]
+    return configs, left
+
+
+# ---- judging them ----------------------------------------------------------------------------------------------------
+
+
+def _key(f: Query | Export) -> tuple[Any, ...]:
+    if isinstance(f, Export):
+        return ("e", f.line, f.col, f.name, f.target_sig, f.target_export)
+    return ("q", f.line, f.col, f.symbol, f.version, f.pins, f.flags_text, f.target_sig, f.target_export, f.status)
+
+
+def _wanted(f: Query | Export, c: Config) -> bool:
+    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact."""
+    return any(r.first < f.line < r.last for r in c.regions) or "(in the wrapper " in f.where
+
+
+Extract = Callable[[str, str, Any], Unit]
+
+
+def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, extract: Extract) -> Unit:
+    """`unit` (the file in the configuration of its flags) with the facts of the configurations that enter
+    the branches its flags skipped; `extract(text, path, opts)` parses one configuration."""
+    found = regions(text)
+    if not found:
+        return unit
+    facts: list[Query | Export] = [*unit.queries, *unit.exports]
+    dark = skipped(tu, path, found, {f.line for f in facts})
+    if not dark:
+        return unit
+    configs, left = plan(dark, cat)
+    keys = {_key(f) for f in facts}
+    start = time.monotonic()
+    not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
+                             for r in left]
+    for c in configs:
+        if time.monotonic() - start > MAX_SECONDS:
+            not_judged.append(f"{c.label()}: not parsed, the file's {MAX_SECONDS:.0f} s for configurations is spent")
+            continue
+        sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
+                                  toolkit=c.toolkit or opts.toolkit)
+        try:
+            got = extract(text, path, sub)
+        except Exception as exc:
+            not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
+            continue
+        unit.configs.append(c.label())
+        _add(unit, unit.queries, got.queries, c, keys)
+        _add(unit, unit.exports, got.exports, c, keys)
+        unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
+                           any(r.first < u[1] < r.last for r in c.regions)]
+    if not_judged:
+        unit.notes += [f"requests in a branch the flags skip were not judged: {w}" for w in not_judged]
+    return unit
+
+
+def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]]) -> None:
+    """The new facts of a configuration, each named by the needs of the branch it is in (the smallest), or
+    by the whole configuration for a wrapper's fact outside them."""
+    for f in got:
+        k = _key(f)
+        if k in keys or not _wanted(f, c):
+            continue
+        keys.add(k)
+        inside = [r for r in c.regions if r.first < f.line < r.last and r.needs is not None]
+        name = label(min(inside, key=lambda r: r.last - r.first).needs or {}) if inside else c.label()
+        if name not in unit.configs:
+            unit.configs.append(name)
+        f.where = f"{f.where} ({name})"
+        f.config = name
+        into.append(f)

@@ -1,0 +1,159 @@
+"""Every configuration: requests in `#if` branches the flags skip are judged by parsing again with the
+guard flipped (clang engine), each finding naming its configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cuentry.lint.clang import configs
+from cuentry.lint.clang.configs import INF, Need, condition, label, plan, regions, require
+
+CORPUS = Path(__file__).parent / "lint_corpus" / "configs"
+
+
+def _clang() -> None:
+    pytest.importorskip("clang.cindex")
+    from cuentry.lint import clang
+
+    if not clang.available():
+        pytest.skip("libclang cannot be loaded")
+
+
+def _lint(name: str, **kw: object) -> tuple[list, object]:
+    from cuentry.lint import lint_text
+    from cuentry.lint.engine import Settings
+
+    path = CORPUS / name
+    return lint_text(path.read_text(), str(path), settings=Settings(engine="clang", pedantic=True, **kw))
+
+
+# ---- conditions, without clang ----------------------------------------------------------------------------------------
+
+
+def test_conditions_are_read_into_needs() -> None:
+    assert condition("defined(USE_CUDA) && !defined(USE_ROCM)") == (
+        "and", ("defined", "USE_CUDA"), ("not", ("defined", "USE_ROCM")))
+    assert condition("12000 <= CUDA_VERSION") == ("cmp", "CUDA_VERSION", ">=", 12000)
+    assert condition("CUDA_VERSION >= 11030UL") == ("cmp", "CUDA_VERSION", ">=", 11030)
+    assert condition("HAS_FEATURE(x)") is None          # a function-like macro is not read
+    assert condition("A + 1 > 2") is None
+    assert require(condition("defined(USE_CUDA) && !defined(USE_ROCM)"), True) == {
+        "USE_CUDA": Need(True), "USE_ROCM": Need(False)}
+    assert require(condition("CUDA_VERSION >= 12000"), False) == {"CUDA_VERSION": Need(None, -INF, 11999)}
+    assert require(condition("0"), True) is None         # `#if 0` is never entered
+    assert require(condition("defined(A) && !defined(A)"), True) is None
+    assert label({"CUDA_VERSION": Need(True, -INF, 11999), "USE_CUDA": Need(True)}) == \
+        "when CUDA_VERSION < 12000 and USE_CUDA is defined"
+
+
+def test_regions_nest_and_chain() -> None:
+    text = ("#ifdef A\n"
+            "#if V >= 3\n  dlsym(h, \"cuInit\");\n"
+            "#elif V == 2\n  x();\n"
+            "#else\n  cuGetProcAddress(\"cuInit\", &p, 2000, 0, 0);\n#endif\n"
+            "#endif\n/* #ifdef B dlsym */\n")
+    got = regions(text)
+    assert [(r.first, r.last) for r in got] == [(2, 4), (6, 8)]
+    assert got[0].needs == {"A": Need(True), "V": Need(True, 3, INF)}
+    assert got[1].needs == {"A": Need(True), "V": Need(None, -INF, 2, frozenset({2}))}   # neither >= 3 nor 2
+    assert [t[2] for t in got[1].tokens] == ["cuGetProcAddress"]
+
+
+def test_plan_shares_compatible_needs_and_is_bounded() -> None:
+    from cuentry.catalog import catalog
+
+    text = "".join(f"#ifdef M{i}\ndlsym(h, \"cuInit\");\n#endif\n" for i in range(6))
+    text += "#if CUDA_VERSION < 3000\ndlsym(h, \"cuInit\");\n#endif\n"      # below every toolkit of the catalog
+    found = regions(text)
+    cs, left = plan(found, catalog())
+    assert len(cs) == 1 and len(cs[0].regions) == 6              # independent macros: one configuration
+    assert [r.first for r in left] == [19]
+    exclusive = "".join(f"#if MODE == {i}\ndlsym(h, \"cuInit\");\n#endif\n" for i in range(6))
+    cs, left = plan(regions(exclusive), catalog())
+    assert len(cs) == configs.MAX_CONFIGS and len(left) == 6 - configs.MAX_CONFIGS
+
+
+# ---- judged by clang ---------------------------------------------------------------------------------------------------
+
+
+def test_a_file_under_a_build_macro_is_judged() -> None:
+    _clang()
+    found, unit = _lint("whole_file_macro.cpp")
+    assert [(f.line, f.code, f.severity, f.config) for f in found] == [(18, "CE002", "error", "when USE_CUDA is defined")]
+    assert found[0].message.endswith("(when USE_CUDA is defined)")
+    # with the macro given, the same fault is the flags' own configuration, named by none
+    found, unit = _lint("whole_file_macro.cpp", defines=["USE_CUDA"])
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "")]
+    assert unit.configs == []
+
+
+def test_no_configuration_no_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clang()
+    from cuentry.lint import clang
+
+    path = CORPUS / "whole_file_macro.cpp"
+    unit = clang.extract(path.read_text(), str(path), clang.Options())
+    assert [(q.line, q.version, q.config) for q in unit.queries] == [
+        (14, 3020, "when USE_CUDA is defined"), (18, 12050, "when USE_CUDA is defined")]
+    assert clang.extract(path.read_text(), str(path), clang.Options(flip=False)).queries == []
+    monkeypatch.setattr(configs, "MAX_CONFIGS", 0)
+    unit = clang.extract(path.read_text(), str(path), clang.Options())
+    assert unit.queries == []
+    assert any("USE_CUDA" in n for n in unit.notes)      # said, not silent
+
+
+def test_both_sides_of_a_toolkit_test() -> None:
+    _clang()
+    found, _ = _lint("version_branches.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(14, "CE002", "when CUDA_VERSION < 12000")]
+    # under an 11.8 toolkit the other side is the skipped one; it has no fault
+    found, _ = _lint("version_branches.cpp", toolkit="11.8")
+    assert [(f.line, f.code, f.config) for f in found] == [(14, "CE002", "")]
+
+
+def test_the_windows_branch_is_judged() -> None:
+    _clang()
+    found, _ = _lint("win32_branch.c")
+    assert [(f.line, f.code, f.config) for f in found] == [(17, "CE011", "when _WIN32 is defined")]
+
+
+def test_a_fault_outside_the_branches_is_reported_once(tmp_path: Path) -> None:
+    _clang()
+    from cuentry.lint import lint_text
+    from cuentry.lint.engine import Settings
+
+    src = ("#include <cuda.h>\n#include <cudaTypedefs.h>\nstatic PFN_cuMemFree_v3020 p;\n"
+           "int f(void) {\n#ifdef EXTRA\n  cuGetProcAddress(\"cuMemFree\", (void **)&p, 2000, 0, 0);\n#endif\n"
+           "  cuGetProcAddress(\"cuMemFree\", (void **)&p, 2000, 0, 0);\n  return 0;\n}\n")
+    found, _ = lint_text(src, str(tmp_path / "f.c"), settings=Settings(engine="clang"))
+    got = [(f.line, f.code, f.config) for f in found if f.code == "CE002"]
+    assert got == [(6, "CE002", "when EXTRA is defined"), (8, "CE002", "")]
+
+
+def test_an_unreadable_condition_is_said(tmp_path: Path) -> None:
+    _clang()
+    from cuentry.lint import lint_text
+    from cuentry.lint.engine import Settings
+
+    src = ("#include <cuda.h>\n#include <cudaTypedefs.h>\nstatic PFN_cuMemFree_v3020 p;\n"
+           "#if LEVEL * 2 > 6\nint f(void) { return cuGetProcAddress(\"cuMemFree\", (void **)&p, 2000, 0, 0); }\n"
+           "#endif\n")
+    found, unit = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang"))
+    assert not [f for f in found if f.code == "CE002"]
+    assert any("#if LEVEL * 2 > 6 (line 4)" in n for n in unit.notes)
+
+
+def test_config_in_json_and_sarif(capsys: pytest.CaptureFixture[str]) -> None:
+    _clang()
+    from cuentry.cli import main
+
+    rc = main(["lint", "--engine", "clang", "--json", str(CORPUS / "win32_branch.c")])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 1
+    assert [f["config"] for f in doc["findings"]] == ["when _WIN32 is defined"]
+    main(["lint", "--engine", "clang", "--sarif", str(CORPUS / "win32_branch.c")])
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["properties"]["config"] for r in doc["runs"][0]["results"]] == ["when _WIN32 is defined"]
