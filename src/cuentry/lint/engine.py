@@ -202,7 +202,7 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     if settings.engine == "tree-sitter":
         return None, ""
     if not clang.available():
-        why = "libclang is not installed (pip install 'cuentry[clang]')"
+        why = "libclang is not installed (pip install 'cuentry[lint]')"
         return None, why if settings.engine == "clang" else ""
     if _FUNCTION_MACRO.search(text):
         from .preprocess import preprocess
@@ -251,6 +251,9 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
         from .python import extract as py
 
         return py(text, path)
+    from .extra import require
+
+    require()
     from .cfamily import extract as cf
 
     settings = settings or Settings(include_dirs=include_dirs)
@@ -436,6 +439,10 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
     files, problems = iter_files(paths)
+    if any(not f.endswith(PY_SUFFIXES) for f in files):
+        from .extra import require
+
+        require()
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
     relevant = _Relevance(include_dirs)

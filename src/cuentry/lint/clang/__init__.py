@@ -1,4 +1,4 @@
-"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[clang]'`).
+"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[lint]'`).
 
 Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`, or its entry of a
 `compile_commands.json`); `.cu`/`.cuh` files in clang's CUDA mode, host side. Against the real
