@@ -157,3 +157,45 @@ def test_config_in_json_and_sarif(capsys: pytest.CaptureFixture[str]) -> None:
     main(["lint", "--engine", "clang", "--sarif", str(CORPUS / "win32_branch.c")])
     doc = json.loads(capsys.readouterr().out)
     assert [r["properties"]["config"] for r in doc["runs"][0]["results"]] == ["when _WIN32 is defined"]
+
+
+# ---- headers that let old code parse (issue 29.4) -------------------------------------------------------------------
+
+
+def test_unversioned_pfn_names_under_a_real_13_toolkit(tmp_path: Path) -> None:
+    from cuentry.catalog import catalog
+    from cuentry.lint.clang.headers import legacy_pfn_flags
+
+    for tk in ("13000", "12080"):
+        inc = tmp_path / tk
+        inc.mkdir()
+        (inc / "cuda.h").write_text(f"#define CUDA_VERSION {tk}\n")
+    text = "static PFN_cuMemAlloc a; static PFN_cuGetProcAddress g; static PFN_cuMemFree_v3020 f;\n"
+    assert legacy_pfn_flags(catalog(), str(tmp_path / "13000"), text) == [
+        "-DPFN_cuGetProcAddress=PFN_cuGetProcAddress_v12000", "-DPFN_cuMemAlloc=PFN_cuMemAlloc_v3020"]
+    assert legacy_pfn_flags(catalog(), str(tmp_path / "12080"), text) == []          # 12.x headers have them
+    own = "typedef CUresult (*PFN_cuMemAlloc)(CUdeviceptr *, size_t);\n" + text
+    assert "-DPFN_cuMemAlloc=PFN_cuMemAlloc_v3020" not in legacy_pfn_flags(catalog(), str(tmp_path / "13000"), own)
+
+
+OLD_CU = """\
+// 11.x-era CUDA source: no runtime include (nvcc adds it), the 3-argument cudaGetDriverEntryPoint
+#include <cudaTypedefs.h>
+__global__ void fill(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
+static PFN_cuMemAlloc p_alloc;
+int load() {
+    return cudaGetDriverEntryPoint("cuMemAlloc", (void **)&p_alloc, cudaEnableDefault) == cudaSuccess ? 0 : -1;
+}
+"""
+
+
+@pytest.mark.parametrize("toolkit", [None, "11.8", "12.4", "13.0"])
+def test_old_cuda_source_parses(tmp_path: Path, toolkit: str | None) -> None:
+    """Under the generated headers of any toolkit, and against a real toolkit when one is installed."""
+    _clang()
+    from cuentry.lint import lint_text
+    from cuentry.lint.engine import Settings
+
+    found, unit = lint_text(OLD_CU, str(tmp_path / "old.cu"), settings=Settings(engine="clang", toolkit=toolkit))
+    assert unit.engine == "clang", unit.note
+    assert {f.code for f in found} >= {"CE005"}

@@ -86,12 +86,12 @@ def _flags_of(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> tuple[list[str], str]:
+def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, text: str = "") -> tuple[list[str], str]:
     """The clang arguments for one file (`as_c`: a header read as C), and which CUDA headers they use.
 
     The default standards are the compilers' own defaults, with their GNU extensions (`gnu11`,
     `gnu++17`), so POSIX declarations (`off_t`, `O_CLOEXEC`) are there as in a real build."""
-    from .headers import choose_toolkit, find_toolkit_include, generated_dir
+    from .headers import choose_toolkit, find_toolkit_include, generated_dir, legacy_pfn_flags, runtime_shadow
 
     args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
     cmd = opts.commands.get(os.path.abspath(path))
@@ -110,10 +110,15 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> 
     args += opts.extra
     real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
     if real is not None:
-        args += ["-isystem", real]
+        if path.endswith(_CU):   # nvcc's implicit cuda_runtime.h: the runtime API, host side
+            args += ["-DCUENTRY_REAL_CUDA_TOOLKIT", "-isystem", runtime_shadow(), "-isystem", real,
+                     "-include", "cuda_runtime.h"]
+        else:
+            args += ["-isystem", real]
+        args += legacy_pfn_flags(cat, real, text)
         return args, f"cuda.h and cudaTypedefs.h of {real}"
     tk = choose_toolkit(cat, opts.toolkit)
-    args += ["-isystem", generated_dir(cat, tk)]
+    args += ["-isystem", generated_dir(cat, tk)] + (["-include", "cuda_runtime.h"] if path.endswith(_CU) else [])
     return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
 
 
@@ -254,7 +259,7 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options,
     has an error that is not a missing header. A `.h` that does not parse as C++ is tried as C."""
     first = ""
     for as_c in (False, True) if path.endswith(".h") else (False,):
-        args, headers = arguments(path, opts, cat, as_c=as_c)
+        args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
         pch = _pch(ci, args, text) if opts.pch else None
         if pch is not None:
             args = [*args, "-include-pch", pch]
