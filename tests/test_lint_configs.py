@@ -199,3 +199,54 @@ def test_old_cuda_source_parses(tmp_path: Path, toolkit: str | None) -> None:
     found, unit = lint_text(OLD_CU, str(tmp_path / "old.cu"), settings=Settings(engine="clang", toolkit=toolkit))
     assert unit.engine == "clang", unit.note
     assert {f.code for f in found} >= {"CE005"}
+
+
+# ---- bounded on hostile input ------------------------------------------------------------------------------------------
+
+_HOSTILE = {
+    "deep": "#include <dlfcn.h>\n" + "".join(f"#ifdef D{i}\n" for i in range(20000))
+            + "void f(void *h) { dlsym(h, \"cuInit\"); }\n" + "#endif\n" * 20000,
+    "wide": "#include <dlfcn.h>\n" + "".join(f"#if MODE == {i}\nvoid f{i}(void *h) {{ dlsym(h, \"cuInit\"); }}\n#endif\n"
+                                             for i in range(5000)),
+    "unclosed": "#include <dlfcn.h>\n#ifdef A\n#if B >= 3\nvoid f(void *h) { dlsym(h, \"cuInit\"); }\n#elif\n#else junk\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_HOSTILE))
+def test_hostile_branches_are_bounded(tmp_path: Path, shape: str) -> None:
+    """Deep nesting, thousands of exclusive branches, directives left open: the clang engine judges the file in
+    bounded time, in a child process (a hang or a crash there fails this test, not the run)."""
+    _clang()
+    import subprocess
+    import sys
+
+    path = tmp_path / "h.c"
+    path.write_text(_HOSTILE[shape])
+    code = ("import sys; from cuentry.lint import clang; p = sys.argv[1]\n"
+            "try:\n u = clang.extract(open(p).read(), p, clang.Options()); print(len(u.queries), len(u.notes))\n"
+            "except clang.NotParsed:\n print(-1, -1)")
+    got = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    queries, notes = map(int, got.stdout.split())
+    assert (queries, notes) == {"deep": (0, 1), "wide": (0, 1), "unclosed": (-1, -1)}[shape]   # unclosed: not parsed
+
+
+def test_the_time_bound_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clang()
+    from cuentry.lint import clang
+
+    monkeypatch.setattr(configs, "MAX_SECONDS", -1.0)
+    path = CORPUS / "whole_file_macro.cpp"
+    unit = clang.extract(path.read_text(), str(path), clang.Options())
+    assert unit.queries == []
+    assert any("s for configurations is spent" in n for n in unit.notes)
+
+
+def test_a_wrapper_called_from_a_skipped_branch() -> None:
+    """The project's own lookup helper, called inside `#ifdef WITH_CONTEXTS`: the call there is judged."""
+    _clang()
+    found, unit = _lint("wrapper_branches.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "when WITH_CONTEXTS is defined")]
+    assert "through load" in found[0].message
+    found, _ = _lint("wrapper_branches.cpp", defines=["WITH_CONTEXTS"])
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "")]

@@ -85,6 +85,7 @@ class Judged:
     engine: str
     headers: str = ""
     note: str = ""
+    configs: tuple[str, ...] = ()   # clang: the other configurations it was judged in (branches its flags skip)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -477,7 +478,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c":
-                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)

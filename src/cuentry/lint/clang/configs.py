@@ -29,11 +29,13 @@ from typing import Any
 from ...catalog import Catalog
 from ..facts import Export, Query, Unit
 
-__all__ = ["INF", "MAX_CONFIGS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "Config", "Extract", "Need", "Needs",
-           "Region", "condition", "every", "label", "plan", "regions", "require", "skipped"]
+__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "Config",
+           "Extract", "Need", "Needs", "Region", "condition", "every", "label", "plan", "regions", "require", "skipped"]
 
 MAX_CONFIGS = 4
 """Extra configurations parsed per file, at most."""
+MAX_REGIONS = 256
+"""Skipped branches with requests considered per file, at most (the others are said to be unjudged)."""
 MAX_SECONDS = 20.0
 """No further configuration of a file is started after this many seconds of extra parsing."""
 
@@ -246,11 +248,19 @@ class Region:
 
 @dataclass
 class _Open:
-    """An `#if` chain being read: its conditions so far and the region of its current branch."""
+    """An `#if` chain being read: the needs to reach it, those that its earlier branches not be taken,
+    its current condition, and the region of its current branch."""
 
-    conds: list[Any]
-    texts: list[str]
-    region: Region
+    outer: Needs | None
+    outer_why: str
+    neg: Needs | None
+    cond: Any
+    text: str
+    region: Region = field(default_factory=lambda: Region(0, 0, None))
+
+
+MAX_DEPTH = 64
+"""`#if` nesting deeper than this is not flipped (its requests are said to be unjudged)."""
 
 
 def _blank(text: str) -> str:
@@ -261,23 +271,8 @@ def _blank(text: str) -> str:
     return _COMMENT.sub(keep, text)
 
 
-def _branch_needs(stack: list[_Open]) -> tuple[Needs | None, str]:
-    """The needs to be in the current branch of every open chain (outermost first)."""
-    out: Needs = {}
-    why = []
-    for o in stack:
-        conds = o.conds
-        for c in conds[:-1]:
-            got = require(c, False)
-            out = _meet(out, got) if got is not None and out is not None else None  # type: ignore[assignment]
-        last = conds[-1]
-        if last is not True:
-            got = require(last, True)
-            out = _meet(out, got) if got is not None and out is not None else None  # type: ignore[assignment]
-        why.append(o.texts[-1])
-        if out is None:
-            return None, " and ".join(why)
-    return out, " and ".join(why)
+def _both(a: Needs | None, b: Needs | None) -> Needs | None:
+    return _meet(a, b) if a is not None and b is not None else None
 
 
 def _directive_condition(word: str, rest: str) -> Any:
@@ -289,8 +284,11 @@ def _directive_condition(word: str, rest: str) -> Any:
     return condition(rest)
 
 
-def regions(text: str) -> list[Region]:
-    """The `#if` branches of the file whose own body (not a nested branch) holds request tokens."""
+def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
+    """The `#if` branches of the file whose own body (not a nested branch) holds request tokens: the
+    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`."""
+    names = sorted({w for w in wrappers if re.fullmatch(r"[A-Za-z_]\w*", w)})[:256]
+    calls = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")(?=[ \t]*[(<])") if names else None
     lines = _blank(text).split("\n")
     stack: list[_Open] = []
     out: list[Region] = []
@@ -303,27 +301,39 @@ def regions(text: str) -> list[Region]:
         if m is None:
             if stack:
                 stack[-1].region.tokens += [(n, t.start() + 1, t.group()) for t in _REQUEST.finditer(line)]
+                if calls is not None:
+                    stack[-1].region.tokens += [(n, t.start() + 1, t.group()) for t in calls.finditer(line)]
             continue
         cont = line.endswith("\\")
-        word, rest = m.group(1), m.group(2).rstrip("\\")
-        if word in ("if", "ifdef", "ifndef"):
-            stack.append(_Open([_directive_condition(word, rest)], [f"#{word} {rest.strip()}"], Region(n, n, None)))
-            _open(stack, n)
-        elif word in ("elif", "elifdef", "elifndef", "else") and stack:
-            _close(stack[-1].region, n, out)
-            stack[-1].conds.append(True if word == "else" else _directive_condition(word, rest))
-            stack[-1].texts.append(f"#{word} {rest.strip()}".rstrip())
-            _open(stack, n)
-        elif word == "endif" and stack:
-            _close(stack.pop().region, n, out)
+        _directive(stack, out, m.group(1), m.group(2).rstrip("\\"), n)
     for o in stack:
         _close(o.region, len(lines), out)
     return sorted(out, key=lambda r: r.first)
 
 
-def _open(stack: list[_Open], n: int) -> None:
-    needs, why = _branch_needs(stack)
-    stack[-1].region = Region(n, n, needs, why)
+def _directive(stack: list[_Open], out: list[Region], word: str, rest: str, n: int) -> None:
+    """One conditional directive: a chain opened, a branch moved on, a chain closed (others are ignored)."""
+    if word in ("if", "ifdef", "ifndef"):
+        parent = stack[-1].region if stack else Region(0, 0, {})
+        outer = parent.needs if len(stack) < MAX_DEPTH else None
+        stack.append(_Open(outer, parent.why, {}, _directive_condition(word, rest), f"#{word} {rest.strip()}"))
+        _open(stack[-1], n)
+    elif word in ("elif", "elifdef", "elifndef", "else") and stack:
+        o = stack[-1]
+        _close(o.region, n, out)
+        o.neg = _both(o.neg, require(o.cond, False) if o.cond is not True else None)
+        o.cond = True if word == "else" else _directive_condition(word, rest)
+        o.text = f"#{word} {rest.strip()}".rstrip()
+        _open(o, n)
+    elif word == "endif" and stack:
+        _close(stack.pop().region, n, out)
+
+
+def _open(o: _Open, n: int) -> None:
+    needs = _both(_both(o.outer, o.neg), {} if o.cond is True else require(o.cond, True))
+    outer = o.outer_why if len(o.outer_why) < 200 else o.outer_why[:200].rsplit(" and ", 1)[0] + " and ..."
+    why = f"{outer} and {o.text}" if outer else o.text
+    o.region = Region(n, n, needs, why)
 
 
 def _close(region: Region, n: int, out: list[Region]) -> None:
@@ -463,18 +473,21 @@ Extract = Callable[[str, str, Any], Unit]
 def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, extract: Extract) -> Unit:
     """`unit` (the file in the configuration of its flags) with the facts of the configurations that enter
     the branches its flags skipped; `extract(text, path, opts)` parses one configuration."""
-    found = regions(text)
+    wrappers = [str(spec.get("name", "")) for spec in [*unit.clang_apis.values(), *getattr(opts, "foreign", {}).values()]]
+    found = regions(text, wrappers)
     if not found:
         return unit
     facts: list[Query | Export] = [*unit.queries, *unit.exports]
     dark = skipped(tu, path, found, {f.line for f in facts})
     if not dark:
         return unit
-    configs, left = plan(dark, cat)
+    configs, left = plan(dark[:MAX_REGIONS], cat)
     keys = {_key(f) for f in facts}
     start = time.monotonic()
     not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
-                             for r in left]
+                             for r in left[:8]]
+    if len(left) > 8 or len(dark) > MAX_REGIONS:
+        not_judged.append(f"{max(0, len(left) - 8) + max(0, len(dark) - MAX_REGIONS)} more branches")
     for c in configs:
         if time.monotonic() - start > MAX_SECONDS:
             not_judged.append(f"{c.label()}: not parsed, the file's {MAX_SECONDS:.0f} s for configurations is spent")
@@ -492,7 +505,7 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
                            any(r.first < u[1] < r.last for r in c.regions)]
     if not_judged:
-        unit.notes += [f"requests in a branch the flags skip were not judged: {w}" for w in not_judged]
+        unit.notes.append("requests in branches the flags skip were not judged: " + "; ".join(not_judged))
     return unit
 
 
