@@ -250,3 +250,9 @@ def test_a_wrapper_called_from_a_skipped_branch() -> None:
     assert "through load" in found[0].message
     found, _ = _lint("wrapper_branches.cpp", defines=["WITH_CONTEXTS"])
     assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "")]
+
+
+def test_the_windows_branch_of_a_unicode_cpp_loader() -> None:
+    _clang()
+    found, _ = _lint("win32_wide.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(17, "CE011", "when WIN32 is defined")]

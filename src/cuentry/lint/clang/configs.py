@@ -29,8 +29,9 @@ from typing import Any
 from ...catalog import Catalog
 from ..facts import Export, Query, Unit
 
-__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "Config",
-           "Extract", "Need", "Needs", "Region", "condition", "every", "label", "plan", "regions", "require", "skipped"]
+__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "WINDOWS_MACROS",
+           "Config", "Extract", "Need", "Needs", "Region", "condition", "every", "label", "plan", "regions", "require",
+           "skipped"]
 
 MAX_CONFIGS = 4
 """Extra configurations parsed per file, at most."""
@@ -42,6 +43,8 @@ MAX_SECONDS = 20.0
 WIN32_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource", "win32")
 """A minimal `windows.h` (LoadLibrary, GetProcAddress, FreeLibrary) for the `_WIN32` configuration."""
 
+WINDOWS_MACROS = ("_WIN32", "_WIN64", "WIN32", "WIN64", "_WINDOWS", "WINDOWS", "_MSC_VER")
+"""Macros whose branches are Windows code: their configuration gets the minimal `windows.h`."""
 TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 """Macros the CUDA headers define: set by choosing the toolkit whose headers are written, not by -D."""
 
@@ -388,7 +391,7 @@ class Config:
                 out.append(f"-D{name}")
             else:
                 out.append(f"-D{name}={n.value()}")
-        if self.needs.get("_WIN32", Need()).defined or self.needs.get("_WIN64", Need()).defined:
+        if any(self.needs.get(m, Need()).defined for m in WINDOWS_MACROS):
             out += ["-isystem", WIN32_DIR]
         return out
 

@@ -1,0 +1,2 @@
+/* cuentry lint: <Windows.h> as some projects spell it. */
+#include "windows.h"
