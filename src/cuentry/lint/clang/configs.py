@@ -48,10 +48,11 @@ WINDOWS_MACROS = ("_WIN32", "_WIN64", "WIN32", "WIN64", "_WINDOWS", "WINDOWS", "
 TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 """Macros the CUDA headers define: set by choosing the toolkit whose headers are written, not by -D."""
 
-_REQUEST = re.compile(r"\b(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b"
-                      r"|\b[A-Z][A-Z0-9_]{2,}(?=[ \t]*\([ \t]*&?[ \t]*cu[A-Z])")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"", re.S)
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)(.*)$")
+_REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
+_LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
+_LOADER_NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*$")
+_COMMENT = re.compile(r"(?=[/\"])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\")", re.S)
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)((?:[^\n\\]|\\\n|\\.)*)", re.M)
 _COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
 INF = 1 << 62
 
@@ -267,10 +268,10 @@ MAX_DEPTH = 64
 
 
 def _blank(text: str) -> str:
-    """Comments and strings replaced by spaces (newlines kept), backslash-continued lines joined in place."""
+    """Comments replaced by spaces (newlines kept, so every token keeps its line and column); strings kept."""
     def keep(m: re.Match[str]) -> str:
         s = m.group()
-        return s if s.startswith('"') else re.sub(r"[^\n]", " ", s)
+        return s if s[0] == '"' else "\n".join(" " * len(p) for p in s.split("\n"))
     return _COMMENT.sub(keep, text)
 
 
@@ -290,28 +291,43 @@ def _directive_condition(word: str, rest: str) -> Any:
 def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     """The `#if` branches of the file whose own body (not a nested branch) holds request tokens: the
     request APIs, a loader macro called with a driver name, or a call of one of `wrappers`."""
-    names = sorted({w for w in wrappers if re.fullmatch(r"[A-Za-z_]\w*", w)})[:256]
-    calls = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")(?=[ \t]*[(<])") if names else None
-    lines = _blank(text).split("\n")
+    blank = _blank(text)
+    found: list[tuple[int, int, Any]] = [(m.start(), m.end(), m) for m in _DIRECTIVE.finditer(blank)]
+    found += [(pos, -1, tok) for pos, tok in _tokens(blank, wrappers)]
+    found.sort(key=lambda f: f[0])
     stack: list[_Open] = []
     out: list[Region] = []
-    cont = False
-    for n, line in enumerate(lines, 1):
-        if cont:
-            cont = line.endswith("\\")
-            continue
-        m = _DIRECTIVE.match(line)
-        if m is None:
-            if stack:
-                stack[-1].region.tokens += [(n, t.start() + 1, t.group()) for t in _REQUEST.finditer(line)]
-                if calls is not None:
-                    stack[-1].region.tokens += [(n, t.start() + 1, t.group()) for t in calls.finditer(line)]
-            continue
-        cont = line.endswith("\\")
-        _directive(stack, out, m.group(1), m.group(2).rstrip("\\"), n)
+    line, at, directive_end = 1, 0, -1
+    for pos, end, m in found:
+        line += blank.count("\n", at, pos)
+        at = pos
+        if end >= 0:
+            directive_end = end
+            _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
+        elif stack and pos >= directive_end:
+            stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
+    last = line + blank.count("\n", at)
     for o in stack:
-        _close(o.region, len(lines), out)
+        _close(o.region, last, out)
     return sorted(out, key=lambda r: r.first)
+
+
+def _tokens(blank: str, wrappers: Iterable[str]) -> list[tuple[int, str]]:
+    """Where request tokens start: the request APIs, a loader macro called with a driver name (`LOAD(cuX`),
+    a call of one of `wrappers` (names found by a search for what is rare, then checked around)."""
+    def starts_word(pos: int) -> bool:
+        return pos == 0 or not (blank[pos - 1].isalnum() or blank[pos - 1] == "_")
+
+    out = [(m.start(), m.group()) for m in _REQUEST.finditer(blank) if starts_word(m.start())]
+    for m in _LOADER_ARG.finditer(blank):
+        name = _LOADER_NAME.search(blank, max(0, m.start() - 64), m.start())
+        if name is not None:
+            out.append((name.start(), name.group().rstrip()))
+    names = sorted({w for w in wrappers if re.fullmatch(r"[A-Za-z_]\w*", w)})[:256]
+    if names:
+        calls = re.compile("(?:" + "|".join(map(re.escape, names)) + r")\b(?=[ \t]*[(<])")
+        out += [(m.start(), m.group()) for m in calls.finditer(blank) if starts_word(m.start())]
+    return out
 
 
 def _directive(stack: list[_Open], out: list[Region], word: str, rest: str, n: int) -> None:
