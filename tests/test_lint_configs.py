@@ -62,6 +62,13 @@ def test_regions_nest_and_chain() -> None:
     assert [t[2] for t in got[1].tokens] == ["cuGetProcAddress"]
 
 
+def test_a_continued_condition_is_read_whole() -> None:
+    text = "#if defined(USE_CUDA) && \\\n    !defined(USE_ROCM)\n  dlsym(h, \"cuInit\");\n#endif\n"
+    (r,) = regions(text)
+    assert r.needs == {"USE_CUDA": Need(True), "USE_ROCM": Need(False)}
+    assert r.tokens == [(3, 3, "dlsym")]
+
+
 def test_plan_shares_compatible_needs_and_is_bounded() -> None:
     from cuentry.catalog import catalog
 
