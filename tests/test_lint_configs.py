@@ -54,7 +54,7 @@ def test_regions_nest_and_chain() -> None:
             "#if V >= 3\n  dlsym(h, \"cuInit\");\n"
             "#elif V == 2\n  x();\n"
             "#else\n  cuGetProcAddress(\"cuInit\", &p, 2000, 0, 0);\n#endif\n"
-            "#endif\n/* #ifdef B dlsym */\n")
+            "#endif\n/* #ifdef B dlsym */\n#ifdef C\n  log(\"dlsym failed\", '\"');\n#endif\n")
     got = regions(text)
     assert [(r.first, r.last) for r in got] == [(2, 4), (6, 8)]
     assert got[0].needs == {"A": Need(True), "V": Need(True, 3, INF)}

@@ -51,7 +51,7 @@ TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 _REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
 _LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
 _LOADER_NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*$")
-_COMMENT = re.compile(r"(?=[/\"])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\")", re.S)
+_COMMENT = re.compile(r"(?=[/\"'])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')", re.S)
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)((?:[^\n\\]|\\\n|\\.)*)", re.M)
 _COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
 INF = 1 << 62
@@ -268,10 +268,13 @@ MAX_DEPTH = 64
 
 
 def _blank(text: str) -> str:
-    """Comments replaced by spaces (newlines kept, so every token keeps its line and column); strings kept."""
+    """Comments, and the insides of string and character literals, replaced by spaces (newlines kept, so every
+    token keeps its line and column): a `dlsym` in a message is not a request."""
     def keep(m: re.Match[str]) -> str:
         s = m.group()
-        return s if s[0] == '"' else "\n".join(" " * len(p) for p in s.split("\n"))
+        if s[0] in "\"'":
+            return s[0] + " " * (len(s) - 2) + s[-1]
+        return "\n".join(" " * len(p) for p in s.split("\n"))
     return _COMMENT.sub(keep, text)
 
 
