@@ -109,7 +109,7 @@ def test_no_configuration_no_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(configs, "MAX_CONFIGS", 0)
     unit = clang.extract(path.read_text(), str(path), clang.Options())
     assert unit.queries == []
-    assert any("USE_CUDA" in n for n in unit.notes)      # said, not silent
+    assert "USE_CUDA" in unit.note and "not judged" in unit.note      # said, not silent
 
 
 def test_both_sides_of_a_toolkit_test() -> None:
@@ -150,7 +150,7 @@ def test_an_unreadable_condition_is_said(tmp_path: Path) -> None:
            "#endif\n")
     found, unit = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang"))
     assert not [f for f in found if f.code == "CE002"]
-    assert any("#if LEVEL * 2 > 6 (line 4)" in n for n in unit.notes)
+    assert "#if LEVEL * 2 > 6 (line 4)" in unit.note
 
 
 def test_config_in_json_and_sarif(capsys: pytest.CaptureFixture[str]) -> None:
@@ -230,7 +230,7 @@ def test_hostile_branches_are_bounded(tmp_path: Path, shape: str) -> None:
     path = tmp_path / "h.c"
     path.write_text(_HOSTILE[shape])
     code = ("import sys; from cuentry.lint import clang; p = sys.argv[1]\n"
-            "try:\n u = clang.extract(open(p).read(), p, clang.Options()); print(len(u.queries), len(u.notes))\n"
+            "try:\n u = clang.extract(open(p).read(), p, clang.Options()); print(len(u.queries), int(bool(u.note)))\n"
             "except clang.NotParsed:\n print(-1, -1)")
     got = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert got.returncode == 0, got.stderr
@@ -246,7 +246,7 @@ def test_the_time_bound_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     path = CORPUS / "whole_file_macro.cpp"
     unit = clang.extract(path.read_text(), str(path), clang.Options())
     assert unit.queries == []
-    assert any("s for configurations is spent" in n for n in unit.notes)
+    assert "s for configurations is spent" in unit.note
 
 
 def test_a_wrapper_called_from_a_skipped_branch() -> None:
@@ -263,3 +263,10 @@ def test_the_windows_branch_of_a_unicode_cpp_loader() -> None:
     _clang()
     found, _ = _lint("win32_wide.cpp")
     assert [(f.line, f.code, f.config) for f in found] == [(17, "CE011", "when WIN32 is defined")]
+
+
+def test_a_runtime_version_test_without_the_runtime_header() -> None:
+    _clang()
+    found, _ = _lint("runtime_version.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(7, "CE002", "when CUDART_VERSION >= 12000"),
+                                                           (7, "CE006", "when CUDART_VERSION >= 12000")]

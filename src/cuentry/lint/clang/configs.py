@@ -403,6 +403,10 @@ class Config:
         out = []
         for name, n in sorted(self.needs.items()):
             if name in TOOLKIT_MACROS:
+                if self.toolkit is not None:   # as its headers define it (also where the file does not include them)
+                    from .headers import toolkit_version
+
+                    out.append(f"-D{name}={toolkit_version(self.toolkit)}")
                 continue
             if n.defined is False:
                 out.append(f"-U{name}")
@@ -527,7 +531,8 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
                            any(r.first < u[1] < r.last for r in c.regions)]
     if not_judged:
-        unit.notes.append("requests in branches the flags skip were not judged: " + "; ".join(not_judged))
+        said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
+        unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
 
 
