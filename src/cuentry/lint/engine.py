@@ -228,11 +228,13 @@ def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
     (when clang did not follow them), and those in the `#if` branches the flags leave out (tree-sitter lints
     every branch: a request there that clang has no match for on its line)."""
     seen = {(q.line, q.symbol) for q in unit.queries}
+    flipped = {q.line for q in unit.queries if q.config}   # judged by clang in the configuration that enters it
     same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
     for q in ts.queries:
         first = q.via.split(" -> ")[0] if q.via else ""
         through_other_file = first in foreign and (q.line, q.symbol) not in seen
-        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same
+        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same \
+            and q.line not in flipped
         if through_other_file or in_left_out_branch:
             unit.queries.append(q)
     have = set(unit.flag_uses)
