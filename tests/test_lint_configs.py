@@ -270,3 +270,11 @@ def test_a_runtime_version_test_without_the_runtime_header() -> None:
     found, _ = _lint("runtime_version.cpp")
     assert [(f.line, f.code, f.config) for f in found] == [(7, "CE002", "when CUDART_VERSION >= 12000"),
                                                            (7, "CE006", "when CUDART_VERSION >= 12000")]
+
+
+def test_a_wrappers_own_fault_is_reported_once() -> None:
+    _clang()
+    found, _ = _lint("wrapper_fault.c")
+    got = [(f.line, f.code, f.config) for f in found]
+    assert got == [(5, "CE006", ""), (12, "CE002", "when WITH_FREE is defined")]
+    assert "(in the wrapper load, reported once; called from line 10)" in found[0].message
