@@ -78,6 +78,11 @@ def test_plan_shares_compatible_needs_and_is_bounded() -> None:
     cs, left = plan(found, catalog())
     assert len(cs) == 1 and len(cs[0].regions) == 6              # independent macros: one configuration
     assert [r.first for r in left] == [19]
+    newer = "#if defined(USE_CUDA) && CUDA_VERSION >= 12000\ndlsym(h, \"cuInit\");\n#endif\n"
+    (c,), _ = plan(regions(newer), catalog(), base=13000)
+    assert c.toolkit is None and "-DCUDA_VERSION=13000" in c.flags()     # the flags' own 13.0 headers fit
+    (c,), _ = plan(regions(newer), catalog(), base=11080)
+    assert c.toolkit == catalog().history[-1] and "-DUSE_CUDA" in c.flags()
     exclusive = "".join(f"#if MODE == {i}\ndlsym(h, \"cuInit\");\n#endif\n" for i in range(6))
     cs, left = plan(regions(exclusive), catalog())
     assert len(cs) == configs.MAX_CONFIGS and len(left) == 6 - configs.MAX_CONFIGS

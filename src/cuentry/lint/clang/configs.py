@@ -30,8 +30,8 @@ from ...catalog import Catalog
 from ..facts import Export, Query, Unit
 
 __all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "WINDOWS_MACROS",
-           "Config", "Extract", "Need", "Needs", "Region", "condition", "every", "label", "plan", "regions", "require",
-           "skipped"]
+           "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition", "every", "label", "plan", "regions",
+           "require", "skipped"]
 
 MAX_CONFIGS = 4
 """Extra configurations parsed per file, at most."""
@@ -394,7 +394,8 @@ class Config:
 
     needs: Needs
     regions: list[Region] = field(default_factory=list)
-    toolkit: str | None = None
+    toolkit: str | None = None      # the toolkit whose headers are written for it (None: the flags' own headers)
+    base: int = 0                   # the CUDA_VERSION of the flags' own headers
 
     def label(self) -> str:
         return label(self.needs)
@@ -402,11 +403,11 @@ class Config:
     def flags(self) -> list[str]:
         out = []
         for name, n in sorted(self.needs.items()):
-            if name in TOOLKIT_MACROS:
-                if self.toolkit is not None:   # as its headers define it (also where the file does not include them)
-                    from .headers import toolkit_version
+            if name in TOOLKIT_MACROS:   # as the headers define it (also where the file does not include them)
+                from .headers import toolkit_version
 
-                    out.append(f"-D{name}={toolkit_version(self.toolkit)}")
+                value = toolkit_version(self.toolkit) if self.toolkit is not None else self.base
+                out += [f"-D{name}={value}"] if value else []
                 continue
             if n.defined is False:
                 out.append(f"-U{name}")
@@ -438,12 +439,13 @@ def label(needs: Needs) -> str:
     return "when " + " and ".join(parts)
 
 
-def _toolkit(cat: Catalog, needs: Needs) -> tuple[bool, str | None]:
-    """The newest catalog toolkit whose CUDA_VERSION meets the needs (ok, toolkit); (True, None): none asked."""
+def _toolkit(cat: Catalog, needs: Needs, base: int = 0) -> tuple[bool, str | None]:
+    """The newest catalog toolkit whose CUDA_VERSION meets the needs (ok, toolkit); (True, None): none asked,
+    or the headers of the flags' own parse (CUDA_VERSION `base`) meet them."""
     from .headers import toolkit_version
 
     asked = [needs[m] for m in TOOLKIT_MACROS if m in needs]
-    if not asked:
+    if not asked or (base and all(n.defined is not False and n.lo <= base <= n.hi for n in asked)):
         return True, None
     if any(n.defined is False for n in asked):
         return False, None
@@ -454,9 +456,10 @@ def _toolkit(cat: Catalog, needs: Needs) -> tuple[bool, str | None]:
     return False, None
 
 
-def plan(found: list[Region], cat: Catalog) -> tuple[list[Config], list[Region]]:
+def plan(found: list[Region], cat: Catalog, base: int = 0) -> tuple[list[Config], list[Region]]:
     """Configurations that enter the regions (compatible needs share one; at most `MAX_CONFIGS`),
-    and the regions none can enter (a condition not read, needs that contradict, no toolkit that fits)."""
+    and the regions none can enter (a condition not read, needs that contradict, no toolkit that fits).
+    `base`: the CUDA_VERSION of the headers the flags' own parse used (kept where it meets the needs)."""
     configs: list[Config] = []
     left: list[Region] = []
     for r in found:
@@ -475,8 +478,21 @@ def plan(found: list[Region], cat: Catalog) -> tuple[list[Config], list[Region]]
             else:
                 left.append(r)
     for c in configs:
-        c.toolkit = _toolkit(cat, c.needs)[1]
+        c.toolkit, c.base = _toolkit(cat, c.needs, base)[1], base
     return configs, left
+
+
+def base_version(opts: Any, cat: Catalog, path: str) -> int:
+    """The CUDA_VERSION of the headers a parse of `path` with `opts` uses: a real toolkit's, or the generated one's."""
+    from . import include_dirs
+    from .headers import choose_toolkit, find_toolkit_include, real_version, toolkit_version
+
+    if opts.toolkit is None:
+        cmd = opts.commands.get(os.path.abspath(path))
+        real = find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
+        if real is not None:
+            return real_version(real)
+    return toolkit_version(choose_toolkit(cat, opts.toolkit))
 
 
 # ---- judging them ----------------------------------------------------------------------------------------------------
@@ -507,7 +523,7 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     dark = skipped(tu, path, found, {f.line for f in facts})
     if not dark:
         return unit
-    configs, left = plan(dark[:MAX_REGIONS], cat)
+    configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
     keys = {_key(f) for f in facts}
     start = time.monotonic()
     not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
@@ -525,7 +541,6 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
             continue
-        unit.configs.append(c.label())
         _add(unit, unit.queries, got.queries, c, keys)
         _add(unit, unit.exports, got.exports, c, keys)
         unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and

@@ -255,7 +255,7 @@ def legacy_pfn_flags(cat: Catalog, include: str, text: str) -> list[str]:
     used = set(_UNVERSIONED_PFN.findall(text))
     if not used:
         return []
-    tk = _real_version(include)
+    tk = real_version(include)
     if tk < 13000:
         return []
     out = []
@@ -272,8 +272,8 @@ _UNVERSIONED_PFN = re.compile(r"\bPFN_(cu[A-Za-z0-9]+)\b")
 _REAL_VERSION: dict[str, int] = {}
 
 
-def _real_version(include: str) -> int:
-    """The CUDA_VERSION a real toolkit's cuda.h defines (0 when it cannot be read)."""
+def real_version(include: str) -> int:
+    """The CUDA_VERSION a real toolkit's cuda.h defines (0 when it cannot be read; read once per directory)."""
     if include not in _REAL_VERSION:
         try:
             with open(os.path.join(include, "cuda.h"), encoding="utf-8", errors="replace") as fh:
@@ -300,4 +300,4 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "legacy_pfn_flags", "runtime_h", "runtime_shadow", "toolkit_version", "typedefs_h"]
+           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "toolkit_version", "typedefs_h"]
