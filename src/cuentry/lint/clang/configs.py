@@ -13,7 +13,7 @@ enter (and a wrapper's faults for the calls made from them) join the file's fact
 the configuration ("when USE_CUDA is defined"); a fact already judged is not added again.
 
 A condition this module cannot read (a function-like macro, arithmetic) leaves its requests
-unjudged; the unit says how many and why.
+unjudged; the file's note says which and why.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ WIN32_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource",
 WINDOWS_MACROS = ("_WIN32", "_WIN64", "WIN32", "WIN64", "_WINDOWS", "WINDOWS", "_MSC_VER")
 """Macros whose branches are Windows code: their configuration gets the minimal `windows.h`."""
 TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
-"""Macros the CUDA headers define: set by choosing the toolkit whose headers are written, not by -D."""
+"""Macros the CUDA headers define: set by choosing the toolkit whose headers are written (and `-D` of its value)."""
 
 _REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
 _LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
@@ -504,9 +504,17 @@ def _key(f: Query | Export) -> tuple[Any, ...]:
     return ("q", f.line, f.col, f.symbol, f.version, f.pins, f.flags_text, f.target_sig, f.target_export, f.status)
 
 
+_CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
+
+
 def _wanted(f: Query | Export, c: Config) -> bool:
-    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact."""
-    return any(r.first < f.line < r.last for r in c.regions) or "(in the wrapper " in f.where
+    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact for
+    calls made from one (not a fact the other configuration changed in code both configurations have)."""
+    if any(r.first < f.line < r.last for r in c.regions):
+        return True
+    m = _CALLERS.search(f.where)
+    lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
+    return any(r.first < n < r.last for n in lines for r in c.regions)
 
 
 Extract = Callable[[str, str, Any], Unit]
