@@ -283,3 +283,26 @@ def test_a_wrappers_own_fault_is_reported_once() -> None:
     got = [(f.line, f.code, f.config) for f in found]
     assert got == [(5, "CE006", ""), (12, "CE002", "when WITH_FREE is defined")]
     assert "(in the wrapper load, reported once; called from line 10)" in found[0].message
+
+
+STUB_CU = """\
+// a .cu file with its own driver declarations (no cuda.h), as dynamic-loading projects keep them
+typedef int CUresult;
+typedef CUresult (*PFN_cuInit_v2000)(unsigned int);
+#include <dlfcn.h>
+static PFN_cuInit_v2000 p_init;
+__global__ void zero(int *x) { x[threadIdx.x] = 0; }
+int load(void *h) { p_init = (PFN_cuInit_v2000)dlsym(h, "cuInit"); return p_init ? 0 : 1; }
+"""
+
+
+@pytest.mark.parametrize("toolkit", [None, "13.0"])
+def test_a_cu_file_with_its_own_driver_declarations_parses(tmp_path: Path, toolkit: str | None) -> None:
+    """The runtime API a `.cu` file gets implicitly is the runtime's alone (as nvcc's cuda_runtime.h: no cuda.h)."""
+    _clang()
+    from cuentry.lint import lint_text
+    from cuentry.lint.engine import Settings
+
+    found, unit = lint_text(STUB_CU, str(tmp_path / "stub.cu"), settings=Settings(engine="clang", toolkit=toolkit))
+    assert unit.engine == "clang", unit.note
+    assert found == []

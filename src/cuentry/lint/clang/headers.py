@@ -189,7 +189,7 @@ def runtime_h(toolkit: str) -> str:
         names.DEFAULT_FLAG_NAMES | names.LEGACY_FLAG_NAMES | names.PER_THREAD_FLAG_NAMES) if n.startswith("cuda"))
     return "\n".join([
         f"/* cuda_runtime_api.h of CUDA {toolkit} (entry-point calls only), written by cuentry lint. */",
-        "#ifndef __CUDA_RUNTIME_API_H__", "#define __CUDA_RUNTIME_API_H__", "#include <cuda.h>",
+        "#ifndef __CUDA_RUNTIME_API_H__", "#define __CUDA_RUNTIME_API_H__",   # as NVIDIA's: no cuda.h
         f"#define CUDART_VERSION {tk}",
         "#ifdef __cplusplus", 'extern "C" {', "#endif",
         "typedef enum cudaError { cudaSuccess = 0, cudaErrorUnknown = 999 } cudaError_t;",
