@@ -416,7 +416,7 @@ class Config:
             else:
                 out.append(f"-D{name}={n.value()}")
         if any(self.needs.get(m, Need()).defined for m in WINDOWS_MACROS):
-            out += ["-isystem", WIN32_DIR]
+            out += ["-isystem", WIN32_DIR, "-isystem", os.path.join(WIN32_DIR, "upper")]
         return out
 
 

@@ -1,2 +1,0 @@
-/* cuentry lint: <Windows.h> as some projects spell it. */
-#include "windows.h"
