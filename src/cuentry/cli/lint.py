@@ -155,8 +155,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
     try:
         from ..lint import lint_paths, sarif
     except ImportError as exc:
-        raise UsageError(f"cuentry lint needs tree-sitter: {exc}",
-                         hint="pip install tree-sitter tree-sitter-cpp (they come with cuentry's dependencies)") from None
+        raise UsageError(f"cuentry lint could not load: {exc}", hint="pip install 'cuentry[lint]'") from None
     settings = _settings(args)
     rep = lint_paths(args.paths, select=args.select, ignore=args.ignore, include_dirs=settings.include_dirs,
                      jobs=args.jobs, progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None,

@@ -71,6 +71,7 @@ class Finding:
     severity: str = "warning"   # error | warning | note
     engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
     headers: str = ""            # clang: the CUDA headers the file was parsed against
+    config: str = ""             # clang: the configuration judged, when not the flags' own ("when USE_CUDA is defined")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +85,7 @@ class Judged:
     engine: str
     headers: str = ""
     note: str = ""
+    configs: tuple[str, ...] = ()   # clang: the other configurations it was judged in (branches its flags skip)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -201,7 +203,7 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     if settings.engine == "tree-sitter":
         return None, ""
     if not clang.available():
-        why = "libclang is not installed (pip install 'cuentry[clang]')"
+        why = "libclang is not installed (pip install 'cuentry[lint]')"
         return None, why if settings.engine == "clang" else ""
     if _FUNCTION_MACRO.search(text):
         from .preprocess import preprocess
@@ -226,11 +228,13 @@ def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
     (when clang did not follow them), and those in the `#if` branches the flags leave out (tree-sitter lints
     every branch: a request there that clang has no match for on its line)."""
     seen = {(q.line, q.symbol) for q in unit.queries}
+    flipped = {q.line for q in unit.queries if q.config}   # judged by clang in the configuration that enters it
     same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
     for q in ts.queries:
         first = q.via.split(" -> ")[0] if q.via else ""
         through_other_file = first in foreign and (q.line, q.symbol) not in seen
-        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same
+        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same \
+            and q.line not in flipped
         if through_other_file or in_left_out_branch:
             unit.queries.append(q)
     have = set(unit.flag_uses)
@@ -250,6 +254,9 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
         from .python import extract as py
 
         return py(text, path)
+    from .extra import require
+
+    require()
     from .cfamily import extract as cf
 
     settings = settings or Settings(include_dirs=include_dirs)
@@ -291,8 +298,9 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
             continue
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
+        config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine, unit.headers))
+                           unit.engine, unit.headers, config))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:
@@ -434,6 +442,10 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     if settings.engine not in ENGINES:
         raise UsageError(f"unknown engine {settings.engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
     files, problems = iter_files(paths)
+    if any(not f.endswith(PY_SUFFIXES) for f in files):
+        from .extra import require
+
+        require()
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
     relevant = _Relevance(include_dirs)
@@ -468,7 +480,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c":
-                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)

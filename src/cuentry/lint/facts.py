@@ -83,6 +83,7 @@ class Query:
     target_sig: str | None = None          # clang: the pointer's canonical function type, normalized
     target_export: str | None = None       # clang: decltype(&cuX) resolved to this export (after renames)
     guard: int = 0                         # a driver version a check around the request guarantees
+    config: str = ""                       # the configuration it was judged in, when not the flags' own
 
 
 @dataclass
@@ -98,6 +99,7 @@ class Export:
     where: str = ""
     target_sig: str | None = None           # clang: the pointer's canonical function type, normalized
     target_export: str | None = None
+    config: str = ""                        # the configuration it was judged in, when not the flags' own
 
 
 @dataclass
@@ -149,6 +151,7 @@ class Unit:
     note: str = ""                          # why the preferred engine did not judge it (a missing include...)
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
+    configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

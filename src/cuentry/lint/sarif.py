@@ -52,6 +52,7 @@ def sarif(report: Report, version: str, *, command: list[str] | None = None) -> 
             "region": {"startLine": f.line, "startColumn": f.col},
         }}],
         "partialFingerprints": {"cuentryFindingHash/v1": f.fingerprint},
+        **({"properties": {"config": f.config}} if f.config else {}),
     } for f in report.findings]
     notes = [{
         "level": "error",

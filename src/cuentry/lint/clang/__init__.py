@@ -1,4 +1,4 @@
-"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[clang]'`).
+"""The semantic engine for C, C++ and CUDA: libclang (the `libclang` wheel, `pip install 'cuentry[lint]'`).
 
 Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`, or its entry of a
 `compile_commands.json`); `.cu`/`.cuh` files in clang's CUDA mode, host side. Against the real
@@ -68,6 +68,8 @@ class Options:
     cat: Catalog | None = None
     pch: bool = True                                 # precompile the generated headers (same facts, faster)
     foreign: dict[str, dict[str, Any]] = field(default_factory=dict)   # other files' wrappers, by USR
+    extra: Sequence[str] = ()                        # flags of another configuration (-DX, -UX), after the file's own
+    flip: bool = True                                # also judge the branches the flags skip (see `.configs`)
 
 
 def _flags_of(argv: Sequence[str]) -> list[str]:
@@ -84,12 +86,12 @@ def _flags_of(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> tuple[list[str], str]:
+def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, text: str = "") -> tuple[list[str], str]:
     """The clang arguments for one file (`as_c`: a header read as C), and which CUDA headers they use.
 
     The default standards are the compilers' own defaults, with their GNU extensions (`gnu11`,
     `gnu++17`), so POSIX declarations (`off_t`, `O_CLOEXEC`) are there as in a real build."""
-    from .headers import choose_toolkit, find_toolkit_include, generated_dir
+    from .headers import choose_toolkit, find_toolkit_include, generated_dir, legacy_pfn_flags, runtime_shadow
 
     args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
     cmd = opts.commands.get(os.path.abspath(path))
@@ -105,12 +107,18 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False) -> 
     args += [f"-I{d}" for d in opts.include_dirs] + [f"-D{d}" for d in opts.defines]
     if cmd:
         args += _flags_of(cmd)
+    args += opts.extra
     real = None if opts.toolkit else find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
     if real is not None:
-        args += ["-isystem", real]
+        if path.endswith(_CU):   # nvcc's implicit cuda_runtime.h: the runtime API, host side
+            args += ["-DCUENTRY_REAL_CUDA_TOOLKIT", "-isystem", runtime_shadow(), "-isystem", real,
+                     "-include", "cuda_runtime.h"]
+        else:
+            args += ["-isystem", real]
+        args += legacy_pfn_flags(cat, real, text)
         return args, f"cuda.h and cudaTypedefs.h of {real}"
     tk = choose_toolkit(cat, opts.toolkit)
-    args += ["-isystem", generated_dir(cat, tk)]
+    args += ["-isystem", generated_dir(cat, tk)] + (["-include", "cuda_runtime.h"] if path.endswith(_CU) else [])
     return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
 
 
@@ -251,7 +259,7 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options,
     has an error that is not a missing header. A `.h` that does not parse as C++ is tried as C."""
     first = ""
     for as_c in (False, True) if path.endswith(".h") else (False,):
-        args, headers = arguments(path, opts, cat, as_c=as_c)
+        args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
         pch = _pch(ci, args, text) if opts.pch else None
         if pch is not None:
             args = [*args, "-include-pch", pch]
@@ -295,6 +303,10 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())
+    if opts.flip:
+        from .configs import every
+
+        return every(unit, tu, text, path, opts, cat, extract)
     return unit
 
 

@@ -189,7 +189,7 @@ def runtime_h(toolkit: str) -> str:
         names.DEFAULT_FLAG_NAMES | names.LEGACY_FLAG_NAMES | names.PER_THREAD_FLAG_NAMES) if n.startswith("cuda"))
     return "\n".join([
         f"/* cuda_runtime_api.h of CUDA {toolkit} (entry-point calls only), written by cuentry lint. */",
-        "#ifndef __CUDA_RUNTIME_API_H__", "#define __CUDA_RUNTIME_API_H__", "#include <cuda.h>",
+        "#ifndef __CUDA_RUNTIME_API_H__", "#define __CUDA_RUNTIME_API_H__",   # as NVIDIA's: no cuda.h
         f"#define CUDART_VERSION {tk}",
         "#ifdef __cplusplus", 'extern "C" {', "#endif",
         "typedef enum cudaError { cudaSuccess = 0, cudaErrorUnknown = 999 } cudaError_t;",
@@ -199,8 +199,15 @@ def runtime_h(toolkit: str) -> str:
         "cudaDriverEntryPointQueryResult;",
         "cudaError_t cudaDriverGetVersion(int *driverVersion);",
         "cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);",
+        "#ifdef __cplusplus",   # 11.x code calls it with three arguments; 12.x headers give the fourth a default
+        "cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, "
+        "cudaDriverEntryPointQueryResult *driverStatus = 0);",
+        "#else",
         "cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, "
         "cudaDriverEntryPointQueryResult *driverStatus);",
+        "#endif",
+        "const char *cudaGetErrorString(cudaError_t error);",
+        "const char *cudaGetErrorName(cudaError_t error);",
         "cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, "
         "unsigned long long flags, cudaDriverEntryPointQueryResult *driverStatus);",
         "#ifdef __cplusplus", "}", "#endif", "#endif", ""])
@@ -225,6 +232,58 @@ def generated_dir(cat: Catalog, toolkit: str) -> str:
         return d
 
 
+def runtime_shadow() -> str:
+    """A directory whose `cuda_runtime.h` is the real toolkit's `cuda_runtime_api.h` only: a `.cu` file parsed
+    against a real toolkit sees every runtime declaration without the device-side headers that only nvcc
+    (or clang's own CUDA wrappers) can read. Written once per process."""
+    with _LOCK:
+        got = _DIRS.get(("shadow", 0))
+        if got is not None and os.path.isdir(got):
+            return got
+        d = tempfile.mkdtemp(prefix="cuentry-lint-runtime-")
+        fd = os.open(os.path.join(d, "cuda_runtime.h"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("/* cuentry lint: the host side of cuda_runtime.h */\n#include <cuda_runtime_api.h>\n")
+        _DIRS[("shadow", 0)] = d
+        return d
+
+
+def legacy_pfn_flags(cat: Catalog, include: str, text: str) -> list[str]:
+    """`-DPFN_cuX=PFN_cuX_vN` for the unversioned names the file uses that a real toolkit's `cudaTypedefs.h`
+    no longer has (13.0 dropped them): each the ABI that toolkit declares, as 11.x and 12.x headers had it.
+    A name the file defines itself (`typedef ... PFN_cuX`, `#define PFN_cuX`) is left alone."""
+    used = set(_UNVERSIONED_PFN.findall(text))
+    if not used:
+        return []
+    tk = real_version(include)
+    if tk < 13000:
+        return []
+    out = []
+    for sym in sorted(used):
+        if re.search(rf"(?:typedef|#\s*define|using)[^;\n]*\bPFN_{sym}\b", text):
+            continue
+        abi = in_toolkit(cat, sym, tk, False) if sym in cat else None
+        if abi is not None:
+            out.append(f"-DPFN_{sym}={abi.pfn}")
+    return out
+
+
+_UNVERSIONED_PFN = re.compile(r"\bPFN_(cu[A-Za-z0-9]+)\b")
+_REAL_VERSION: dict[str, int] = {}
+
+
+def real_version(include: str) -> int:
+    """The CUDA_VERSION a real toolkit's cuda.h defines (0 when it cannot be read; read once per directory)."""
+    if include not in _REAL_VERSION:
+        try:
+            with open(os.path.join(include, "cuda.h"), encoding="utf-8", errors="replace") as fh:
+                m = re.search(r"^#define CUDA_VERSION (\d+)", fh.read(1 << 20), re.M)
+        except OSError:
+            m = None
+        _REAL_VERSION[include] = int(m.group(1)) if m else 0
+    return _REAL_VERSION[include]
+
+
 def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
     """The directory of a real `cuda.h` (with `cudaTypedefs.h` beside it): the -I directories, then
     $CUDA_HOME/$CUDA_PATH, then /usr/local/cuda; None when there is none."""
@@ -241,4 +300,4 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "runtime_h", "toolkit_version", "typedefs_h"]
+           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "toolkit_version", "typedefs_h"]

@@ -17,6 +17,10 @@
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __CUDACC__ 1
+#if defined(CUENTRY_REAL_CUDA_TOOLKIT)
+/* a real toolkit: its own vector types and dim3, as nvcc has them */
+#include <vector_types.h>
+#else
 #define __VECTOR_TYPES_H__
 #define CUENTRY_VEC_(t, n) struct n##1 { t x; }; struct n##2 { t x, y; }; struct n##3 { t x, y, z; }; \
     struct n##4 { t x, y, z, w; }; typedef struct n##1 n##1; typedef struct n##2 n##2; typedef struct n##3 n##3; \
@@ -33,6 +37,11 @@ struct dim3 {
     operator uint3() const { return uint3{x, y, z}; }
 };
 typedef struct dim3 dim3;
+#endif
+/* the built-in variables of device code (nvcc declares them in device_launch_parameters.h) */
+extern "C" __attribute__((device)) const uint3 threadIdx, blockIdx;
+extern "C" __attribute__((device)) const dim3 blockDim, gridDim;
+extern "C" __attribute__((device)) const int warpSize;
 typedef struct CUstream_st *cudaStream_t;
 extern "C" int __cudaPushCallConfiguration(dim3 grid, dim3 block, __SIZE_TYPE__ shmem = 0, cudaStream_t s = 0);
 extern "C" int cudaConfigureCall(dim3 grid, dim3 block, __SIZE_TYPE__ shmem = 0, cudaStream_t s = 0);

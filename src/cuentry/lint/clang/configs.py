@@ -1,0 +1,576 @@
+"""Every configuration: requests in regions the preprocessor skipped are judged by parsing again.
+
+A file parsed with its flags leaves out the `#if` branches those flags do not enter: a whole
+loader under `#if defined(USE_CUDA)`, the other branch of `#if CUDA_VERSION >= 12000`, the
+`#ifdef _WIN32` half. This module finds the request tokens of the file (`cuGetProcAddress`,
+`cudaGetDriverEntryPoint(ByVersion)`, `dlsym`, `GetProcAddress`, a loader macro called with a
+driver name) that clang skipped, reads the conditions of the branches around each, and works out
+the macro settings that enter them: `-DX`/`-UX`/`-DX=N`, or for `CUDA_VERSION`/`CUDART_VERSION`
+the toolkit of the catalog whose headers define a value that does. Compatible settings share one
+configuration; at most `MAX_CONFIGS` are parsed per file, and none is started once
+`MAX_SECONDS` have passed. Each configuration's requests inside the branches it was made to
+enter (and a wrapper's faults for the calls made from them) join the file's facts, named by
+the configuration ("when USE_CUDA is defined"); a fact already judged is not added again.
+
+A condition this module cannot read (a function-like macro, arithmetic) leaves its requests
+unjudged; the file's note says which and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...catalog import Catalog
+from ..facts import Export, Query, Unit
+
+__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "WINDOWS_MACROS",
+           "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition", "every", "label", "plan", "regions",
+           "require", "skipped"]
+
+MAX_CONFIGS = 4
+"""Extra configurations parsed per file, at most."""
+MAX_REGIONS = 256
+"""Skipped branches with requests considered per file, at most (the others are said to be unjudged)."""
+MAX_SECONDS = 20.0
+"""No further configuration of a file is started after this many seconds of extra parsing."""
+
+WIN32_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource", "win32")
+"""A minimal `windows.h` (LoadLibrary, GetProcAddress, FreeLibrary) for the `_WIN32` configuration."""
+
+WINDOWS_MACROS = ("_WIN32", "_WIN64", "WIN32", "WIN64", "_WINDOWS", "WINDOWS", "_MSC_VER")
+"""Macros whose branches are Windows code: their configuration gets the minimal `windows.h`."""
+TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
+"""Macros the CUDA headers define: set by choosing the toolkit whose headers are written (and `-D` of its value)."""
+
+_REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
+_LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
+_LOADER_NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*$")
+_COMMENT = re.compile(r"(?=[/\"'])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')", re.S)
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)((?:[^\n\\]|\\\n|\\.)*)", re.M)
+_COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
+INF = 1 << 62
+
+
+# ---- conditions -------------------------------------------------------------------------------------------------
+
+
+def condition(text: str) -> Any:
+    """The parsed `#if` expression: nested tuples (`("and", a, b)`, `("or", a, b)`, `("not", a)`,
+    `("defined", X)`, `("cmp", X, op, N)`, `("id", X)`, `("num", N)`), or None when it is not of that shape."""
+    toks: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _COND_TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        kind = m.lastgroup or "op"
+        toks.append((kind, m.group(kind)))
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    p = _Parser(toks)
+    try:
+        out = p.disjunction()
+    except ValueError:
+        return None
+    return out if p.i == len(toks) else None
+
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str]]) -> None:
+        self.toks, self.i = toks, 0
+
+    def peek(self) -> str:
+        return self.toks[self.i][1] if self.i < len(self.toks) else ""
+
+    def take(self) -> tuple[str, str]:
+        if self.i >= len(self.toks):
+            raise ValueError("end")
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def disjunction(self) -> Any:
+        left = self.conjunction()
+        while self.peek() == "||":
+            self.take()
+            left = ("or", left, self.conjunction())
+        return left
+
+    def conjunction(self) -> Any:
+        left = self.unary()
+        while self.peek() == "&&":
+            self.take()
+            left = ("and", left, self.unary())
+        return left
+
+    def unary(self) -> Any:
+        if self.peek() == "!":
+            self.take()
+            return ("not", self.unary())
+        return self.comparison()
+
+    def comparison(self) -> Any:
+        left = self.primary()
+        if self.peek() in ("<", ">", "<=", ">=", "==", "!="):
+            op = self.take()[1]
+            right = self.primary()
+            if left[0] == "id" and right[0] == "num":
+                return ("cmp", left[1], op, right[1])
+            if left[0] == "num" and right[0] == "id":
+                flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+                return ("cmp", right[1], flip[op], left[1])
+            raise ValueError("comparison")
+        return left
+
+    def primary(self) -> Any:
+        kind, tok = self.take()
+        if tok == "(":
+            inner = self.disjunction()
+            if self.take()[1] != ")":
+                raise ValueError(")")
+            return inner
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            k, name = self.take()
+            if k != "id" or (paren and self.take()[1] != ")"):
+                raise ValueError("defined")
+            return ("defined", name)
+        if kind == "num":
+            return ("num", int(tok, 0))
+        if kind == "id":
+            if self.peek() == "(":
+                raise ValueError("function-like macro")
+            return ("id", tok)
+        raise ValueError(tok)
+
+
+@dataclass(frozen=True)
+class Need:
+    """What one macro must be: defined or not (None: either), the range its value must lie in, and
+    values it must not have."""
+
+    defined: bool | None = None
+    lo: int = -INF
+    hi: int = INF
+    ne: frozenset[int] = frozenset()
+
+    def meet(self, other: Need) -> Need | None:
+        """Both needs at once, or None when they contradict."""
+        lo, hi, ne = max(self.lo, other.lo), min(self.hi, other.hi), self.ne | other.ne
+        if self.defined is not None and other.defined is not None and self.defined != other.defined:
+            return None
+        defined = self.defined if other.defined is None else other.defined
+        zero_ok = lo <= 0 <= hi and 0 not in ne           # an undefined macro is 0 in `#if`
+        if lo > hi or (defined is False and not zero_ok) or (hi - lo < len(ne) and _pick(lo, hi, ne) is None):
+            return None
+        if defined is None and not zero_ok:
+            defined = True
+        return Need(defined, lo, hi, ne)
+
+    def value(self) -> int:
+        """A value that meets the need (the bound named, else 1)."""
+        start = self.lo if self.lo > -INF and self.lo != 0 else self.hi if self.hi < INF and self.lo == -INF else \
+            max(self.lo, 1) if self.lo > -INF else 1
+        got = _pick(start, self.hi, self.ne) if start >= self.lo else None
+        return got if got is not None else (_pick(self.lo, self.hi, self.ne) or start)
+
+
+def _pick(lo: int, hi: int, ne: frozenset[int]) -> int | None:
+    """The first value from `lo` up to `hi` not in `ne` (or down from `hi` when `lo` is unbounded)."""
+    step, v = (1, lo) if lo > -INF else (-1, hi)
+    for _ in range(len(ne) + 1):
+        if lo <= v <= hi and v not in ne:
+            return v
+        v += step
+    return None
+
+
+Needs = dict[str, Need]
+
+
+def _meet(a: Needs, b: Needs) -> Needs | None:
+    out = dict(a)
+    for k, n in b.items():
+        got = out[k].meet(n) if k in out else n
+        if got is None:
+            return None
+        out[k] = got
+    return out
+
+
+def require(node: Any, truth: bool) -> Needs | None:
+    """Macro needs that make `node` evaluate to `truth` (one way of doing it), or None when there is none."""
+    if node is None:
+        return None
+    kind = node[0]
+    if kind == "num":
+        return {} if bool(node[1]) == truth else None
+    if kind == "not":
+        return require(node[1], not truth)
+    if kind in ("and", "or"):
+        both = (kind == "and") == truth
+        a, b = require(node[1], truth), require(node[2], truth)
+        if both:
+            return _meet(a, b) if a is not None and b is not None else None
+        return a if a is not None else b
+    if kind == "defined":
+        return {node[1]: Need(defined=truth)}
+    if kind == "id":
+        return {node[1]: Need(True, 1, INF) if truth else Need(None, 0, 0)}
+    _, name, op, n = node
+    if not truth:
+        op = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}[op]
+    if op == "!=":
+        return {name: Need(ne=frozenset({n}))}
+    lo, hi = {"<": (-INF, n - 1), "<=": (-INF, n), ">": (n + 1, INF), ">=": (n, INF), "==": (n, n)}[op]
+    need = Need(None, lo, hi).meet(Need())
+    return {name: need} if need is not None else None
+
+
+# ---- the branches of the file -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Region:
+    """One branch of an `#if` chain whose body holds request tokens: its body's lines and how to enter it."""
+
+    first: int                      # 1-based line of the directive that opens the branch
+    last: int                       # 1-based line of the directive that closes it
+    needs: Needs | None             # None: a condition that could not be read (or `#if 0`)
+    why: str = ""                   # the conditions, as written, for messages
+    tokens: list[tuple[int, int, str]] = field(default_factory=list)   # (line, col, token) in its body
+
+
+@dataclass
+class _Open:
+    """An `#if` chain being read: the needs to reach it, those that its earlier branches not be taken,
+    its current condition, and the region of its current branch."""
+
+    outer: Needs | None
+    outer_why: str
+    neg: Needs | None
+    cond: Any
+    text: str
+    region: Region = field(default_factory=lambda: Region(0, 0, None))
+
+
+MAX_DEPTH = 64
+"""`#if` nesting deeper than this is not flipped (its requests are said to be unjudged)."""
+
+
+def _blank(text: str) -> str:
+    """Comments, and the insides of string and character literals, replaced by spaces (newlines kept, so every
+    token keeps its line and column): a `dlsym` in a message is not a request."""
+    def keep(m: re.Match[str]) -> str:
+        s = m.group()
+        if s[0] in "\"'":
+            return s[0] + " " * (len(s) - 2) + s[-1]
+        return "\n".join(" " * len(p) for p in s.split("\n"))
+    return _COMMENT.sub(keep, text)
+
+
+def _both(a: Needs | None, b: Needs | None) -> Needs | None:
+    return _meet(a, b) if a is not None and b is not None else None
+
+
+def _directive_condition(word: str, rest: str) -> Any:
+    rest = rest.strip()
+    if word in ("ifdef", "elifdef"):
+        return ("defined", rest.split()[0]) if rest else None
+    if word in ("ifndef", "elifndef"):
+        return ("not", ("defined", rest.split()[0])) if rest else None
+    return condition(rest)
+
+
+def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
+    """The `#if` branches of the file whose own body (not a nested branch) holds request tokens: the
+    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`."""
+    blank = _blank(text)
+    found: list[tuple[int, int, Any]] = [(m.start(), m.end(), m) for m in _DIRECTIVE.finditer(blank)]
+    found += [(pos, -1, tok) for pos, tok in _tokens(blank, wrappers)]
+    found.sort(key=lambda f: f[0])
+    stack: list[_Open] = []
+    out: list[Region] = []
+    line, at, directive_end = 1, 0, -1
+    for pos, end, m in found:
+        line += blank.count("\n", at, pos)
+        at = pos
+        if end >= 0:
+            directive_end = end
+            _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
+        elif stack and pos >= directive_end:
+            stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
+    last = line + blank.count("\n", at)
+    for o in stack:
+        _close(o.region, last, out)
+    return sorted(out, key=lambda r: r.first)
+
+
+def _tokens(blank: str, wrappers: Iterable[str]) -> list[tuple[int, str]]:
+    """Where request tokens start: the request APIs, a loader macro called with a driver name (`LOAD(cuX`),
+    a call of one of `wrappers` (names found by a search for what is rare, then checked around)."""
+    def starts_word(pos: int) -> bool:
+        return pos == 0 or not (blank[pos - 1].isalnum() or blank[pos - 1] == "_")
+
+    out = [(m.start(), m.group()) for m in _REQUEST.finditer(blank) if starts_word(m.start())]
+    for m in _LOADER_ARG.finditer(blank):
+        name = _LOADER_NAME.search(blank, max(0, m.start() - 64), m.start())
+        if name is not None:
+            out.append((name.start(), name.group().rstrip()))
+    names = sorted({w for w in wrappers if re.fullmatch(r"[A-Za-z_]\w*", w)})[:256]
+    if names:
+        calls = re.compile("(?:" + "|".join(map(re.escape, names)) + r")\b(?=[ \t]*[(<])")
+        out += [(m.start(), m.group()) for m in calls.finditer(blank) if starts_word(m.start())]
+    return out
+
+
+def _directive(stack: list[_Open], out: list[Region], word: str, rest: str, n: int) -> None:
+    """One conditional directive: a chain opened, a branch moved on, a chain closed (others are ignored)."""
+    if word in ("if", "ifdef", "ifndef"):
+        parent = stack[-1].region if stack else Region(0, 0, {})
+        outer = parent.needs if len(stack) < MAX_DEPTH else None
+        stack.append(_Open(outer, parent.why, {}, _directive_condition(word, rest), f"#{word} {rest.strip()}"))
+        _open(stack[-1], n)
+    elif word in ("elif", "elifdef", "elifndef", "else") and stack:
+        o = stack[-1]
+        _close(o.region, n, out)
+        o.neg = _both(o.neg, require(o.cond, False) if o.cond is not True else None)
+        o.cond = True if word == "else" else _directive_condition(word, rest)
+        o.text = f"#{word} {rest.strip()}".rstrip()
+        _open(o, n)
+    elif word == "endif" and stack:
+        _close(stack.pop().region, n, out)
+
+
+def _open(o: _Open, n: int) -> None:
+    needs = _both(_both(o.outer, o.neg), {} if o.cond is True else require(o.cond, True))
+    outer = o.outer_why if len(o.outer_why) < 200 else o.outer_why[:200].rsplit(" and ", 1)[0] + " and ..."
+    why = f"{outer} and {o.text}" if outer else o.text
+    o.region = Region(n, n, needs, why)
+
+
+def _close(region: Region, n: int, out: list[Region]) -> None:
+    region.last = n
+    if region.tokens:
+        out.append(region)
+
+
+# ---- which were skipped, and the configurations that enter them ----------------------------------------------------
+
+
+def skipped(tu: Any, path: str, found: list[Region], seen_lines: set[int]) -> list[Region]:
+    """The regions whose request tokens clang did not see (no cursor of that name at the token)."""
+    import clang.cindex as ci
+
+    out = []
+    for r in found:
+        for line, col, tok in r.tokens:
+            if line in seen_lines:
+                break
+            try:
+                cur = ci.Cursor.from_location(tu, tu.get_location(path, (line, col)))
+                here = cur.spelling == tok or (cur.location.line, cur.location.column) == (line, col)
+            except Exception:
+                here = False
+            if here:
+                break
+        else:
+            out.append(r)
+    return out
+
+
+@dataclass
+class Config:
+    """One more parse of the file: the macro needs it meets, and the regions it was made to enter."""
+
+    needs: Needs
+    regions: list[Region] = field(default_factory=list)
+    toolkit: str | None = None      # the toolkit whose headers are written for it (None: the flags' own headers)
+    base: int = 0                   # the CUDA_VERSION of the flags' own headers
+
+    def label(self) -> str:
+        return label(self.needs)
+
+    def flags(self) -> list[str]:
+        out = []
+        for name, n in sorted(self.needs.items()):
+            if name in TOOLKIT_MACROS:   # as the headers define it (also where the file does not include them)
+                from .headers import toolkit_version
+
+                value = toolkit_version(self.toolkit) if self.toolkit is not None else self.base
+                out += [f"-D{name}={value}"] if value else []
+                continue
+            if n.defined is False:
+                out.append(f"-U{name}")
+            elif (n.lo, n.hi) == (-INF, INF):
+                out.append(f"-D{name}")
+            else:
+                out.append(f"-D{name}={n.value()}")
+        if any(self.needs.get(m, Need()).defined for m in WINDOWS_MACROS):
+            out += ["-isystem", WIN32_DIR, "-isystem", os.path.join(WIN32_DIR, "upper")]
+        return out
+
+
+def label(needs: Needs) -> str:
+    """How a configuration is named in messages: "when USE_CUDA is defined and CUDA_VERSION < 12000"."""
+    parts = []
+    for name, n in sorted(needs.items()):
+        if n.defined is False:
+            parts.append(f"{name} is not defined")
+        elif (n.lo, n.hi) == (-INF, INF):
+            parts.append(f"{name} is defined")
+        elif n.lo == n.hi or (n.lo, n.hi) == (-INF, INF):
+            parts.append(f"{name} = {n.value()}")
+        elif n.hi == INF:
+            parts.append(f"{name} >= {n.lo}")
+        elif n.lo == -INF:
+            parts.append(f"{name} < {n.hi + 1}")
+        else:
+            parts.append(f"{n.lo} <= {name} <= {n.hi}")
+    return "when " + " and ".join(parts)
+
+
+def _toolkit(cat: Catalog, needs: Needs, base: int = 0) -> tuple[bool, str | None]:
+    """The newest catalog toolkit whose CUDA_VERSION meets the needs (ok, toolkit); (True, None): none asked,
+    or the headers of the flags' own parse (CUDA_VERSION `base`) meet them."""
+    from .headers import toolkit_version
+
+    asked = [needs[m] for m in TOOLKIT_MACROS if m in needs]
+    if not asked or (base and all(n.defined is not False and n.lo <= base <= n.hi for n in asked)):
+        return True, None
+    if any(n.defined is False for n in asked):
+        return False, None
+    for tk in reversed(cat.history):
+        v = toolkit_version(tk)
+        if all(n.lo <= v <= n.hi for n in asked):
+            return True, tk
+    return False, None
+
+
+def plan(found: list[Region], cat: Catalog, base: int = 0) -> tuple[list[Config], list[Region]]:
+    """Configurations that enter the regions (compatible needs share one; at most `MAX_CONFIGS`),
+    and the regions none can enter (a condition not read, needs that contradict, no toolkit that fits).
+    `base`: the CUDA_VERSION of the headers the flags' own parse used (kept where it meets the needs)."""
+    configs: list[Config] = []
+    left: list[Region] = []
+    for r in found:
+        if r.needs is None or not _toolkit(cat, r.needs)[0]:
+            left.append(r)
+            continue
+        for c in configs:
+            merged = _meet(c.needs, r.needs)
+            if merged is not None and _toolkit(cat, merged)[0]:
+                c.needs = merged
+                c.regions.append(r)
+                break
+        else:
+            if len(configs) < MAX_CONFIGS:
+                configs.append(Config(dict(r.needs), [r]))
+            else:
+                left.append(r)
+    for c in configs:
+        c.toolkit, c.base = _toolkit(cat, c.needs, base)[1], base
+    return configs, left
+
+
+def base_version(opts: Any, cat: Catalog, path: str) -> int:
+    """The CUDA_VERSION of the headers a parse of `path` with `opts` uses: a real toolkit's, or the generated one's."""
+    from . import include_dirs
+    from .headers import choose_toolkit, find_toolkit_include, real_version, toolkit_version
+
+    if opts.toolkit is None:
+        cmd = opts.commands.get(os.path.abspath(path))
+        real = find_toolkit_include([*opts.include_dirs, *include_dirs(cmd or [])])
+        if real is not None:
+            return real_version(real)
+    return toolkit_version(choose_toolkit(cat, opts.toolkit))
+
+
+# ---- judging them ----------------------------------------------------------------------------------------------------
+
+
+def _key(f: Query | Export) -> tuple[Any, ...]:
+    if isinstance(f, Export):
+        return ("e", f.line, f.col, f.name, f.target_sig, f.target_export)
+    return ("q", f.line, f.col, f.symbol, f.version, f.pins, f.flags_text, f.target_sig, f.target_export, f.status)
+
+
+_CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
+
+
+def _wanted(f: Query | Export, c: Config) -> bool:
+    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact for
+    calls made from one (not a fact the other configuration changed in code both configurations have)."""
+    if any(r.first < f.line < r.last for r in c.regions):
+        return True
+    m = _CALLERS.search(f.where)
+    lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
+    return any(r.first < n < r.last for n in lines for r in c.regions)
+
+
+Extract = Callable[[str, str, Any], Unit]
+
+
+def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, extract: Extract) -> Unit:
+    """`unit` (the file in the configuration of its flags) with the facts of the configurations that enter
+    the branches its flags skipped; `extract(text, path, opts)` parses one configuration."""
+    wrappers = [str(spec.get("name", "")) for spec in [*unit.clang_apis.values(), *getattr(opts, "foreign", {}).values()]]
+    found = regions(text, wrappers)
+    if not found:
+        return unit
+    facts: list[Query | Export] = [*unit.queries, *unit.exports]
+    dark = skipped(tu, path, found, {f.line for f in facts})
+    if not dark:
+        return unit
+    configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
+    keys = {_key(f) for f in facts}
+    start = time.monotonic()
+    not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
+                             for r in left[:8]]
+    if len(left) > 8 or len(dark) > MAX_REGIONS:
+        not_judged.append(f"{max(0, len(left) - 8) + max(0, len(dark) - MAX_REGIONS)} more branches")
+    for c in configs:
+        if time.monotonic() - start > MAX_SECONDS:
+            not_judged.append(f"{c.label()}: not parsed, the file's {MAX_SECONDS:.0f} s for configurations is spent")
+            continue
+        sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
+                                  toolkit=c.toolkit or opts.toolkit)
+        try:
+            got = extract(text, path, sub)
+        except Exception as exc:
+            not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
+            continue
+        _add(unit, unit.queries, got.queries, c, keys)
+        _add(unit, unit.exports, got.exports, c, keys)
+        unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
+                           any(r.first < u[1] < r.last for r in c.regions)]
+    if not_judged:
+        said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
+        unit.note = f"{unit.note}; {said}" if unit.note else said
+    return unit
+
+
+def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]]) -> None:
+    """The new facts of a configuration, each named by the needs of the branch it is in (the smallest), or
+    by the whole configuration for a wrapper's fact outside them."""
+    for f in got:
+        k = _key(f)
+        if k in keys or not _wanted(f, c):
+            continue
+        keys.add(k)
+        inside = [r for r in c.regions if r.first < f.line < r.last and r.needs is not None]
+        name = label(min(inside, key=lambda r: r.last - r.first).needs or {}) if inside else c.label()
+        if name not in unit.configs:
+            unit.configs.append(name)
+        f.where = f"{f.where} ({name})"
+        f.config = name
+        into.append(f)

@@ -1,0 +1,36 @@
+"""The `lint` extra: the parsers C, C++ and CUDA files need, which the core library does not install.
+
+`pip install cuentry` gives the calls, tables, `doctor`, `check`, `generate`, `trace` and the emulator
+with no parser at all; `pip install 'cuentry[lint]'` adds libclang and tree-sitter. Python files are
+linted with `ast` either way. Nothing here is imported until a C-family file is linted.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import UsageError
+
+__all__ = ["HINT", "MODULES", "missing", "require"]
+
+HINT = "pip install 'cuentry[lint]'"
+"""The one command that installs what linting C, C++ and CUDA files needs."""
+MODULES = ("tree_sitter", "tree_sitter_cpp")
+"""The modules of the extra C-family linting cannot do without (libclang is used when it loads)."""
+
+
+def missing() -> list[str]:
+    """The modules of `MODULES` that cannot be imported (empty: the extra is installed)."""
+    out = []
+    for name in MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            out.append(name)
+    return out
+
+
+def require() -> None:
+    """Raise `UsageError` (exit 2), in one line naming the fix, when the extra is not installed."""
+    if missing():
+        raise UsageError(f"linting C, C++ and CUDA files needs the lint extra: {HINT} (Python files lint without it)")
