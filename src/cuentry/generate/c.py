@@ -38,7 +38,7 @@ from .. import __version__
 from ..calls import enum_type
 from ..catalog import Abi, Catalog, c_declaration
 from ..errors import ManifestError, TableDeclarationError
-from ..names import format_version, parse_version, split_suffix
+from ..names import GENERATED_MEMBER_PREFIX, format_version, parse_version, split_suffix
 from ..toolchain import c_string
 from .model import Plan, plan
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOOTSTRAP", "CUDA_H_RENAMES", "MEMBER_PREFIX", "TEMPLATE", "check_entry_names", "generate_c", "layout_stamp",
-    "member", "pfn_typedef", "render", "template",
+    "member", "pfn_typedef", "render", "symbol_stamp", "template",
 ]
 
 
@@ -67,15 +67,13 @@ _ORIGIN_GUARD = {
 }
 
 # cuda.h (12.0 and later) renames one entry point to another one's base name by a macro. Members are
-# named pfn_<entry>, which no cuda.h macro touches, so both can be in one table; an entry *named* after
+# named <MEMBER_PREFIX><entry>, which no cuda.h macro touches, so both can be in one table; an entry *named* after
 # one of them (name = "cuGraphInstantiateWithFlags" for another symbol) is refused like any other
 # entry named after a driver function.
 CUDA_H_RENAMES = {"cuGraphInstantiate": "cuGraphInstantiateWithFlags"}
 
-# The prefix of every table member: cuda.h's macros (cuMemAlloc -> cuMemAlloc_v2) rename identifiers
-# equal to a driver function's name, never pfn_cuMemAlloc, so a file that includes cuda.h and one that
-# does not see the same struct (one definition, as C++ and LTO require).
-MEMBER_PREFIX = "pfn_"
+# The prefix of every table member (names.GENERATED_MEMBER_PREFIX, the one owner of it).
+MEMBER_PREFIX = GENERATED_MEMBER_PREFIX
 
 TEMPLATE = "loader.h.in"
 
@@ -303,7 +301,7 @@ def _c_string(s: str | None) -> str:
 def _report_size(p: Plan) -> int:
     """An upper bound for the report text: a header line plus one bounded line per pin."""
     per_pin = 700 + max(len(x.key) + len(x.abi.pfn) + 3 * len(x.symbol) + len(x.member) for x in p.pins)
-    return 512 + len(p.pins) * per_pin
+    return (512 + len(p.pins) * per_pin + 7) // 8 * 8  # a multiple of 8: the struct needs no padding
 
 
 def layout_stamp(p: Plan, cat: Catalog) -> int:
@@ -365,10 +363,21 @@ def render(p: Plan, cat: Catalog) -> str:
         "@QUERY_T@": types.respell("enum CUdriverProcAddressQueryResult_enum"),
         "@ENTRIES@": _entries(p),
     }
+    subs["@MEMBER_PREFIX@"] = MEMBER_PREFIX
     # The prefix first, then every placeholder in one pass: text from the manifest (a file name, say) is
-    # never scanned again for placeholders or the prefix.
-    text = template().replace("CUENTRY_PFX", up).replace("cuentry_pfx", low)
-    return _PLACEHOLDER.sub(lambda m: subs[m.group(0)], text)
+    # never scanned again for placeholders or the prefix. The symbol stamp (@ABI@) is a hash of the
+    # whole text around it, so equal stamps mean equal headers.
+    parts = [_PLACEHOLDER.sub(lambda m: subs[m.group(0)], piece)
+             for piece in template().replace("CUENTRY_PFX", up).replace("cuentry_pfx", low).split(_ABI)]
+    return symbol_stamp(parts).join(parts)
+
+
+_ABI = "@ABI@"
+
+
+def symbol_stamp(parts: list[str]) -> str:
+    """The stamp in the loader's symbol names: 8 hex digits of a hash of the header's text around it."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
 
 
 # Words a struct member cannot be named in C or C++, and macros of the headers the loader includes.
@@ -395,9 +404,9 @@ def _usage(p: Plan) -> str:
     req = next((s for s in p.slots if s.required), None)
     opt = next((s for s in p.slots if not s.required), None)
     if req is not None:
-        lines.append(f" *     t->pfn_{req.attr}(...);   required entries are never NULL after {p.name.upper()}_OK")
+        lines.append(f" *     t->{member(req.attr)}(...);   required entries are never NULL after {p.name.upper()}_OK")
     if opt is not None:
-        lines.append(f" *     if (t->pfn_{opt.attr}) t->pfn_{opt.attr}(...);")
+        lines.append(f" *     if (t->{member(opt.attr)}) t->{member(opt.attr)}(...);")
         lines.append(" *         optional entries are NULL when unavailable: test before every call, never call NULL")
     return "\n".join(_comment_text(line) for line in lines)
 
