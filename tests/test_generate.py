@@ -825,3 +825,25 @@ def test_the_usage_comment_calls_the_tables_own_entries(tmp_path: Path) -> None:
         usage = out.read_text().split("*/", 1)[0]
         assert "t->pfn_cuInit(...)" in usage and "cuMemAlloc" not in usage
         assert ("t->pfn_cuMulticastCreate" in usage) == want
+
+
+@backend_independent
+def test_generators_and_lint_import_no_ffi(tmp_path: Path) -> None:
+    """`cuentry generate` (C and Python) and lint read C type facts beside the catalog: no ctypes, no calls/."""
+    code = ("import sys\nfrom cuentry import manifest\nfrom cuentry.generate import generate_c, generate_python\n"
+            "import cuentry.lint\n"
+            f"m = manifest.load({str(DATA / 'acme.toml')!r})\ngenerate_c(m)\ngenerate_python(m)\n"
+            "print(sorted(k for k in sys.modules if k == 'ctypes' or k.startswith('cuentry.calls')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert out.strip() == "[]", out
+
+
+def test_c_type_facts_are_the_call_layers() -> None:
+    """cfacts' scalar names and sizes are the ones the call layer passes values as (ctypes)."""
+    import ctypes
+
+    from cuentry import cfacts
+    from cuentry.calls import ffi
+
+    assert set(ffi.SCALARS) == cfacts.SCALAR_NAMES and ffi.ALIASES is cfacts.ALIASES
+    assert {k: cfacts.sizeof(k) for k in ffi.SCALARS} == {k: ctypes.sizeof(v) for k, v in ffi.SCALARS.items()}

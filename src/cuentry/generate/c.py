@@ -35,8 +35,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..calls import enum_type
 from ..catalog import Abi, Catalog, c_declaration
+from ..cfacts import Hints, enum_type
 from ..errors import ManifestError, TableDeclarationError
 from ..names import GENERATED_MEMBER_PREFIX, format_version, parse_version, split_suffix
 from ..toolchain import c_string
@@ -180,6 +180,7 @@ class _Types:
 
     def __init__(self, cat: Catalog) -> None:
         self.cat = cat
+        self.hints = Hints(cat.ffi_hints)
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
         self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
@@ -257,7 +258,7 @@ class _Types:
         if spelling.startswith("enum "):
             body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
             text = f"{spelling} {{ {body} }};"
-            under = enum_type(key, self.cat)
+            under = enum_type(key, self.hints)
         else:
             text = f"typedef {self.cat.types['typedefs'][key]['type']} {key};"
             under = "int"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import keyword
 from typing import TYPE_CHECKING
 
-from ..calls import contract
+from .. import cfacts
 from ..errors import TableDeclarationError
 from .model import Plan, Slot, plan
 
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["accessor_name", "class_name", "generate_python", "protocol_name", "render"]
 
 
-_ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
-                contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
-                contract.OUTBUF: "Pointer", contract.ARRAY: "Pointer", contract.STRUCTPTR: "Pointer",
-                contract.FUNCPTR: "Pointer"}
+_ANNOTATIONS = {cfacts.INT: "int", cfacts.DEVPTR: "int", cfacts.HANDLE: "Handle", cfacts.FLOAT: "float",
+                cfacts.CSTR: "String", cfacts.STRUCT: "Struct", cfacts.INBUF: "Pointer",
+                cfacts.OUTBUF: "Pointer", cfacts.ARRAY: "Pointer", cfacts.STRUCTPTR: "Pointer",
+                cfacts.FUNCPTR: "Pointer"}
 
 
 def generate_python(manifest: Manifest) -> str:
@@ -66,9 +66,9 @@ def protocol_name(abi: Abi) -> str:
 def _protocol(abi: Abi) -> list[str]:
     from ..catalog import catalog
 
-    hints = contract.Hints(catalog().ffi_hints)
+    hints = cfacts.Hints(catalog().ffi_hints)
     seen: set[str] = set()
-    params = [f"{_param_name(p.name, i, seen)}: {_ANNOTATIONS[contract.classify(i, p, hints).kind]}"
+    params = [f"{_param_name(p.name, i, seen)}: {_ANNOTATIONS[cfacts.shape(p.canonical, p.type, hints).kind]}"
               for i, p in enumerate(abi.signature.params)]
     args = ", ".join(["self", *params, "/"]) if params else "self"
     decl = abi.c_typedef().replace('"', "'")
