@@ -410,3 +410,19 @@ def test_docs_examples_build_and_run(tmp_path: Path, fake: dict[str, str]) -> No
         exe = tmp_path / src.replace(".", "_")
         _run([_tool(cc), std, *STRICT, f"-I{tmp_path}", "-o", str(exe), str(tmp_path / src), "-ldl", "-pthread"])
         _run([str(exe)], env=env)
+
+
+@pytest.mark.parametrize("toolkit", ["11.8", "12.4", "13.0"])
+def test_after_cuentrys_own_generated_cuda_h(hdrs: Path, tmp_path: Path, toolkit: str) -> None:
+    """cuentry's own cuda.h/cudaTypedefs.h (lint's, from the catalog: every type, interop enums and CUuuid
+    included) before the headers, in C and C++ (where the header includes cuda.h itself): nothing redefined."""
+    from cuentry.catalog import catalog
+    from cuentry.lint.clang.headers import generated_dir
+
+    inc = generated_dir(catalog(), toolkit)
+    for lang, compiler, std in (("c", _tool("gcc"), "-std=c11"), ("c++", _tool("g++"), "-std=c++17")):
+        src = tmp_path / ("g.c" if lang == "c" else "g.cpp")
+        src.write_text("#include <cuda.h>\n#include <cudaTypedefs.h>\n" + _unit(lang == "c++"))
+        _run([compiler, std, *STRICT, f"-I{inc}", f"-I{hdrs}", "-fsyntax-only", str(src)])
+        src.write_text(_unit(lang == "c++"))  # C++: the header finds cuda.h on the include path itself
+        _run([compiler, std, *STRICT, f"-I{inc}", f"-I{hdrs}", "-fsyntax-only", str(src)])

@@ -66,6 +66,10 @@ _ORIGIN_GUARD = {
     "cudaVDPAUTypedefs.h": "CUDAVDPAU_H",
 }
 
+# What cuentry's own generated cuda.h (lint's, written from the catalog) defines: every type of the
+# catalog, interop enums and CUuuid included, so the header defines none of them next to it.
+_GENERATED_CUDA_H = "CUENTRY_GENERATED_CUDA_H"
+
 # cuda.h (12.0 and later) renames one entry point to another one's base name by a macro. Members are
 # named <MEMBER_PREFIX><entry>, which no cuda.h macro touches, so both can be in one table; an entry *named* after
 # one of them (name = "cuGraphInstantiateWithFlags" for another symbol) is refused like any other
@@ -262,8 +266,8 @@ class _Types:
         else:
             text = f"typedef {self.cat.types['typedefs'][key]['type']} {key};"
             under = "int"
-        out = [f"#if !defined(CUENTRY_HAVE_{ident}) && !defined({guard})", f"#define CUENTRY_HAVE_{ident} 1", text,
-               "#endif"]
+        out = [f"#if !defined(CUENTRY_HAVE_{ident}) && !defined({guard}) && !defined({_GENERATED_CUDA_H})",
+               f"#define CUENTRY_HAVE_{ident} 1", text, "#endif"]
         late = self._late(word)
         if late:
             out += [f"#if !defined(CUENTRY_SPELL_{ident})",
@@ -282,7 +286,8 @@ class _Types:
             out += self._enum_lines(key, spelling)
         if "CUuuid_st" in self.tags:
             # NVIDIA's own protocol (cuda.h and driver_types.h both test this macro): define it once, fully.
-            out += ["#ifndef CU_UUID_HAS_BEEN_DEFINED", "#define CU_UUID_HAS_BEEN_DEFINED",
+            out += [f"#if !defined(CU_UUID_HAS_BEEN_DEFINED) && !defined({_GENERATED_CUDA_H})",
+                    "#define CU_UUID_HAS_BEEN_DEFINED",
                     "struct CUuuid_st { char bytes[16]; };", "typedef struct CUuuid_st CUuuid;", "#endif"]
         if self.names:
             out += ["", "/* cuda.h's names for the types above, for code written without cuda.h. */"]
