@@ -27,7 +27,14 @@ from .conftest import CUDA_INCLUDE
 
 DATA = Path(__file__).parent / "generate_data"
 NAMES = ("acme", "leg", "floor")
-STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Wconversion", "-Wshadow"]
+STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Wconversion", "-Wshadow", "-Wundef"]
+# What strict C++ projects add (gcc), and clang's -Weverything minus the usual few.
+STRICT_CXX = ["-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wcast-qual", "-Wsign-conversion"]
+STRICT_GCC_CXX = ["-Wuseless-cast"]
+EVERYTHING = ["-Weverything", "-Werror", "-Wno-c++98-compat", "-Wno-c++98-compat-pedantic", "-Wno-padded",
+              "-Wno-unsafe-buffer-usage", "-Wno-declaration-after-statement", "-Wno-reserved-identifier",
+              "-Wno-reserved-macro-identifier", "-Wno-poison-system-directories", "-Wno-pre-c11-compat",
+              "-Wno-unused-macros", "-Wno-c++20-compat", "-Wno-pre-c2x-compat", "-Wno-pre-c23-compat"]
 HAVE_CUDA = (CUDA_INCLUDE / "cuda.h").exists()
 FULL = os.environ.get("CUENTRY_FULL_MATRIX") == "1"
 
@@ -74,11 +81,12 @@ def _unit(cxx: bool) -> str:
     return "\n".join(lines)
 
 
-_C = [("c", std) for std in ("c99", "c11")]
-_CXX = [("c++", std) for std in ("c++11", "c++17", "c++20")]
+_C = [("c", std) for std in ("c99", "c11", "c17", "c2x")]
+_CXX = [("c++", std) for std in ("c++11", "c++14", "c++17", "c++20", "c++2b")]
 _ALL = [(cc, lang, std, cuda) for cc in ("gcc", "clang") for lang, std in (*_C, *_CXX) for cuda in (False, True)]
 _LEAN = [("gcc", "c", "c99", False), ("clang", "c", "c11", True), ("gcc", "c++", "c++11", True),
-         ("clang", "c++", "c++20", False), ("gcc", "c++", "c++17", True)]
+         ("clang", "c++", "c++20", False), ("gcc", "c++", "c++17", True), ("gcc", "c", "c2x", False),
+         ("gcc", "c++", "c++2b", False)]
 
 
 @pytest.mark.parametrize("cc,lang,std,cuda", _ALL if FULL else _LEAN)
@@ -90,7 +98,10 @@ def test_strict_compile(hdrs: Path, tmp_path: Path, cc: str, lang: str, std: str
     src = tmp_path / ("u.c" if lang == "c" else "u.cpp")
     src.write_text(_unit(lang == "c++"))
     inc = ["-isystem", str(CUDA_INCLUDE), "-include", "cuda.h", "-include", "cudaTypedefs.h"] if cuda else []
-    _run([compiler, f"-std={std}", *STRICT, *inc, f"-I{hdrs}", "-fsyntax-only", str(src)])
+    extra = [*STRICT_CXX, *(STRICT_GCC_CXX if cc == "gcc" else [])] if lang == "c++" else []
+    _run([compiler, f"-std={std}", *STRICT, *extra, *inc, f"-I{hdrs}", "-fsyntax-only", str(src)])
+    if cc == "clang":
+        _run([compiler, f"-std={std}", *EVERYTHING, *inc, f"-I{hdrs}", "-fsyntax-only", str(src)])
 
 
 def _wheel_cuda_includes() -> list[Path]:
@@ -426,3 +437,73 @@ def test_after_cuentrys_own_generated_cuda_h(hdrs: Path, tmp_path: Path, toolkit
         _run([compiler, std, *STRICT, f"-I{inc}", f"-I{hdrs}", "-fsyntax-only", str(src)])
         src.write_text(_unit(lang == "c++"))  # C++: the header finds cuda.h on the include path itself
         _run([compiler, std, *STRICT, f"-I{inc}", f"-I{hdrs}", "-fsyntax-only", str(src)])
+
+
+_DEFAULT_CHECK = r"""
+#include <cstdio>
+#include <exception>
+#include "acme.h"
+int main() {
+    const acme_table &t = *acme_get();
+    try {
+        (void)acme_driver::require();
+        std::printf("REQUIRE ok\n");
+    } catch (const std::exception &e) {
+        std::printf("REQUIRE threw [%.40s]\n", e.what());
+    }
+    try {
+        ACME_CALL_CHECK(&t, cuStreamBeginCapture, (nullptr, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        std::printf("CALL ok\n");
+    } catch (const std::exception &e) {
+        std::printf("CALL threw [%s]\n", e.what());
+    }
+    return 0;
+}
+"""
+_C_CHECK = r"""
+#include <stdio.h>
+#define ACME_IMPLEMENTATION
+#include "acme.h"
+int main(void) {
+    const struct acme_table *t = acme_get();
+    int rc = ACME_CALL_CHECK(t, cuStreamBeginCapture, (NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    int missing = ACME_CALL_CHECK(t, cuMulticastCreate, (NULL, NULL));
+    printf("RC %d %d\n", rc, missing);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("impl", ["c++", "c"])
+def test_default_checks(hdrs: Path, tmp_path: Path, fake: dict[str, str], impl: str) -> None:
+    """Without a check hook: C++'s require()/ACME_CALL_CHECK throw a std::exception naming the entry, the
+    CUresult and the call site where the implementation file is C++, and abort where it is C; C's
+    ACME_CALL_CHECK writes the message to stderr and returns the result (an unresolved entry: not called)."""
+    (tmp_path / "use.cpp").write_text(_DEFAULT_CHECK)
+    if impl == "c++":
+        (tmp_path / "impl.cpp").write_text('#define ACME_IMPLEMENTATION\n#include "acme.h"\n')
+        objs = [str(tmp_path / "impl.cpp")]
+    else:
+        (tmp_path / "impl.c").write_text('#define ACME_IMPLEMENTATION\n#include "acme.h"\n')
+        _run([_tool("gcc"), "-std=c99", *STRICT, f"-I{hdrs}", "-c", "-o", str(tmp_path / "impl.o"), str(tmp_path / "impl.c")])
+        objs = [str(tmp_path / "impl.o")]
+    exe = tmp_path / "chk"
+    _run([_tool("g++"), "-std=c++17", *STRICT, *STRICT_CXX, f"-I{hdrs}", "-o", str(exe), str(tmp_path / "use.cpp"), *objs,
+          "-ldl", "-pthread"])
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "12000", "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60, check=False)
+    if impl == "c++":
+        assert proc.returncode == 0, proc.stderr
+        assert "REQUIRE ok" in proc.stdout, proc.stdout
+        assert ("CALL threw [acme: cuStreamBeginCapture failed: CUDA_ERROR_NOT_SUPPORTED (801) at "
+                f"{tmp_path / 'use.cpp'}:14]") in proc.stdout, proc.stdout
+    else:
+        assert proc.returncode < 0 and "acme:" in proc.stderr, (proc.returncode, proc.stderr)   # abort()
+    c = tmp_path / "c.c"
+    c.write_text(_C_CHECK)
+    _run([_tool("gcc"), "-std=c99", *STRICT, f"-I{hdrs}", "-o", str(tmp_path / "cchk"), str(c), "-ldl", "-pthread"])
+    proc = subprocess.run([str(tmp_path / "cchk")], capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert proc.stdout.strip() == "RC 801 -1", proc.stdout + proc.stderr
+    assert f"acme: cuStreamBeginCapture failed: CUDA_ERROR_NOT_SUPPORTED (801) at {c}:7" in proc.stderr
+    assert f"acme: cuMulticastCreate is not available (the entry did not resolve: see acme_report()) at {c}:8" \
+        in proc.stderr, proc.stderr

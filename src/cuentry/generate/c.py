@@ -424,19 +424,18 @@ def _doc(p: Plan) -> str:
 
 
 def _pins(p: Plan, low: str) -> str:
-    versions: list[str] = []
+    versions: list[str] = []   # every pin's ABI versions, in one array (one declaration, not one per pin)
     rows: list[str] = []
-    index = 0
     for e, s in enumerate(p.slots):
         for x in s.pins:
-            vname = f"{low}_impl_versions_{index}"
-            versions.append(f"static const int {vname}[] = {{{', '.join(map(str, x.versions))}}};")
             plat = (1 if "linux" in x.abi.platforms else 0) | (2 if "windows" in x.abi.platforms else 0)
             rows.append(f"    {{{_c_string(x.symbol)}, {x.version}, {x.first}, {_c_string(x.abi.pfn)}, "
                         f"{_c_string(x.abi.exported)}, {plat}, {e}, {_c_string(x.member)}, "
-                        f"offsetof(struct {low}_table, {member(x.member)}), {vname}, {len(x.versions)}}},")
-            index += 1
-    return "\n".join(versions) + f"\nstatic const struct {low}_impl_pin {low}_impl_pins[] = {{\n" + "\n".join(rows) + "\n};"
+                        f"offsetof(struct {low}_table, {member(x.member)}), {low}_impl_versions + {len(versions)}, "
+                        f"{len(x.versions)}}},")
+            versions.extend(map(str, x.versions))
+    return (f"static const int {low}_impl_versions[] = {{{', '.join(versions)}}};\n"
+            f"static const struct {low}_impl_pin {low}_impl_pins[] = {{\n" + "\n".join(rows) + "\n};")
 
 
 def _entries(p: Plan) -> str:
