@@ -31,6 +31,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -239,19 +240,24 @@ class _Types:
         first = self._first.get(word, 0)
         return parse_version(self.cat.history[first]) if 0 < first < len(self.cat.history) else None
 
-    def respell(self, text: str) -> str:
+    def respell(self, text: str, member: bool = False) -> str:
         """`text` with each enum that an included CUDA header may predate named by its spelling macro.
 
         Whether an older header already has such an enum is unknown (it may exist before any
-        entry point takes it), so the header never defines it next to a CUDA header: it spells
+        entry point takes it), so the header never defines it next to a CUDA header: in C it spells
         the parameter by the enum where the header is new enough, by its underlying integer type
-        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there).
+        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there). A
+        table member's type (`member`) is spelled by the integer type in C++ always, so every file
+        of a program sees one struct whatever CUDA header it includes (the ODR, checked by -flto
+        -Wodr); the loader's own bootstrap types (the getter) keep the header's spelling.
         """
         spelled = set(self.enums.values())
 
+        macro = "CUENTRY_MEMBER_SPELL_" if member else "CUENTRY_SPELL_"
+
         def sub(m: re.Match[str]) -> str:
             word = m.group(0)
-            return f"CUENTRY_SPELL_{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
+            return f"{macro}{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
 
         return _ENUM_WORD.sub(sub, text)
 
@@ -273,7 +279,11 @@ class _Types:
             out += [f"#if !defined(CUENTRY_SPELL_{ident})",
                     f"#if !defined({guard}) || CUDA_VERSION >= {late}", f"#define CUENTRY_SPELL_{ident} {word}",
                     "#else", f"#define CUENTRY_SPELL_{ident} {under} /* the CUDA header included predates it */",
-                    "#endif", "#endif"]
+                    "#endif", "#endif",
+                    f"#if !defined(CUENTRY_MEMBER_SPELL_{ident})",
+                    "#if defined(__cplusplus)",
+                    f"#define CUENTRY_MEMBER_SPELL_{ident} {under} /* C++: one struct whatever CUDA header a file sees */",
+                    "#else", f"#define CUENTRY_MEMBER_SPELL_{ident} CUENTRY_SPELL_{ident}", "#endif", "#endif"]
         return out
 
     def definitions(self) -> list[str]:
@@ -343,7 +353,9 @@ def render(p: Plan, cat: Catalog) -> str:
         types.add(abi)
     for abi in p.abis():
         types.add_names(abi)
-    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, types.respell) for a in (*boot, *p.abis())]
+    member_abis = set(p.abis()) - set(boot)
+    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, partial(types.respell, member=a in member_abis))
+            for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = _member_lines(p, low)
     subs: dict[str, Any] = {
