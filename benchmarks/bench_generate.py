@@ -2,6 +2,8 @@
 
 * include: a file that only includes a 500-entry header (``-fsyntax-only``), against an empty file;
   C and C++ (the C++ layer included, as every C++ includer gets it). Goal: at most 20 ms more.
+* python: ``import`` of a generated 500-entry Python module (its .pyc written, as an install has it),
+  against bare ``python -c pass`` (wall time, median). Goal: at most 20 ms more.
 * implementation: the file that defines ``<NAME>_IMPLEMENTATION`` (``-c -O2``), against a hand-written
   500-entry loader of the usual shape (the same typed function-pointer struct, a table of names and
   versions, dlopen, one cuGetProcAddress_v2 loop under pthread_once), C and C++. Goal: within 3x.
@@ -30,7 +32,7 @@ add_src()
 
 from cuentry import manifest  # noqa: E402
 from cuentry.catalog import catalog  # noqa: E402
-from cuentry.generate import generate_c  # noqa: E402
+from cuentry.generate import generate_c, generate_python  # noqa: E402
 from cuentry.generate.c import member  # noqa: E402
 from cuentry.generate.model import plan  # noqa: E402
 
@@ -88,6 +90,25 @@ def _time(cmd: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def _python_import(d: Path, n: int, runs: int) -> tuple[float, float]:
+    """(bare python, python importing the generated module): median wall ms."""
+    import py_compile
+    import sys
+    import time
+
+    path = d / "big_table.py"
+    path.write_text(generate_python(manifest.loads(_manifest(n))))
+    py_compile.compile(str(path), cfile=str(d / "__pycache__" / f"big_table.{sys.implementation.cache_tag}.pyc"))
+    cases = {"bare": [sys.executable, "-c", "pass"], "import": [sys.executable, "-c", "import big_table"]}
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(runs):
+        for k, cmd in cases.items():
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, cwd=d)
+            times[k].append(time.perf_counter() - t)
+    return 1000 * statistics.median(times["bare"]), 1000 * statistics.median(times["import"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--entries", type=int, default=500)
@@ -120,11 +141,14 @@ def main() -> None:
         for k, cmd in cases.items():
             times[k].append(_time(cmd))
     ms = {k: 1000 * statistics.median(v) for k, v in times.items()}
+    bare, imported = _python_import(d, args.entries, max(args.runs, 15))
     out = {
         "entries": args.entries, "runs": args.runs, "ms": {k: round(v, 1) for k, v in ms.items()},
         "include_over_empty_ms": {"c": round(ms["include.c"] - ms["empty.c"], 1),
                                   "c++": round(ms["include.cpp"] - ms["empty.cpp"], 1)},
         "impl_over_hand": {"c": round(ms["impl.c"] / ms["hand.c"], 2), "c++": round(ms["impl.cpp"] / ms["hand.cpp"], 2)},
+        "python_import_ms": round(imported, 1), "python_bare_ms": round(bare, 1),
+        "python_import_over_bare_ms": round(imported - bare, 1),
     }
     if args.json:
         print(json.dumps(out, indent=2))
@@ -136,6 +160,7 @@ def main() -> None:
               f"+{out['include_over_empty_ms'][lang]:.1f} ms (goal <= 20 ms)")
         print(f"  {lang:4} implementation: {ms['impl.' + ext]:6.1f} ms, hand-written {ms['hand.' + ext]:6.1f} ms: "
               f"{out['impl_over_hand'][lang]:.2f}x (goal <= 3x)")
+    print(f"  python import: {imported:6.1f} ms, bare python {bare:6.1f} ms: +{imported - bare:.1f} ms (goal <= 20 ms)")
 
 
 if __name__ == "__main__":

@@ -547,9 +547,28 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
 
 
 GOOD = """\
+from typing import Any
+
 from cuentry import out
 from cuentry.table import Unavailable
 from leg_table import leg, table
+
+
+class Array:                                  # a CUDA array (torch, CuPy, numba): a device pointer
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {}
+
+
+class CudaStream:                             # the CUDA stream protocol: a stream
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, 0)
+
+
+leg.cuMemcpyHtoD(Array(), b"abc", 3)
+leg.cuMemcpyDtoH(bytearray(3), Array(), 3)
+if leg.cuStreamBeginCapture:
+    leg.cuStreamBeginCapture(CudaStream(), 0)
 
 p = out("CUdeviceptr")
 rc: int = leg.cuMemAlloc(p, 1 << 20)
@@ -779,7 +798,7 @@ def test_python_module_for_any_table_name(tmp_path: Path) -> None:
     m = manifest.load(path)
     src = generate_python(m)
     compile(src, "weird_table.py", "exec")
-    assert "a___b_x: ABXTable = table()" in src
+    assert "    a___b_x: ABXTable\n" in src and "if name == 'a___b_x':" in src
     with pytest.raises(TableDeclarationError):
         generate_c(m)
 
@@ -860,3 +879,46 @@ def test_c_type_facts_are_the_call_layers() -> None:
 
     assert set(ffi.SCALARS) == cfacts.SCALAR_NAMES and ffi.ALIASES is cfacts.ALIASES
     assert {k: cfacts.sizeof(k) for k in ffi.SCALARS} == {k: ctypes.sizeof(v) for k, v in ffi.SCALARS.items()}
+
+
+@backend_independent
+def test_python_module_imports_nothing_of_cuentry(pymods: Path, fake: dict[str, str]) -> None:
+    """Importing a generated module costs nothing of cuentry (nor typing); its table is made on first use."""
+    code = ("import sys\nimport leg_table\n"
+            "print(sorted(m for m in sys.modules if m.startswith('cuentry') or m == 'typing'))\n"
+            "t = leg_table.leg\nprint(type(t).__mro__[1].__name__, t is leg_table.leg, leg_table.leg.available('cuInit'))\n"
+            "from leg_table import LegTable\nprint(isinstance(t, LegTable))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pymods), os.environ.get("PYTHONPATH", "")]),
+           "CUENTRY_FAKE_DRIVER_VERSION": "13000", "CUENTRY_DRIVER": fake["full"],
+           "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         timeout=120, cwd=pymods).stdout.splitlines()
+    assert out == ["[]", "LegTable True True", "True"], out
+
+
+@pytest.mark.parametrize("version", [12000, 13000])
+def test_python_available_and_reason_after_a_required_entry_failed(pymods: Path, fake: dict[str, str],
+                                                                   fake_version: Any, version: int) -> None:
+    """floor requires cuMulticastCreate@12010: on 12.0 resolution fails, and available()/reason() still answer
+    (as the C header's available() and the table's report() do)."""
+    from cuentry.errors import TableResolutionError
+
+    fake_version(version)
+    drv = Driver.load(fake["full"])
+    try:
+        t = _import(pymods / "floor_table.py").table(source=drv)
+        if version == 12000:
+            with pytest.raises(TableResolutionError):
+                t.resolve()
+        assert t.available("cuMemAlloc") is True
+        assert t.available("cuMulticastCreate") is (version >= 12010)
+        assert t.reason("cuMemAlloc") is None
+        why = t.reason("cuMulticastCreate")
+        if version == 12000:
+            assert why is not None and why.classification.value == "driver_too_old" and why.symbol == "cuMulticastCreate"
+        else:
+            assert why is None
+        with pytest.raises(AttributeError):
+            t.available("cuNotThere")
+    finally:
+        drv.close()
