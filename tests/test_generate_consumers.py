@@ -550,3 +550,27 @@ def test_one_struct_whatever_cuda_h_each_file_sees(hdrs: Path, tmp_path: Path) -
     proc = _run([gxx, "-O2", "-flto", "-Wodr", "-Werror", "-o", str(tmp_path / "odr"), str(tmp_path / "main.o"), *objs,
                  "-ldl", "-pthread"])
     assert "odr" not in proc.stderr.lower(), proc.stderr
+
+
+def test_one_header_implemented_twice_links(hdrs: Path, tmp_path: Path, fake: dict[str, str]) -> None:
+    """Two objects (two static libraries of one vendor, say) that both define ACME_IMPLEMENTATION link into one
+    program: the loader's functions are weak and hidden, one definition wins, and the process has one table."""
+    cc = _tool("cc")
+    objs = []
+    for name in ("a", "b"):
+        src = tmp_path / f"{name}.c"
+        src.write_text('#define ACME_IMPLEMENTATION\n#include "acme.h"\n'
+                       f"const void *{name}_get(void) {{ return (const void *)acme_get(); }}\n")
+        obj = tmp_path / f"{name}.o"
+        _run([cc, "-std=c99", *STRICT, f"-I{hdrs}", "-c", "-o", str(obj), str(src)])
+        objs.append(str(obj))
+    main = tmp_path / "main.c"
+    main.write_text('#include <stdio.h>\nconst void *a_get(void);\nconst void *b_get(void);\n'
+                    'int main(void) { printf("SAME %d\\n", a_get() == b_get()); return 0; }\n')
+    exe = tmp_path / "twice"
+    _run([cc, "-std=c99", "-o", str(exe), str(main), *objs, "-ldl", "-pthread"])
+    env = {**os.environ, "CUENTRY_FAKE_DRIVER_VERSION": "13000", "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    assert _run([str(exe)], env=env).stdout.strip() == "SAME 1"
+    nm = shutil.which("nm")
+    if nm:
+        assert "acme_impl" not in _run([nm, "-D", "--defined-only", str(exe)]).stdout   # nothing exported
