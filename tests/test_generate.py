@@ -922,3 +922,20 @@ def test_python_available_and_reason_after_a_required_entry_failed(pymods: Path,
             t.available("cuNotThere")
     finally:
         drv.close()
+
+
+@backend_independent
+@needs_cc
+def test_member_prefix_has_one_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """names.GENERATED_MEMBER_PREFIX names every member the header writes or reads: another prefix leaves no pfn_."""
+    from cuentry.generate import c as gen_c
+
+    monkeypatch.setattr(gen_c, "MEMBER_PREFIX", "fn_")
+    text = generate_c(_manifest("leg"))
+    assert "pfn_" not in text and "fn_cuMemAlloc;" in text
+    (tmp_path / "leg.h").write_text(text)
+    src = tmp_path / "p.c"
+    src.write_text('#define LEG_IMPLEMENTATION\n#include "leg.h"\n'
+                   "int main(void) { const struct leg_table *t = leg_get();\n"
+                   "  return LEG_CALL_CHECK(t, cuInit, (0)) + leg_available(t, \"fn_cuInit\"); }\n")
+    _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])
