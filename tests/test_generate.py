@@ -79,19 +79,27 @@ def _header_release() -> str:
     return format_version(int(m.group(1))) if m else ""
 
 
-def _compat_lines() -> list[str]:
+def _late_enum(n: str, abi: Any) -> bool:
+    """Whether the table's typedef for `abi` spells an enum newer than the catalog's first toolkit (C++ spells
+    it by its integer type: one struct whatever CUDA header a file sees)."""
+    text = generate_c(_manifest(n))
+    line = next(x for x in text.splitlines() if f"*{n}_{abi.pfn})(" in x)
+    return "CUENTRY_MEMBER_SPELL_" in line
+
+
+def _compat_lines(cxx: bool = False) -> list[str]:
     """Assign every member to NVIDIA's own PFN type: compiles only when the types are identical."""
     lines = []
     release = _header_release()
     for n in NAMES:
         for s in plan(_manifest(n)).slots:
             for member, abi in s.members():
-                if abi.header == "cudaTypedefs.h" and release in abi.toolkits:
+                if abi.header == "cudaTypedefs.h" and release in abi.toolkits and not (cxx and _late_enum(n, abi)):
                     lines.append(f"    {{ {abi.pfn} p = {n}_t.pfn_{member}; {n}_t.pfn_{member} = p; }}")
     return lines
 
 
-def _unit(with_cuda: bool, gl: bool) -> str:
+def _unit(with_cuda: bool, gl: bool, cxx: bool = False) -> str:
     head = []
     if with_cuda:
         head = ["#include <cuda.h>", "#include <cudaTypedefs.h>", "#include <cuda_runtime_api.h>"]
@@ -102,7 +110,7 @@ def _unit(with_cuda: bool, gl: bool) -> str:
     body = [f"    struct {n}_table {n}_t;" for n in NAMES]
     body += [f"    if ({n}_load(&{n}_t) != 0) return 1;" for n in NAMES]
     if with_cuda:
-        body += _compat_lines()
+        body += _compat_lines(cxx)
         body.append("    { struct acme_table r; (void)acme_load_with_runtime(&r, &cudaGetDriverEntryPointByVersion); }")
         body.append("    { struct acme_table r; (void)acme_load_with(&r, (PFN_cuGetProcAddress_v12000)0); }")
     return "\n".join([*head, "int main(void) {", *body, "    return 0;", "}", ""])
@@ -129,13 +137,13 @@ def test_headers_compile_alone(headers: Path, tmp_path: Path, lang: str, std: st
 def test_headers_compile_after_cuda_headers(headers: Path, tmp_path: Path, lang: str, std: str) -> None:
     gl = Path("/usr/include/GL/gl.h").exists()
     src = tmp_path / ("cuda.c" if lang == "c" else "cuda.cpp")
-    src.write_text(_unit(True, gl))
+    src.write_text(_unit(True, gl, lang == "c++"))
     _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, f"-I{headers}", f"-I{CUDA_INCLUDE}", "-fsyntax-only",
               str(src)])
 
 
 @pytest.fixture(scope="session")
-def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, bool]]]:
     """Every catalog symbol in one table: newest ABI (legacy, per-thread) and oldest ABI (legacy)."""
     from cuentry.catalog import catalog
 
@@ -143,7 +151,7 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     d = tmp_path_factory.mktemp("gen_all")
     internal = _internal_typedefs()
     release = _header_release() if (CUDA_INCLUDE / "cuda.h").exists() else ""
-    compat: list[str] = []
+    compat: list[tuple[str, bool]] = []  # (assignment, C++ spells the member's late enum by its integer type)
     for name, stream, newest in (("all_new", "legacy", True), ("all_pt", "per_thread", True),
                                  ("all_old", "legacy", False)):
         items = []
@@ -151,11 +159,15 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
             v = cat.newest(sym, stream).version if newest else cat.first_version(sym, stream)
             items.append(f'{{ symbol = "{sym}", version = {v} }}')
         m = manifest.loads(f'[table]\nname = "{name}"\nstream = "{stream}"\noptional = [{", ".join(items)}]\n')
-        (d / f"{name}.h").write_text(generate_c(m))
+        text = generate_c(m)
+        (d / f"{name}.h").write_text(text)
+        late = {line.split("*", 1)[1].split(")", 1)[0] for line in text.splitlines()
+                if line.startswith("typedef ") and "CUENTRY_MEMBER_SPELL_" in line}
         for sl in plan(m).slots:
             abi = sl.abi
             if abi.header == "cudaTypedefs.h" and release in abi.toolkits and abi.pfn not in internal:
-                compat.append(f"    {{ {abi.pfn} p = {name}_t.pfn_{sl.attr}; {name}_t.pfn_{sl.attr} = p; }}")
+                compat.append((f"    {{ {abi.pfn} p = {name}_t.pfn_{sl.attr}; {name}_t.pfn_{sl.attr} = p; }}",
+                               f"{name}_{abi.pfn}" in late))
     return d, compat
 
 
@@ -183,11 +195,12 @@ def _internal_typedefs() -> set[str]:
 @needs_cxx
 @pytest.mark.parametrize("lang,std,with_cuda", [("c", "c99", False), ("c++", "c++11", False),
                                                 ("c", "c11", True), ("c++", "c++17", True)])
-def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[str]], tmp_path: Path, lang: str, std: str,
+def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[tuple[str, bool]]], tmp_path: Path, lang: str, std: str,
                                       with_cuda: bool) -> None:
     if with_cuda and not (CUDA_INCLUDE / "cuda.h").exists():
         pytest.skip(f"no CUDA headers at {CUDA_INCLUDE}")
-    d, compat = catalog_headers
+    d, all_compat = catalog_headers
+    compat = [line for line, late in all_compat if not (lang == "c++" and late)]
     names = ("all_new", "all_pt", "all_old")
     lines = ["#include <cuda.h>", "#include <cudaTypedefs.h>", "#include <cudaProfiler.h>"] if with_cuda else []
     for n in names:
@@ -534,9 +547,28 @@ def test_python_module_resolves_like_the_manifest_table(pymods: Path, fake: dict
 
 
 GOOD = """\
+from typing import Any
+
 from cuentry import out
 from cuentry.table import Unavailable
 from leg_table import leg, table
+
+
+class Array:                                  # a CUDA array (torch, CuPy, numba): a device pointer
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {}
+
+
+class CudaStream:                             # the CUDA stream protocol: a stream
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, 0)
+
+
+leg.cuMemcpyHtoD(Array(), b"abc", 3)
+leg.cuMemcpyDtoH(bytearray(3), Array(), 3)
+if leg.cuStreamBeginCapture:
+    leg.cuStreamBeginCapture(CudaStream(), 0)
 
 p = out("CUdeviceptr")
 rc: int = leg.cuMemAlloc(p, 1 << 20)
@@ -766,7 +798,7 @@ def test_python_module_for_any_table_name(tmp_path: Path) -> None:
     m = manifest.load(path)
     src = generate_python(m)
     compile(src, "weird_table.py", "exec")
-    assert "a___b_x: ABXTable = table()" in src
+    assert "    a___b_x: ABXTable\n" in src and "if name == 'a___b_x':" in src
     with pytest.raises(TableDeclarationError):
         generate_c(m)
 
@@ -825,3 +857,85 @@ def test_the_usage_comment_calls_the_tables_own_entries(tmp_path: Path) -> None:
         usage = out.read_text().split("*/", 1)[0]
         assert "t->pfn_cuInit(...)" in usage and "cuMemAlloc" not in usage
         assert ("t->pfn_cuMulticastCreate" in usage) == want
+
+
+@backend_independent
+def test_generators_and_lint_import_no_ffi(tmp_path: Path) -> None:
+    """`cuentry generate` (C and Python) and lint read C type facts beside the catalog: no ctypes, no calls/."""
+    code = ("import sys\nfrom cuentry import manifest\nfrom cuentry.generate import generate_c, generate_python\n"
+            "import cuentry.lint\n"
+            f"m = manifest.load({str(DATA / 'acme.toml')!r})\ngenerate_c(m)\ngenerate_python(m)\n"
+            "print(sorted(k for k in sys.modules if k == 'ctypes' or k.startswith('cuentry.calls')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert out.strip() == "[]", out
+
+
+def test_c_type_facts_are_the_call_layers() -> None:
+    """cfacts' scalar names and sizes are the ones the call layer passes values as (ctypes)."""
+    import ctypes
+
+    from cuentry import cfacts
+    from cuentry.calls import ffi
+
+    assert set(ffi.SCALARS) == cfacts.SCALAR_NAMES and ffi.ALIASES is cfacts.ALIASES
+    assert {k: cfacts.sizeof(k) for k in ffi.SCALARS} == {k: ctypes.sizeof(v) for k, v in ffi.SCALARS.items()}
+
+
+@backend_independent
+def test_python_module_imports_nothing_of_cuentry(pymods: Path, fake: dict[str, str]) -> None:
+    """Importing a generated module costs nothing of cuentry (nor typing); its table is made on first use."""
+    code = ("import sys\nimport leg_table\n"
+            "print(sorted(m for m in sys.modules if m.startswith('cuentry') or m == 'typing'))\n"
+            "t = leg_table.leg\nprint(type(t).__mro__[1].__name__, t is leg_table.leg, leg_table.leg.available('cuInit'))\n"
+            "from leg_table import LegTable\nprint(isinstance(t, LegTable))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pymods), os.environ.get("PYTHONPATH", "")]),
+           "CUENTRY_FAKE_DRIVER_VERSION": "13000", "CUENTRY_DRIVER": fake["full"],
+           "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         timeout=120, cwd=pymods).stdout.splitlines()
+    assert out == ["[]", "LegTable True True", "True"], out
+
+
+@pytest.mark.parametrize("version", [12000, 13000])
+def test_python_available_and_reason_after_a_required_entry_failed(pymods: Path, fake: dict[str, str],
+                                                                   fake_version: Any, version: int) -> None:
+    """floor requires cuMulticastCreate@12010: on 12.0 resolution fails, and available()/reason() still answer
+    (as the C header's available() and the table's report() do)."""
+    from cuentry.errors import TableResolutionError
+
+    fake_version(version)
+    drv = Driver.load(fake["full"])
+    try:
+        t = _import(pymods / "floor_table.py").table(source=drv)
+        if version == 12000:
+            with pytest.raises(TableResolutionError):
+                t.resolve()
+        assert t.available("cuMemAlloc") is True
+        assert t.available("cuMulticastCreate") is (version >= 12010)
+        assert t.reason("cuMemAlloc") is None
+        why = t.reason("cuMulticastCreate")
+        if version == 12000:
+            assert why is not None and why.classification.value == "driver_too_old" and why.symbol == "cuMulticastCreate"
+        else:
+            assert why is None
+        with pytest.raises(AttributeError):
+            t.available("cuNotThere")
+    finally:
+        drv.close()
+
+
+@backend_independent
+@needs_cc
+def test_member_prefix_has_one_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """names.GENERATED_MEMBER_PREFIX names every member the header writes or reads: another prefix leaves no pfn_."""
+    from cuentry.generate import c as gen_c
+
+    monkeypatch.setattr(gen_c, "MEMBER_PREFIX", "fn_")
+    text = generate_c(_manifest("leg"))
+    assert "pfn_" not in text and "fn_cuMemAlloc;" in text
+    (tmp_path / "leg.h").write_text(text)
+    src = tmp_path / "p.c"
+    src.write_text('#define LEG_IMPLEMENTATION\n#include "leg.h"\n'
+                   "int main(void) { const struct leg_table *t = leg_get();\n"
+                   "  return LEG_CALL_CHECK(t, cuInit, (0)) + leg_available(t, \"fn_cuInit\"); }\n")
+    _compile([CC, "-std=c99", *WARN, "-Wpedantic", f"-I{tmp_path}", "-fsyntax-only", str(src)])

@@ -62,3 +62,54 @@ def test_example_project_builds_runs_and_regenerates(tmp_path: Path, fake: dict[
     assert "generating kern.h" in again.stdout
     assert header.stat().st_mtime_ns > before and "pfn_cuCtxGetDevice;" in header.read_text()
     assert "generating" not in _run([cmake, "--build", str(build)]).stdout      # up to date: nothing regenerated
+
+
+_STATIC_PROJECT = """cmake_minimum_required(VERSION 3.16)
+project(static_by_table_name LANGUAGES C)
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+execute_process(COMMAND "${Python3_EXECUTABLE}" -m cuentry --cmake-dir
+                OUTPUT_VARIABLE cuentry_DIR OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+find_package(cuentry CONFIG REQUIRED)
+add_executable(app app.c)
+cuentry_generate(app driver.toml STATIC)
+"""
+# Header-only: it links only where FW_STATIC (the table's name, not the file's) is defined.
+_APP = '#include "driver.h"\nint main(void) { struct fw_table t; return fw_load(&t) == FW_ERR_LAYOUT; }\n'
+_DRIVER = '[table]\nname = "fw"\nstream = "legacy"\nrequired = [\n  "cuInit@2000",\n]\n'
+
+
+def test_static_regeneration_and_errors(tmp_path: Path) -> None:
+    """STATIC from the table's name; an unchanged manifest or a cuentry upgrade regenerates without a
+    recompile (identical output is not rewritten); a manifest error names its file, line and column."""
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(_STATIC_PROJECT)
+    (src / "app.c").write_text(_APP)
+    (src / "driver.toml").write_text(_DRIVER)
+    cmake = shutil.which("cmake")
+    assert cmake is not None
+    _run([cmake, "-S", str(src), "-B", str(build), f"-DPython3_EXECUTABLE={sys.executable}"])
+    first = _run([cmake, "--build", str(build)]).stdout
+    assert "generating driver.h" in first and "Linking C executable app" in first
+    header = build / "cuentry" / "app" / "driver.h"
+    before = header.stat().st_mtime_ns
+    time.sleep(1.1)
+    # The same manifest, touched, and cuentry itself "upgraded" (its catalog touched): regenerated,
+    # identical, not rewritten, nothing recompiled.
+    os.utime(src / "driver.toml")
+    again = _run([cmake, "--build", str(build)]).stdout
+    assert "generating driver.h" in again and "Building C object" not in again, again
+    catalog_data = Path(cmake_dir()).parent / "_catalog_data.py"
+    stat = catalog_data.stat()
+    try:
+        os.utime(catalog_data)
+        upgraded = _run([cmake, "--build", str(build)]).stdout
+    finally:
+        os.utime(catalog_data, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert "generating driver.h" in upgraded and "Building C object" not in upgraded, upgraded
+    assert header.stat().st_mtime_ns == before
+    # A manifest error: the build fails and says where.
+    (src / "driver.toml").write_text(_DRIVER.replace("cuInit@2000", "cuNope@2000"))
+    proc = subprocess.run([cmake, "--build", str(build)], capture_output=True, text=True, check=False, timeout=300)
+    assert proc.returncode != 0
+    assert f"{src / 'driver.toml'}:5:3: entry 'cuNope@2000'" in proc.stdout + proc.stderr

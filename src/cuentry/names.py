@@ -46,6 +46,7 @@ __all__ = [
     "FLAG_LEGACY",
     "FLAG_NAMES",
     "FLAG_PER_THREAD",
+    "GENERATED_MEMBER_PREFIX",
     "IDENTIFIER_PATTERN",
     "LEGACY",
     "LEGACY_FLAG_NAMES",
@@ -343,6 +344,12 @@ RUNTIME_GETTERS = ("cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"
 QUERY_APIS = frozenset(DRIVER_GETTERS + RUNTIME_GETTERS)
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
+
+# The prefix of every member of a generated C table (`pfn_cuMemAlloc`): cuda.h's macros rename identifiers
+# equal to a driver function's name (cuMemAlloc -> cuMemAlloc_v2), never pfn_cuMemAlloc, so a file that
+# includes cuda.h and one that does not see the same struct. The generator, its template and its
+# documentation all take it from here.
+GENERATED_MEMBER_PREFIX = "pfn_"
 
 # Library file names.
 DRIVER_LIBRARY = {"linux": "libcuda.so.1", "windows": "nvcuda.dll"}

@@ -20,7 +20,7 @@ an import half done).
 
 from __future__ import annotations
 
-from .. import _forksafe
+from .. import _forksafe, cfacts
 from ..errors import ArgumentError, CudaError
 from . import compiled, contract, ffi, pure
 from .choice import backend, extension
@@ -131,7 +131,7 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
 
 def enum_type(tag: str, cat: Catalog | None = None) -> str:
     """The C type an enum with tag `tag` is passed as: `unsigned int` or `int`, as the catalog records."""
-    return "unsigned int" if tag in _catalog_parts(cat)[1].unsigned else "int"
+    return cfacts.enum_type(tag, _catalog_parts(cat)[1])
 
 
 def struct_type(tag: str, cat: Catalog | None = None) -> Any:

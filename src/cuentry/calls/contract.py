@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 
-from .. import names
+from .. import cfacts, names
 from ..errors import ArgumentError, ArgumentRangeError, shorten
 from . import devmem, ffi
 from .values import Address, KernelParams, Out, _Sealed, exact_int, out_facts
@@ -46,10 +46,10 @@ __all__ = [
 ]
 
 
-# Parameter kinds.
-INT, FLOAT, HANDLE, DEVPTR, CSTR, INBUF, OUTBUF, ARRAY, STRUCTPTR, FUNCPTR, STRUCT = (
-    "int", "float", "handle", "devptr", "cstr", "inbuf", "outbuf", "array", "structptr", "funcptr", "struct")
-POINTER_KINDS = frozenset({CSTR, INBUF, OUTBUF, ARRAY, STRUCTPTR, FUNCPTR})
+# Parameter kinds and the C type facts: cfacts (beside the catalog) owns them.
+INT, FLOAT, HANDLE, DEVPTR, CSTR, INBUF, OUTBUF, ARRAY, STRUCTPTR, FUNCPTR, STRUCT = cfacts.KINDS
+POINTER_KINDS = cfacts.POINTER_KINDS
+Hints = cfacts.Hints
 
 # (buffer parameter, byte-count parameter) pairs, from the headers' parameter names: the count
 # must not exceed the buffer. Checked wherever both appear in one signature with these kinds.
@@ -85,8 +85,7 @@ DEVICE_RANGES: dict[str, tuple[tuple[str, str, int, tuple[str, ...]], ...]] = {
 }
 # Buffers the driver fills with a fixed number of bytes that no parameter states.
 FIXED_EXTENT: dict[tuple[str, str], int] = {("cuDeviceGetLuid", "luid"): 8}
-DEVPTR_TYPES = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})
-_CHARS = frozenset({"char", "signed char", "unsigned char"})
+DEVPTR_TYPES = cfacts.DEVPTR_TYPES
 
 # Element codes of typed buffers: struct-module letters by (class, size). 'P' is a pointer.
 _INT_CODES = {(True, 1): "b", (False, 1): "B", (True, 2): "h", (False, 2): "H", (True, 4): "i", (False, 4): "I",
@@ -157,10 +156,6 @@ class ParamSpec:
         self.accepted = ""  # what a pointer parameter accepts, in words (set by Contract)
 
 
-def _strip(t: str) -> str:
-    return " ".join(t.replace("volatile ", " ").split())
-
-
 def _int_range(ctype: str) -> tuple[int, int, bool]:
     """(lowest, highest, signed) of an integer C type."""
     if ctype == "char":
@@ -171,54 +166,34 @@ def _int_range(ctype: str) -> tuple[int, int, bool]:
     return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1, True) if signed else (0, (1 << bits) - 1, False)
 
 
-class Hints:
-    """The catalog facts the classification needs (opaque tags, enum signedness)."""
-
-    def __init__(self, hints: Mapping[str, frozenset[str]]) -> None:
-        self.opaque = hints["opaque"]
-        self.unsigned = hints["unsigned_enums"]
-        self.enum_typedefs = hints["enum_typedefs"]
-        self.classified: set[str] = set()  # canonical types classify() took (see bindable)
-
-    def scalar(self, t: str) -> str | None:
-        """The C type an integer/enum/float type is passed as, or None."""
-        if t.startswith("enum "):
-            return "unsigned int" if t[5:] in self.unsigned else "int"
-        if t in self.enum_typedefs:
-            return "int"
-        t = ffi.ALIASES.get(t, t)
-        return t if t in ffi.SCALARS and t != "void *" else None
-
-
 def classify(index: int, p: Param, h: Hints) -> ParamSpec:
-    """The kind of one parameter, from its canonical C type."""
-    t = _strip(p.canonical)
-    if "(" in t:
-        return ParamSpec(index, p, FUNCPTR, "void *")
-    if not t.endswith("*"):
-        return _by_value(index, p, t.replace("const ", "").strip(), h)
-    inner = t[:-1].strip()
-    const = inner.endswith(" const") or (not inner.rstrip(" const").endswith("*") and inner.startswith("const "))
-    base = inner.replace("const", " ").split()
-    base_t = " ".join(base)
-    if base_t == "void":
-        return ParamSpec(index, p, INBUF if const else OUTBUF, "void *", const=const)
-    if base_t in _CHARS:
-        return ParamSpec(index, p, CSTR if const else ARRAY, "void *", elem="c", const=const)
-    if base_t.startswith(("struct ", "union ")) and not base_t.endswith("*"):
-        tag = base_t.split()[1]
-        if tag in h.opaque:
-            return ParamSpec(index, p, HANDLE, "void *", low=0, high=ffi.POINTER_MAX, stream=tag == "CUstream_st")
-        return ParamSpec(index, p, STRUCTPTR, "void *", elem="T", tag=tag, const=const)
-    if base_t.endswith("*"):
-        return ParamSpec(index, p, ARRAY, "void *", elem="P", const=const)
-    s = h.scalar(base_t)
-    if s is None:
-        raise TypeError(f"no conversion for C type {p.canonical!r}")
-    if s in ("float", "double"):
-        return ParamSpec(index, p, ARRAY, "void *", elem="f" if s == "float" else "d", const=const)
-    _, _, signed = _int_range(s)
-    return ParamSpec(index, p, ARRAY, "void *", elem=_INT_CODES[(signed, ffi.sizeof(s))], const=const)
+    """The kind of one parameter, from its canonical C type (its shape: cfacts.shape)."""
+    sh = cfacts.shape(p.canonical, p.type, h)
+    k = sh.kind
+    if k == STRUCT:
+        return ParamSpec(index, p, STRUCT, sh.scalar, tag=sh.tag)
+    if k == FLOAT:
+        return ParamSpec(index, p, FLOAT, sh.scalar)
+    if k in (INT, DEVPTR):
+        lo, hi, _ = _int_range(sh.scalar)
+        return ParamSpec(index, p, k, sh.scalar, low=0 if k == DEVPTR else lo, high=hi)
+    if k == HANDLE:
+        return ParamSpec(index, p, HANDLE, "void *", low=0, high=ffi.POINTER_MAX, stream=sh.tag == "CUstream_st")
+    if k == STRUCTPTR:
+        return ParamSpec(index, p, STRUCTPTR, "void *", elem="T", tag=sh.tag, const=sh.const)
+    if k in (CSTR, ARRAY):
+        return ParamSpec(index, p, k, "void *", elem=_elem_code(sh.elem), const=sh.const)
+    return ParamSpec(index, p, k, "void *", const=sh.const)  # FUNCPTR, INBUF, OUTBUF
+
+
+def _elem_code(elem: str) -> str:
+    """An array's element code: "c", "P", "f", "d" or the integer's struct letter."""
+    if elem in ("c", "P"):
+        return elem
+    if elem in ("float", "double"):
+        return elem[0]
+    _, _, signed = _int_range(elem)
+    return _INT_CODES[(signed, ffi.sizeof(elem))]
 
 
 def bindable(abi: Abi, h: Hints) -> None:
@@ -231,20 +206,6 @@ def bindable(abi: Abi, h: Hints) -> None:
         if p.canonical not in done:
             classify(i, p, h)
             done.add(p.canonical)
-
-
-def _by_value(index: int, p: Param, t: str, h: Hints) -> ParamSpec:
-    if t.startswith(("struct ", "union ")):
-        return ParamSpec(index, p, STRUCT, t, tag=t.split()[1])
-    s = h.scalar(t)
-    if s is None:
-        raise TypeError(f"no conversion for C type {p.canonical!r}")
-    if s in ("float", "double"):
-        return ParamSpec(index, p, FLOAT, s)
-    lo, hi, _ = _int_range(s)
-    if p.type.replace("const ", "").strip() in DEVPTR_TYPES and ffi.sizeof(s) == 8:
-        return ParamSpec(index, p, DEVPTR, s, low=0, high=hi)
-    return ParamSpec(index, p, INT, s, low=lo, high=hi)
 
 
 _FAST_INT = {(-(1 << 7), (1 << 7) - 1): "b", (0, (1 << 8) - 1): "B", (-(1 << 15), (1 << 15) - 1): "h",

@@ -22,7 +22,7 @@ import time
 from _thread import get_ident
 from _weakrefset import WeakSet  # weakref.WeakSet, without importing weakref (a cold start)
 
-from .. import _forksafe
+from .. import _forksafe, cfacts
 from ..errors import DriverBusyError, DriverClosedError
 
 TYPE_CHECKING = False
@@ -295,9 +295,7 @@ SCALARS: dict[str, Any] = {
     "intptr_t": ctypes.c_ssize_t, "uintptr_t": ctypes.c_size_t, "ptrdiff_t": ctypes.c_ssize_t,
     "wchar_t": ctypes.c_wchar, "void *": ctypes.c_void_p,
 }
-ALIASES = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "long int": "long",
-           "unsigned long int": "unsigned long", "long long int": "long long",
-           "unsigned long long int": "unsigned long long", "_Bool": "unsigned char"}
+ALIASES = cfacts.ALIASES
 
 
 def sizeof(ctype: str) -> int:

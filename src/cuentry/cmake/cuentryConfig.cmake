@@ -9,9 +9,12 @@
 # cuentry_generate(<target> <manifest> [OUTPUT <name.h>] [SCOPE PRIVATE|PUBLIC|INTERFACE] [STATIC])
 #   Generates <name.h> (default: the manifest's name with .h) into
 #   ${CMAKE_CURRENT_BINARY_DIR}/cuentry/<target>/ with `python -m cuentry generate c`, again whenever the
-#   manifest (or cuentry's header template, after an upgrade) changes; adds that directory to the
-#   target's include path (SCOPE, default PRIVATE) and links the loader's needs (dl, threads).
-#   STATIC defines <NAME>_STATIC for the target: the header-only mode (a private loader in every file).
+#   manifest or cuentry itself (its version, catalog, generator or template: an upgrade) changes; an
+#   unchanged result is not rewritten, so nothing that includes it recompiles. A manifest error fails
+#   the build with the manifest's path, line and column. Adds that directory to the target's include
+#   path (SCOPE, default PRIVATE) and links the loader's needs (dl, threads).
+#   STATIC defines <TABLE>_STATIC for the target (the table's name = "..." in the manifest, upper-cased):
+#   the header-only mode (a private loader in every file).
 #   The Python interpreter is CUENTRY_PYTHON, else Python3_EXECUTABLE / Python_EXECUTABLE.
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.16)
@@ -32,6 +35,19 @@ function(_cuentry_python out)
     find_package(Python3 COMPONENTS Interpreter REQUIRED)
     set(${out} "${Python3_EXECUTABLE}" PARENT_SCOPE)
   endif()
+endfunction()
+
+# The table's name = "..." (a line of its own, as `cuentry generate` writes and reads it).
+function(_cuentry_table_name manifest out)
+  file(STRINGS "${manifest}" _lines REGEX "^[ \t]*name[ \t]*=[ \t]*[\"'][A-Za-z_][A-Za-z0-9_]*[\"']")
+  list(LENGTH _lines _n)
+  if(_n EQUAL 0)
+    message(FATAL_ERROR "cuentry_generate: STATIC needs the table's name: ${manifest} has no line "
+                        "name = \"...\" under [table]")
+  endif()
+  list(GET _lines 0 _line)
+  string(REGEX REPLACE "^[ \t]*name[ \t]*=[ \t]*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"'].*$" "\\1" _name "${_line}")
+  set(${out} "${_name}" PARENT_SCOPE)
 endfunction()
 
 function(cuentry_generate target manifest)
@@ -57,19 +73,27 @@ function(cuentry_generate target manifest)
   _cuentry_python(_python)
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/cuentry/${target}")
   set(_out "${_dir}/${ARG_OUTPUT}")
-  set(_deps "${_manifest}")
-  set(_template "${_cuentry_dir}/../generate/templates/loader.h.in")
-  if(EXISTS "${_template}")
-    list(APPEND _deps "${_template}")
-  endif()
+  set(_stamp "${_dir}/${ARG_OUTPUT}.stamp")
+  # cuentry itself: its version (__init__.py), catalog, generator and template; an upgrade regenerates.
+  file(GLOB _cuentry_sources LIST_DIRECTORIES false
+       "${_cuentry_dir}/../__init__.py" "${_cuentry_dir}/../_catalog_data.py" "${_cuentry_dir}/../_data/*.json"
+       "${_cuentry_dir}/../catalog.py" "${_cuentry_dir}/../manifest.py" "${_cuentry_dir}/../entry.py"
+       "${_cuentry_dir}/../names.py" "${_cuentry_dir}/../generate/*.py" "${_cuentry_dir}/../generate/templates/*.in")
   add_custom_command(
-    OUTPUT "${_out}"
+    OUTPUT "${_stamp}"
+    BYPRODUCTS "${_out}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_dir}"
-    COMMAND "${_python}" -m cuentry -q generate c "${_manifest}" -o "${_out}"
-    DEPENDS ${_deps}
+    COMMAND "${_python}" -m cuentry -q generate c "${_manifest}" -o "${_out}.tmp"
+    COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${_out}.tmp" "${_out}"
+    COMMAND "${CMAKE_COMMAND}" -E remove "${_out}.tmp"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
+    DEPENDS "${_manifest}" ${_cuentry_sources}
     COMMENT "cuentry: generating ${ARG_OUTPUT} from ${manifest}"
     VERBATIM)
-  target_sources(${target} PRIVATE "${_out}")
+  string(MAKE_C_IDENTIFIER "cuentry_${target}_${ARG_OUTPUT}" _gen_target)
+  add_custom_target(${_gen_target} DEPENDS "${_stamp}")
+  add_dependencies(${target} ${_gen_target})
+  set_source_files_properties("${_out}" PROPERTIES GENERATED TRUE HEADER_FILE_ONLY TRUE)
   if(ARG_SCOPE STREQUAL "INTERFACE")
     target_include_directories(${target} INTERFACE "$<BUILD_INTERFACE:${_dir}>")
   else()
@@ -77,7 +101,8 @@ function(cuentry_generate target manifest)
   endif()
   target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
   if(ARG_STATIC)
-    string(TOUPPER "${_stem}" _upper)
+    _cuentry_table_name("${_manifest}" _table)
+    string(TOUPPER "${_table}" _upper)
     target_compile_definitions(${target} PRIVATE "${_upper}_STATIC")
   endif()
 endfunction()

@@ -31,14 +31,15 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..calls import enum_type
 from ..catalog import Abi, Catalog, c_declaration
+from ..cfacts import Hints, enum_type
 from ..errors import ManifestError, TableDeclarationError
-from ..names import format_version, parse_version, split_suffix
+from ..names import GENERATED_MEMBER_PREFIX, format_version, parse_version, split_suffix
 from ..toolchain import c_string
 from .model import Plan, plan
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOOTSTRAP", "CUDA_H_RENAMES", "MEMBER_PREFIX", "TEMPLATE", "check_entry_names", "generate_c", "layout_stamp",
-    "member", "pfn_typedef", "render", "template",
+    "member", "pfn_typedef", "render", "symbol_stamp", "template",
 ]
 
 
@@ -66,16 +67,18 @@ _ORIGIN_GUARD = {
     "cudaVDPAUTypedefs.h": "CUDAVDPAU_H",
 }
 
+# What cuentry's own generated cuda.h (lint's, written from the catalog) defines: every type of the
+# catalog, interop enums and CUuuid included, so the header defines none of them next to it.
+_GENERATED_CUDA_H = "CUENTRY_GENERATED_CUDA_H"
+
 # cuda.h (12.0 and later) renames one entry point to another one's base name by a macro. Members are
-# named pfn_<entry>, which no cuda.h macro touches, so both can be in one table; an entry *named* after
+# named <MEMBER_PREFIX><entry>, which no cuda.h macro touches, so both can be in one table; an entry *named* after
 # one of them (name = "cuGraphInstantiateWithFlags" for another symbol) is refused like any other
 # entry named after a driver function.
 CUDA_H_RENAMES = {"cuGraphInstantiate": "cuGraphInstantiateWithFlags"}
 
-# The prefix of every table member: cuda.h's macros (cuMemAlloc -> cuMemAlloc_v2) rename identifiers
-# equal to a driver function's name, never pfn_cuMemAlloc, so a file that includes cuda.h and one that
-# does not see the same struct (one definition, as C++ and LTO require).
-MEMBER_PREFIX = "pfn_"
+# The prefix of every table member (names.GENERATED_MEMBER_PREFIX, the one owner of it).
+MEMBER_PREFIX = GENERATED_MEMBER_PREFIX
 
 TEMPLATE = "loader.h.in"
 
@@ -182,6 +185,7 @@ class _Types:
 
     def __init__(self, cat: Catalog) -> None:
         self.cat = cat
+        self.hints = Hints(cat.ffi_hints)
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
         self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
@@ -236,19 +240,24 @@ class _Types:
         first = self._first.get(word, 0)
         return parse_version(self.cat.history[first]) if 0 < first < len(self.cat.history) else None
 
-    def respell(self, text: str) -> str:
+    def respell(self, text: str, member: bool = False) -> str:
         """`text` with each enum that an included CUDA header may predate named by its spelling macro.
 
         Whether an older header already has such an enum is unknown (it may exist before any
-        entry point takes it), so the header never defines it next to a CUDA header: it spells
+        entry point takes it), so the header never defines it next to a CUDA header: in C it spells
         the parameter by the enum where the header is new enough, by its underlying integer type
-        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there).
+        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there). A
+        table member's type (`member`) is spelled by the integer type in C++ always, so every file
+        of a program sees one struct whatever CUDA header it includes (the ODR, checked by -flto
+        -Wodr); the loader's own bootstrap types (the getter) keep the header's spelling.
         """
         spelled = set(self.enums.values())
 
+        macro = "CUENTRY_MEMBER_SPELL_" if member else "CUENTRY_SPELL_"
+
         def sub(m: re.Match[str]) -> str:
             word = m.group(0)
-            return f"CUENTRY_SPELL_{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
+            return f"{macro}{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
 
         return _ENUM_WORD.sub(sub, text)
 
@@ -259,18 +268,22 @@ class _Types:
         if spelling.startswith("enum "):
             body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
             text = f"{spelling} {{ {body} }};"
-            under = enum_type(key, self.cat)
+            under = enum_type(key, self.hints)
         else:
             text = f"typedef {self.cat.types['typedefs'][key]['type']} {key};"
             under = "int"
-        out = [f"#if !defined(CUENTRY_HAVE_{ident}) && !defined({guard})", f"#define CUENTRY_HAVE_{ident} 1", text,
-               "#endif"]
+        out = [f"#if !defined(CUENTRY_HAVE_{ident}) && !defined({guard}) && !defined({_GENERATED_CUDA_H})",
+               f"#define CUENTRY_HAVE_{ident} 1", text, "#endif"]
         late = self._late(word)
         if late:
             out += [f"#if !defined(CUENTRY_SPELL_{ident})",
                     f"#if !defined({guard}) || CUDA_VERSION >= {late}", f"#define CUENTRY_SPELL_{ident} {word}",
                     "#else", f"#define CUENTRY_SPELL_{ident} {under} /* the CUDA header included predates it */",
-                    "#endif", "#endif"]
+                    "#endif", "#endif",
+                    f"#if !defined(CUENTRY_MEMBER_SPELL_{ident})",
+                    "#if defined(__cplusplus)",
+                    f"#define CUENTRY_MEMBER_SPELL_{ident} {under} /* C++: one struct whatever CUDA header a file sees */",
+                    "#else", f"#define CUENTRY_MEMBER_SPELL_{ident} CUENTRY_SPELL_{ident}", "#endif", "#endif"]
         return out
 
     def definitions(self) -> list[str]:
@@ -283,7 +296,8 @@ class _Types:
             out += self._enum_lines(key, spelling)
         if "CUuuid_st" in self.tags:
             # NVIDIA's own protocol (cuda.h and driver_types.h both test this macro): define it once, fully.
-            out += ["#ifndef CU_UUID_HAS_BEEN_DEFINED", "#define CU_UUID_HAS_BEEN_DEFINED",
+            out += [f"#if !defined(CU_UUID_HAS_BEEN_DEFINED) && !defined({_GENERATED_CUDA_H})",
+                    "#define CU_UUID_HAS_BEEN_DEFINED",
                     "struct CUuuid_st { char bytes[16]; };", "typedef struct CUuuid_st CUuuid;", "#endif"]
         if self.names:
             out += ["", "/* cuda.h's names for the types above, for code written without cuda.h. */"]
@@ -303,7 +317,7 @@ def _c_string(s: str | None) -> str:
 def _report_size(p: Plan) -> int:
     """An upper bound for the report text: a header line plus one bounded line per pin."""
     per_pin = 700 + max(len(x.key) + len(x.abi.pfn) + 3 * len(x.symbol) + len(x.member) for x in p.pins)
-    return 512 + len(p.pins) * per_pin
+    return (512 + len(p.pins) * per_pin + 7) // 8 * 8  # a multiple of 8: the struct needs no padding
 
 
 def layout_stamp(p: Plan, cat: Catalog) -> int:
@@ -339,7 +353,9 @@ def render(p: Plan, cat: Catalog) -> str:
         types.add(abi)
     for abi in p.abis():
         types.add_names(abi)
-    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, types.respell) for a in (*boot, *p.abis())]
+    member_abis = set(p.abis()) - set(boot)
+    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, partial(types.respell, member=a in member_abis))
+            for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = _member_lines(p, low)
     subs: dict[str, Any] = {
@@ -365,10 +381,21 @@ def render(p: Plan, cat: Catalog) -> str:
         "@QUERY_T@": types.respell("enum CUdriverProcAddressQueryResult_enum"),
         "@ENTRIES@": _entries(p),
     }
+    subs["@MEMBER_PREFIX@"] = MEMBER_PREFIX
     # The prefix first, then every placeholder in one pass: text from the manifest (a file name, say) is
-    # never scanned again for placeholders or the prefix.
-    text = template().replace("CUENTRY_PFX", up).replace("cuentry_pfx", low)
-    return _PLACEHOLDER.sub(lambda m: subs[m.group(0)], text)
+    # never scanned again for placeholders or the prefix. The symbol stamp (@ABI@) is a hash of the
+    # whole text around it, so equal stamps mean equal headers.
+    parts = [_PLACEHOLDER.sub(lambda m: subs[m.group(0)], piece)
+             for piece in template().replace("CUENTRY_PFX", up).replace("cuentry_pfx", low).split(_ABI)]
+    return symbol_stamp(parts).join(parts)
+
+
+_ABI = "@ABI@"
+
+
+def symbol_stamp(parts: list[str]) -> str:
+    """The stamp in the loader's symbol names: 8 hex digits of a hash of the header's text around it."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
 
 
 # Words a struct member cannot be named in C or C++, and macros of the headers the loader includes.
@@ -395,9 +422,9 @@ def _usage(p: Plan) -> str:
     req = next((s for s in p.slots if s.required), None)
     opt = next((s for s in p.slots if not s.required), None)
     if req is not None:
-        lines.append(f" *     t->pfn_{req.attr}(...);   required entries are never NULL after {p.name.upper()}_OK")
+        lines.append(f" *     t->{member(req.attr)}(...);   required entries are never NULL after {p.name.upper()}_OK")
     if opt is not None:
-        lines.append(f" *     if (t->pfn_{opt.attr}) t->pfn_{opt.attr}(...);")
+        lines.append(f" *     if (t->{member(opt.attr)}) t->{member(opt.attr)}(...);")
         lines.append(" *         optional entries are NULL when unavailable: test before every call, never call NULL")
     return "\n".join(_comment_text(line) for line in lines)
 
@@ -409,19 +436,18 @@ def _doc(p: Plan) -> str:
 
 
 def _pins(p: Plan, low: str) -> str:
-    versions: list[str] = []
+    versions: list[str] = []   # every pin's ABI versions, in one array (one declaration, not one per pin)
     rows: list[str] = []
-    index = 0
     for e, s in enumerate(p.slots):
         for x in s.pins:
-            vname = f"{low}_impl_versions_{index}"
-            versions.append(f"static const int {vname}[] = {{{', '.join(map(str, x.versions))}}};")
             plat = (1 if "linux" in x.abi.platforms else 0) | (2 if "windows" in x.abi.platforms else 0)
             rows.append(f"    {{{_c_string(x.symbol)}, {x.version}, {x.first}, {_c_string(x.abi.pfn)}, "
                         f"{_c_string(x.abi.exported)}, {plat}, {e}, {_c_string(x.member)}, "
-                        f"offsetof(struct {low}_table, {member(x.member)}), {vname}, {len(x.versions)}}},")
-            index += 1
-    return "\n".join(versions) + f"\nstatic const struct {low}_impl_pin {low}_impl_pins[] = {{\n" + "\n".join(rows) + "\n};"
+                        f"offsetof(struct {low}_table, {member(x.member)}), {low}_impl_versions + {len(versions)}, "
+                        f"{len(x.versions)}}},")
+            versions.extend(map(str, x.versions))
+    return (f"static const int {low}_impl_versions[] = {{{', '.join(versions)}}};\n"
+            f"static const struct {low}_impl_pin {low}_impl_pins[] = {{\n" + "\n".join(rows) + "\n};")
 
 
 def _entries(p: Plan) -> str:
