@@ -20,7 +20,6 @@ an import half done).
 
 from __future__ import annotations
 
-from .. import _forksafe
 from ..errors import ArgumentError, CudaError
 from . import compiled, contract, ffi, pure
 from .choice import backend, extension
@@ -49,28 +48,28 @@ if TYPE_CHECKING:
 __all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "check_bindable",
            "enum_type", "holds_gil", "kernel_params", "out", "struct_type"]
 
-_LOCK = _forksafe.Lock()
-_PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
-
-
 def _catalog_parts(cat: Catalog | None) -> tuple[Catalog, contract.Hints, ffi.StructTypes]:
     from ..catalog import catalog
 
     cat = catalog() if cat is None else cat
-    got = _PER_CATALOG.get(id(cat))
-    if got is None:
-        with _LOCK:
-            got = _PER_CATALOG.get(id(cat))
-            if got is None:
-                hints = contract.Hints(cat.ffi_hints)
-                c = cat  # bound for the lambda
-                got = _PER_CATALOG[id(cat)] = (hints, ffi.StructTypes(lambda: c.types, hints.opaque, hints.unsigned,
-                                                                       hints.enum_typedefs))
+    got = cat.fact("calls.parts", _make_parts)
     return cat, got[0], got[1]
 
 
-_TYPEDEFS: dict[int, dict[str, str]] = {}
-_CONTRACTS: dict[tuple[int, str], contract.Contract] = {}  # per ABI: a contract holds no per-address state
+def _make_parts(cat: Catalog) -> tuple[contract.Hints, ffi.StructTypes]:
+    """The conversion hints and struct layouts of `cat` (a fact of the catalog: Catalog.fact)."""
+    hints = contract.Hints(cat.ffi_hints)
+    return hints, ffi.StructTypes(lambda: cat.types, hints.opaque, hints.unsigned, hints.enum_typedefs)
+
+
+def _typedefs(cat: Catalog) -> dict[str, str]:
+    """The typedef names learnt so far from `cat`'s signatures (spelled -> canonical; the key "" marks a full scan)."""
+    return cat.fact("calls.typedefs", lambda c: {})
+
+
+def _contracts(cat: Catalog) -> dict[str, contract.Contract]:
+    """The contracts built for `cat`'s ABIs, by typedef name (a contract holds no per-address state)."""
+    return cat.fact("calls.contracts", lambda c: {})
 
 
 def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
@@ -79,7 +78,7 @@ def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
     out() then finds the common names without loading the catalog's full type
     data (a 160 kB JSON file: milliseconds a cold start need not pay).
     """
-    known = _TYPEDEFS.setdefault(id(cat), {})
+    known = _typedefs(cat)
     for s in c.specs:
         _learn(known, s.type, s.canonical)
 
@@ -94,9 +93,6 @@ def _learn(known: dict[str, str], t: str, k: str) -> None:
         known[t] = k
 
 
-_SCANNED: set[int] = set()
-
-
 def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
     """What typedef `name` is, from the signatures in the catalog's rows (scanned up to the first that spells
     it, learning every other name on the way; a name no signature spells makes it scan them all, once).
@@ -105,14 +101,14 @@ def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
     table that takes it resolved) is found here without the full type data: no JSON file read, no json
     module imported, on the first call's path.
     """
-    known = _TYPEDEFS.setdefault(id(cat), {})
-    if id(cat) in _SCANNED:
+    known = _typedefs(cat)
+    if "" in known:  # scanned them all already
         return known.get(name)
     for spelled, canonical in cat.spelled_types():
         _learn(known, spelled, " ".join(canonical.split()))
         if name in known:
             return known[name]
-    _SCANNED.add(id(cat))
+    known[""] = ""
     return None
 
 
@@ -120,7 +116,7 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     """The canonical C type of a type name: C's own names as they are, typedefs through the catalog."""
     if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
         return name
-    got = _TYPEDEFS.get(id(cat), {}).get(name)
+    got = _typedefs(cat).get(name) if name else None
     if got is None:
         got = _learn_from_signatures(cat, name)
     if got is not None:
@@ -169,10 +165,10 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         raise ArgumentError(f"{abi.pfn}: refusing to bind the address {address!r}",
                             hint="resolve the symbol first and check its diagnostic")
     cat, hints, structs = _catalog_parts(cat)
-    key = (id(cat), abi.pfn)
-    c = _CONTRACTS.get(key)
+    contracts = _contracts(cat)
+    c = contracts.get(abi.pfn)
     if c is None or c.abi is not abi:
-        c = _CONTRACTS[key] = contract.Contract(abi, hints, structs.get)
+        c = contracts[abi.pfn] = contract.Contract(abi, hints, structs.get)
         _learn_typedefs(cat, c)
     g = guard if guard is not None else ffi.Guard(f"{abi.symbol} at {address:#x}")
     label = c.label
