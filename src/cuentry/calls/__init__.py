@@ -225,7 +225,18 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
 
     extra = 1 if code == "c" else 0  # char storage keeps a NUL after its last element
     arr = (elem * (count + extra))()
-    return Out(arr, count, ctypes.sizeof(elem), code, name, tag)
+    conversion = None if code in "cT" else _conversion(cat, hints, name, t)
+    return Out(arr, count, ctypes.sizeof(elem), code, name, tag, conversion)
+
+
+def _conversion(cat: Catalog, hints: contract.Hints, name: str, canonical: str) -> contract.Value | None:
+    """The conversion of C type `name` (what a call argument of that type accepts), made once per catalog."""
+    known: dict[str, contract.Value | None] = cat.fact("calls.values", lambda c: {})
+    try:
+        return known[name]
+    except KeyError:
+        got = known[name] = contract.Value.of(name, canonical, hints)
+        return got
 
 
 def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[Any, str, str | None]:
@@ -250,30 +261,55 @@ def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[A
     return ffi.SCALARS[s], contract._INT_CODES[(signed, ffi.sizeof(s))], None
 
 
-def kernel_params(*values: Out | tuple[str, Any]) -> KernelParams:
+def kernel_params(*values: Out | tuple[str, Any], stream: Any = None, cat: Catalog | None = None) -> KernelParams:
     """`void **kernelParams` for cuLaunchKernel: one entry per kernel parameter, in order.
 
     Each value is an `Out` (its storage is what the kernel parameter points
-    to) or a `(ctype, value)` pair, e.g. `kernel_params(("CUdeviceptr", d), ("unsigned int", n))`.
-    The result keeps every storage alive; keep it until the launch's stream work is done.
+    to) or a `(ctype, value)` pair, e.g. `kernel_params(("CUdeviceptr", t), ("unsigned int", n))`. A pair's
+    value is converted as a call argument of that C type is: a `CUdeviceptr` takes an int address or a
+    device array (`__cuda_array_interface__`, CUDA DLPack, cuda.core `Buffer`, cuda.bindings `CUdeviceptr`)
+    and refuses host memory and array values; a `CUdevice` takes a cuda.core `Device` too.
+    `stream`: the stream of the launch (what a `CUstream` argument takes; default the legacy default
+    stream): DLPack objects export for it, and an array whose `__cuda_array_interface__` names another
+    stream is refused. The result keeps every storage, and every object a value came from, alive; keep it
+    until the launch's stream work is done.
     """
+    cat, hints, _ = _catalog_parts(cat)
+    run = None
+    if stream is not None:
+        sv = _conversion(cat, hints, "CUstream", "struct CUstream_st *")
+        run = (sv.convert(stream, "kernel_params: stream")[0] or None) if sv is not None else None
     made: list[Out] = []
     for i, v in enumerate(values):
         if isinstance(v, Out):
             made.append(v)
         elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
-            o = out(v[0])
-            try:
-                o[0] = v[1]
-            except (TypeError, ValueError) as exc:
-                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} is not a {v[0]}: {exc}") from None
-            if o[0] != v[1] and not isinstance(v[1], float):
-                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} does not fit a {v[0]}")
+            o = out(v[0], cat=cat)
+            where = f"kernel_params: value {i + 1} ({v[0]})"
+            if o._m(2, None) is not None:  # the C type's own conversion (its errors name this value)
+                o._store(0, v[1], where, run)
+            elif o._code == "c" and type(v[1]) is not bytes:  # a char parameter given as a number
+                name = " ".join(v[0].split())
+                conv = _conversion(cat, hints, name, _canonical(cat, hints, name))
+                n = conv.convert(v[1], where)[0] if conv is not None else v[1]
+                o._obj[0] = (n & 0xFF).to_bytes(1, "little")
+            else:
+                _store_plain(o, i, v)
             made.append(o)
         else:
             raise ArgumentError(f"kernel_params: value {i + 1} must be a cuentry.out() or a (ctype, value) pair, "
                                 f"got {type(v).__name__}")
     return KernelParams(tuple(made))
+
+
+def _store_plain(o: Out, i: int, v: tuple[str, Any]) -> None:
+    """A value of a type stored as its storage takes it (chars, structs, pointers)."""
+    try:
+        o[0] = v[1]
+    except (TypeError, ValueError) as exc:
+        raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} is not a {v[0]}: {exc}") from None
+    if o[0] != v[1] and not isinstance(v[1], float):
+        raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} does not fit a {v[0]}")
 
 
 def as_bytes(o: Out) -> bytes:

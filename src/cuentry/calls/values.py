@@ -143,7 +143,8 @@ class Out(_OutBase):  # type: ignore[misc]
         _refuse_subclass(cls)
         super().__init_subclass__(**kw)
 
-    def __init__(self, obj: Any, count: int, itemsize: int, code: str, ctype: str, tag: str | None = None) -> None:
+    def __init__(self, obj: Any, count: int, itemsize: int, code: str, ctype: str, tag: str | None = None,
+                 conversion: Any = None) -> None:
         try:
             _META.__get__(self, type(self))
         except AttributeError:
@@ -151,7 +152,8 @@ class Out(_OutBase):  # type: ignore[misc]
         else:
             raise ArgumentError("an Out cannot be re-initialised")
         super().__init__(obj, count, itemsize, code)
-        _META.__set__(self, (str(ctype), tag if type(tag) is str else None))
+        # (C type, struct tag, the C type's conversion (contract.Value) or None, per element: what it keeps alive)
+        _META.__set__(self, (str(ctype), tag if type(tag) is str else None, conversion, {}))
 
     def _m(self, i: int, missing: Any) -> Any:
         try:
@@ -180,6 +182,21 @@ class Out(_OutBase):  # type: ignore[misc]
 
     def __setitem__(self, i: int, value: Any) -> None:
         j = self._index(i)
+        self._store(j, value, f"cuentry.out({self.ctype!r})[{j}]", None)
+
+    def _store(self, j: int, value: Any, where: str, stream: int | None) -> None:
+        """Element `j` = `value`, converted as a call argument of the element's C type is (where the Out has the
+        type's conversion); what the value needs kept alive (a device array, its DLPack export) is kept with it."""
+        conversion = self._m(2, None)
+        if conversion is not None:
+            got, keep = conversion.convert(value, where, stream)
+            self._obj[j] = got
+            holds = self._m(3, {})
+            if keep:
+                holds[j] = keep
+            else:
+                holds.pop(j, None)
+            return
         bounds = _INT_BOUNDS.get(self._code)
         if self._code == "f" and type(value) in (int, float) and abs(value) > _FLT_MAX and value - value == 0:
             raise ArgumentError(f"{self!r}[{j}] = {value!r}: beyond a float's range (|x| <= {_FLT_MAX})")
