@@ -451,3 +451,24 @@ def test_every_abi_of_the_shipped_catalog_builds_its_contract() -> None:
         assert len(c.specs) == len(abi.signature.params)
         check_bindable(abi, cat)
     assert len(hints.classified) > 50
+
+
+def test_reprs_say_how_a_value_was_made_and_what_it_holds() -> None:
+    assert repr(out("CUcontext")) == "cuentry.out('CUcontext') = 0x0"
+    assert repr(out("int", 3)) == "cuentry.out('int', 3) = [0, 0, 0]"
+    assert repr(out("int", 20)).endswith("[0, 0, 0, 0, 0, 0, 0, 0, ... (20 in all)]")
+    name = out("char", 16)
+    name._obj[:4] = b"H200"
+    assert repr(name) == "cuentry.out('char', 16) = 'H200'"
+    u = out("CUuuid")
+    raw = bytes([0xA0, 0, 0, 7] * 4)
+    ctypes.memmove(u.address, raw, 16)
+    assert repr(u[0]) == f"CUuuid_st(bytes={raw!r})"  # every byte, NULs included
+    assert repr(u) == f"cuentry.out('CUuuid') = CUuuid_st(bytes={raw!r})"
+    assert repr(out("CUlaunchConfig")).startswith("cuentry.out('CUlaunchConfig') = CUlaunchConfig_st(gridDimX=0, ")
+    d = out("CUdeviceptr")
+    d[0] = 0x1234
+    assert repr(d) == "cuentry.out('CUdeviceptr') = 0x1234"
+    assert repr(kernel_params(d, ("unsigned int", 7))) == \
+        "cuentry.kernel_params(('CUdeviceptr', 0x1234), ('unsigned int', 7))"
+    assert repr(address(0x10)) == "cuentry.address(0x10)"

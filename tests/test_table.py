@@ -391,3 +391,33 @@ def test_a_declaration_made_again_is_checked_and_bound_once(driver: Driver, monk
     with pytest.raises(TableDeclarationError, match="declared twice"):
         Table("d", [*es, required("cuMemAlloc", 3020)], stream="legacy", source=driver)  # a new list: checked
     assert b.resolve().cuMemAlloc is a.resolve().cuMemAlloc and b.available("cuMulticastCreate")
+
+
+_SHUTDOWN = """
+import sys
+from cuentry import Table, required, Driver, out
+d = Driver.load(sys.argv[1])
+t = Table("t", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=d)
+o = out("CUcontext")
+class Late:
+    def __del__(self):
+        try:
+            t.cuCtxGetCurrent(o)
+            print("called")
+        except Exception as e:
+            print("raised", type(e).__name__, e)
+late = Late()
+late.cycle = late  # freed by the collector at shutdown, after imports stopped working
+"""
+
+
+def test_a_table_first_used_during_interpreter_shutdown_says_so(fake: dict[str, str], fake_version: Any) -> None:
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-c", _SHUTDOWN, fake["full"]], capture_output=True, text=True,
+                         timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert "raised InterpreterShutdownError table 't' was first resolved while the interpreter is shutting down" \
+        in got.stdout, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr

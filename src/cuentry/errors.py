@@ -308,6 +308,11 @@ class ForkError(TableError):
     """A table resolved in a parent process was used in a forked child that refuses re-resolution."""
 
 
+class InterpreterShutdownError(TableError):
+    """A table was first used (resolved or bound) while the interpreter is shutting down, when Python can no
+    longer import what the first use needs."""
+
+
 class ArgumentError(CuentryError, TypeError):
     """A typed callable was called with an argument it cannot pass to the driver."""
 

@@ -40,6 +40,7 @@ bound in the table's mode are used as they are.
 from __future__ import annotations
 
 import os
+import sys
 from _weakrefset import WeakSet  # what weakref.WeakSet is, without importing weakref (a cold start)
 
 from . import _forksafe
@@ -49,6 +50,7 @@ from .driver import Driver, Runtime, default_driver
 from .entry import RESERVED, Entry, bind_entry, floor_of, optional, required
 from .errors import (
     ForkError,
+    InterpreterShutdownError,
     ResolutionError,
     TableDeclarationError,
     TableResolutionError,
@@ -231,6 +233,16 @@ def _pending_class(layout: type, unbound: set[str], shared: bool = False) -> typ
     return type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
                                              "__qualname__": layout.__qualname__, "_shared": shared,
                                              **{a: binders[a] for a in unbound}})
+
+
+def _shutdown_error(name: str, what: str, exc: ImportError) -> Exception:
+    """An import failing during a table's first use: the interpreter is shutting down (Python imports nothing
+    then), said as such; any other ImportError is returned as it is."""
+    if sys.meta_path is None or sys.is_finalizing():
+        return InterpreterShutdownError(f"table {name!r} was first {what} while the interpreter is shutting down",
+                                        hint="use the table once before exit (e.g. table.resolve() at start-up), "
+                                             "not for the first time in a __del__ or an atexit handler")
+    return exc
 
 
 def _after_fork() -> None:
@@ -437,9 +449,20 @@ class Table:
         return got
 
     def resolve(self) -> Table:
-        """Resolve every entry now (idempotent, thread-safe). Raises TableResolutionError."""
+        """Resolve every entry now (idempotent, thread-safe).
+
+        Raises:
+            TableResolutionError: a required entry failed.
+            InterpreterShutdownError: the first use comes while the interpreter shuts down.
+        """
         if self._resolved:
             return self
+        try:
+            return self._resolve_now()
+        except ImportError as exc:
+            raise _shutdown_error(self.name, "resolved", exc) from None
+
+    def _resolve_now(self) -> Table:
         with self._lock:
             if self._resolved:
                 return self
@@ -534,7 +557,10 @@ class Table:
             st = self._states[attr]
             if st.bind is not None:
                 src, abi, addr = st.bind
-                st.value = src.typed(abi, addr)
+                try:
+                    st.value = src.typed(abi, addr)
+                except ImportError as exc:
+                    raise _shutdown_error(self.name, f"bound ({attr})", exc) from None
                 st.bind = None
             self._settle(attr, st.value)
             return st.value

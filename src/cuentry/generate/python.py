@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["accessor_name", "class_name", "generate_python", "protocol_name", "render"]
 
 
-_ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "int", contract.HANDLE: "Handle", contract.FLOAT: "float",
+_ANNOTATIONS = {contract.INT: "int", contract.DEVPTR: "DevicePointer", contract.HANDLE: "Handle", contract.FLOAT: "float",
                 contract.CSTR: "String", contract.STRUCT: "Struct", contract.INBUF: "Pointer",
                 contract.OUTBUF: "Pointer", contract.ARRAY: "Pointer", contract.STRUCTPTR: "Pointer",
                 contract.FUNCPTR: "Pointer"}
@@ -174,6 +174,8 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
         "",
         "Handle = Any   # an int handle, None, or an object with __cuda_stream__ / .ptr / .handle",
         "Pointer = Any  # cuentry.out(...), a writable buffer, cuentry.address(n), or None (docs/calls.md)",
+        "DevicePointer = Any  # an int address or a device array (__cuda_array_interface__, CUDA DLPack, "
+        "cuda.core Buffer)",
         "String = bytes | str | None",
         "Struct = Any   # a struct value: cuentry.out('T')[0]",
         "",
