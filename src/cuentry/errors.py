@@ -28,6 +28,7 @@ __all__ = [
     "DriverNotFoundError",
     "ForkError",
     "HeaderParseError",
+    "InterpreterShutdownError",
     "LibraryPathError",
     "ManifestError",
     "ResolutionError",

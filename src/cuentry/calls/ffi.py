@@ -49,10 +49,13 @@ __all__ = [
     "bytes_address",
     "c_string",
     "ctypes_address",
+    "field_text",
     "function_address",
     "function_at",
     "is_ctypes_function",
     "sizeof",
+    "struct_repr",
+    "value_text",
 ]
 
 
