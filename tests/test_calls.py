@@ -472,3 +472,33 @@ def test_reprs_say_how_a_value_was_made_and_what_it_holds() -> None:
     assert repr(kernel_params(d, ("unsigned int", 7))) == \
         "cuentry.kernel_params(('CUdeviceptr', 0x1234), ('unsigned int', 7))"
     assert repr(address(0x10)) == "cuentry.address(0x10)"
+
+
+def test_the_gil_policy_is_data_per_group_documented_and_complete() -> None:
+    import re
+    from pathlib import Path
+
+    from cuentry.calls import holds_gil
+    from cuentry.calls.compiled import GIL_GROUPS, GIL_RELEASING_GETTERS
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    groups = {cat.newest(s).group or "" for s in cat.symbols()}
+    assert groups <= set(GIL_GROUPS), groups - set(GIL_GROUPS)  # every group decided
+    assert set(GIL_GROUPS) - {""} <= groups  # and no row for a group the catalog lacks
+    for sym in GIL_RELEASING_GETTERS:  # each exception is a getter that would otherwise keep the GIL
+        assert sym in cat and GIL_GROUPS[cat.newest(sym).group or ""] == "getters" and "Get" in sym
+        assert not holds_gil(sym)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "calls.md").read_text(encoding="utf-8")
+    section = doc.split("## The GIL", 1)[1].split("\n## ", 1)[0]
+    rows = {m[0]: m[1] for m in re.findall(r"^\| (`CUDA_.*?) \| (kept|released)", section, re.M)}
+    documented = {g.strip("`"): ("getters" if how == "kept" else "all")
+                  for cell, how in rows.items() for g in cell.split(", ")}
+    assert documented == {g: v for g, v in GIL_GROUPS.items() if g}
+    assert all(f"`{s}`" in section for s in GIL_RELEASING_GETTERS)
+    # what the policy decides, on calls whose behaviour is known
+    kept = ["cuCtxGetCurrent", "cuDeviceGetAttribute", "cuStreamQuery", "cuEventQuery", "cuPointerGetAttribute",
+            "cuFuncGetAttribute", "cuGraphGetNodes", "cuDriverGetVersion"]
+    released = ["cuStreamSynchronize", "cuMemcpyDtoH", "cuLaunchKernel", "cuModuleGetFunction", "cuLibraryGetKernel",
+                "cuGLGetDevices", "cuMemAlloc", "cuCtxSynchronize", "cuIpcGetMemHandle", "cuEventSynchronize"]
+    assert [s for s in kept if not holds_gil(s)] == [] and [s for s in released if holds_gil(s)] == []
