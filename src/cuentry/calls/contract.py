@@ -32,7 +32,6 @@ __all__ = [
     "DEVICE_RANGES",
     "DEVPTR_TYPES",
     "FIXED_EXTENT",
-    "NOT_FAST",
     "POINTER_KINDS",
     "VALUE_KINDS",
     "Contract",
@@ -46,7 +45,7 @@ __all__ = [
     "device_object",
     "device_of",
     "element_matches",
-    "fast_converter",
+    "fast_check",
     "out_matches",
 ]
 
@@ -551,31 +550,31 @@ def _device_ranges(symbol: str, by_name: Mapping[str, ParamSpec]) -> tuple[tuple
     return tuple(got)
 
 
-NOT_FAST: Any = object()  # a fast converter's answer for "not mine: run the full contract"
+def fast_check(s: ParamSpec) -> tuple[str, tuple[Any, ...]] | None:
+    """The pure backend's shortcut for one parameter, as (letter, constants), or None where it has none.
 
-
-def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
-    """The pure backend's shortcut for the common exact cases of one parameter (a subset of this contract,
-    with the same result), answering NOT_FAST for anything else; None where a parameter has no shortcut."""
+    A shortcut takes a subset of what the contract accepts, giving the same C value, and leaves everything
+    else to the contract: `i` an exact int in (low, high) (integers, enums, device addresses); `h` an exact
+    int in 0..high or None (handles); `a` a cuentry Out whose element code is in the constant set, or None
+    (typed arrays); `v`/`w` an Out (initialised), bytes (`v`, inputs only) or None (`void *`); `f`/`d` an
+    exact float (`f`: within a float's range); `s` bytes, None or a char Out (`const char *`).
+    """
     if s.companion is not None or s.extent:
         return None
-    lo, hi, k = s.low, s.high, s.kind
+    k = s.kind
     if k in (INT, DEVPTR):
-        return lambda v: v if type(v) is int and lo <= v <= hi else NOT_FAST
+        return "i", (s.low, s.high)
     if k == HANDLE:
-        return lambda v: v if type(v) is int and 0 <= v <= hi else 0 if v is None else NOT_FAST
+        return "h", (s.high,)
     if k == ARRAY:
-        codes = frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c))
-        return lambda v: v._ptr if type(v) in _OUT_TYPES and v._code in codes else 0 if v is None else NOT_FAST
+        return "a", (frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c)),)
     if k in (INBUF, OUTBUF):
-        return _fast_buffer(k == INBUF)
+        return ("v" if k == INBUF else "w"), ()
+    if k == FLOAT:
+        return ("f" if s.ctype == "float" else "d"), ()
+    if k == CSTR:
+        return "s", (frozenset("cbB"),)
     return None
-
-
-def _fast_buffer(ok_bytes: bool) -> Callable[[Any], Any]:
-    """`void *` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
-    return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
-                      if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
 
 
 _OUT_TYPES = frozenset({Out, KernelParams})

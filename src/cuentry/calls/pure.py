@@ -1,9 +1,11 @@
 """The pure backend: the contract converts, ctypes calls (libffi), the guard brackets the call.
 
 Where every parameter has a shortcut (exact ints in range, None, cuentry Out
-objects of the right type: `contract.fast_converter`), a small function
-generated per arity tries the shortcuts first, without a loop or a list; any
-other argument goes through `Contract.convert`, which converts or raises.
+objects of the right type, bytes: `contract.fast_check`), a function generated
+per sequence of shortcuts checks each argument inline (no call per argument, no
+loop, no list) and hands the values to ctypes as ctypes takes them (bytes and
+None as they are); any other argument goes through `Contract.convert`, which
+converts or raises.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from _thread import get_ident
 
 from . import contract as k
 from . import devmem, ffi
+from .values import KernelParams, Out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,36 +35,77 @@ def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
     return ffi.SCALARS[s.ctype]
 
 
-_FACTORIES: dict[int, Callable[..., Callable[..., int]]] = {}
+_FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
 
 
-def _factory(n: int) -> Callable[..., Callable[..., int]]:
-    """make(slow, cfn, guard, symbol, no, f0..fn-1) -> call: the shortcut path for one arity (compiled once)."""
-    got = _FACTORIES.get(n)
+# Per shortcut letter (contract.fast_check): the lines that check argument {i} and leave its C value in x{i}
+# (constants c{i}, the parameter's; `slow` on anything else). Out facts are read through the sealed slot's
+# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `slow`.
+_CHECKS = {
+    "i": ["if type(x{i}) is not int or not c{i}[0] <= x{i} <= c{i}[1]:", "    return slow(args, kw)"],
+    "h": ["if type(x{i}) is int:", "    if not 0 <= x{i} <= c{i}[0]:", "        return slow(args, kw)",
+          "elif x{i} is not None:", "    return slow(args, kw)"],
+    "a": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
+          "        return slow(args, kw)", "    x{i} = f[ADDR]", "elif x{i} is not None:", "    return slow(args, kw)"],
+    "s": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
+          "        return slow(args, kw)", "    x{i} = f[ADDR]", "elif type(x{i}) is not bytes and x{i} is not None:",
+          "    return slow(args, kw)"],
+    "v": ["if type(x{i}) in outs:", "    x{i} = facts(x{i}, base)[ADDR]", "    if not x{i}:", "        return slow(args, kw)",
+          "elif type(x{i}) is not bytes and x{i} is not None:", "    return slow(args, kw)"],
+    "w": ["if type(x{i}) in outs:", "    x{i} = facts(x{i}, base)[ADDR]", "    if not x{i}:", "        return slow(args, kw)",
+          "elif x{i} is not None:", "    return slow(args, kw)"],
+    "d": ["if type(x{i}) is not float:", "    return slow(args, kw)"],
+    "f": ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
+          "    return slow(args, kw)"],
+}
+
+
+def _factory(letters: str) -> Callable[..., Callable[..., int]]:
+    """make(slow, cfn, guard, symbol, get_ident, outs, facts, base, c0..cn-1) -> call, for one sequence of
+    shortcut letters (compiled once per sequence)."""
+    got = _FACTORIES.get(letters)
     if got is not None:
         return got
-    fs = [f"f{i}" for i in range(n)]
-    xs = [f"x{i}" for i in range(n)]
-    body = [f"def make(slow, cfn, guard, symbol, no, get_ident{''.join(', ' + f for f in fs)}):",
+    n = len(letters)
+    cs = "".join(f", c{i}" for i in range(n))
+    xs = ", ".join(f"x{i}" for i in range(n))
+    body = [f"def make(slow, cfn, guard, symbol, get_ident, outs, facts, base{cs}):",
             "    calls = guard.calls",
             "    def call(*args, **kw):",
             f"        if kw or len(args) != {n}:",
             "            return slow(args, kw)"]
-    for i in range(n):
-        body += [f"        x{i} = f{i}(args[{i}])", f"        if x{i} is no:", "            return slow(args, kw)"]
+    if n:
+        body += [f"        {xs}{',' if n == 1 else ''} = args", "        try:"]
+        for i, letter in enumerate(letters):
+            body += [f"            {line.format(i=i)}" for line in _CHECKS[letter]]
+        body += ["        except (AttributeError, ValueError):  # an Out never initialised: the contract's to refuse",
+                 "            return slow(args, kw)"]
     body += ["        me = get_ident()",
              "        calls.append(me)",
              "        try:",
              "            if guard.closed:",
              "                raise guard.closed_error(symbol)",
-             f"            return cfn({', '.join(xs)})",
+             f"            return cfn({xs})",
              "        finally:",
              "            calls.remove(me)",
              "    return call"]
-    ns: dict[str, Any] = {}
-    exec(compile("\n".join(body), f"<cuentry pure call/{n}>", "exec"), ns)  # our own text, one per arity
-    got = _FACTORIES.setdefault(n, ns["make"])
+    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE}
+    exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
+    got = _FACTORIES.setdefault(letters, ns["make"])
     return got
+
+
+def _out_facts() -> tuple[Any, Any, int, int]:
+    """(descriptor get, base class, index of the address, index of the element code) of Out's sealed facts."""
+    from . import values  # the module itself: its sealed descriptors
+
+    if values._OutBase is values.PyOutBase:
+        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4  # (array, address, count, itemsize, code)
+    return values._C_FACTS.__get__, values._OutBase, 0, 3  # (address, count, itemsize, code)
+
+
+_FACTS, _BASE, _ADDR, _CODE = _out_facts()
+_OUTS = frozenset({Out, KernelParams})
 
 
 def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], CudaError],
@@ -94,9 +138,11 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         finally:
             calls.remove(me)
 
-    fasts = [k.fast_converter(s) for s in c.specs]
+    fasts = [k.fast_check(s) for s in c.specs]
     if made and all(f is not None for f in fasts):
-        call = _factory(len(fasts))(slow, made[0], guard, symbol, k.NOT_FAST, get_ident, *fasts)
+        letters = "".join(f[0] for f in fasts if f is not None)
+        consts = [f[1] for f in fasts if f is not None]
+        call = _factory(letters)(slow, made[0], guard, symbol, get_ident, _OUTS, _FACTS, _BASE, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             return slow(args, kw)
