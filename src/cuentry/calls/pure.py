@@ -36,27 +36,30 @@ def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
 
 
 _FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
+_MISSING: Any = object()  # a positional parameter not given
 
 
-# Per shortcut letter (contract.fast_check): the lines that check argument {i} and leave its C value in x{i}
-# (constants c{i}, the parameter's; `slow` on anything else). Out facts are read through the sealed slot's
-# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `slow`.
+# Per shortcut letter (contract.fast_check): the lines that check argument x{i} and leave its C value in
+# y{i} (constants c{i}, the parameter's; `slow` with the arguments as given (ALL) on anything else). Out
+# facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
+# there, and the except clause sends it to `slow`.
 _CHECKS = {
-    "i": ["if type(x{i}) is not int or not c{i}[0] <= x{i} <= c{i}[1]:", "    return slow(args, kw)"],
-    "h": ["if type(x{i}) is int:", "    if not 0 <= x{i} <= c{i}[0]:", "        return slow(args, kw)",
-          "elif x{i} is not None:", "    return slow(args, kw)"],
+    "i": ["if type(x{i}) is not int or not c{i}[0] <= x{i} <= c{i}[1]:", "    return slow(ALL, kw)", "y{i} = x{i}"],
+    "h": ["if type(x{i}) is int:", "    if not 0 <= x{i} <= c{i}[0]:", "        return slow(ALL, kw)",
+          "elif x{i} is not None:", "    return slow(ALL, kw)", "y{i} = x{i}"],
     "a": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
-          "        return slow(args, kw)", "    x{i} = f[ADDR]", "elif x{i} is not None:", "    return slow(args, kw)"],
+          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif x{i} is None:", "    y{i} = None", "else:",
+          "    return slow(ALL, kw)"],
     "s": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
-          "        return slow(args, kw)", "    x{i} = f[ADDR]", "elif type(x{i}) is not bytes and x{i} is not None:",
-          "    return slow(args, kw)"],
-    "v": ["if type(x{i}) in outs:", "    x{i} = facts(x{i}, base)[ADDR]", "    if not x{i}:", "        return slow(args, kw)",
-          "elif type(x{i}) is not bytes and x{i} is not None:", "    return slow(args, kw)"],
-    "w": ["if type(x{i}) in outs:", "    x{i} = facts(x{i}, base)[ADDR]", "    if not x{i}:", "        return slow(args, kw)",
-          "elif x{i} is not None:", "    return slow(args, kw)"],
-    "d": ["if type(x{i}) is not float:", "    return slow(args, kw)"],
+          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif type(x{i}) is bytes or x{i} is None:",
+          "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
+    "v": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
+          "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
+    "w": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
+          "elif x{i} is None:", "    y{i} = None", "else:", "    return slow(ALL, kw)"],
+    "d": ["if type(x{i}) is not float:", "    return slow(ALL, kw)", "y{i} = x{i}"],
     "f": ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
-          "    return slow(args, kw)"],
+          "    return slow(ALL, kw)", "y{i} = x{i}"],
 }
 
 
@@ -69,27 +72,33 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     n = len(letters)
     cs = "".join(f", c{i}" for i in range(n))
     xs = ", ".join(f"x{i}" for i in range(n))
+    ps = "".join(f"x{i}=MISSING, " for i in range(n))
     body = [f"def make(slow, cfn, guard, symbol, get_ident, outs, facts, base{cs}):",
-            "    calls = guard.calls",
-            "    def call(*args, **kw):",
-            f"        if kw or len(args) != {n}:",
-            "            return slow(args, kw)"]
+            "    append, remove = guard.calls.append, guard.calls.remove",
+            "    def full(xs, rest, kw):",
+            "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
+            # positional parameters: a call with exactly n positional arguments makes no tuple; anything else
+            # (keywords, too few or too many) goes to the contract with the arguments as given
+            f"    def call({ps}{'/, ' if n else ''}*rest, **kw):",
+            f"        if kw or rest{''.join(f' or x{i} is MISSING' for i in range(n))}:",
+            f"            return full(({xs}{',' if n == 1 else ''}), rest, kw)"]
     if n:
-        body += [f"        {xs}{',' if n == 1 else ''} = args", "        try:"]
+        body += ["        try:"]
+        every = f"({xs}{',' if n == 1 else ''})"
         for i, letter in enumerate(letters):
-            body += [f"            {line.format(i=i)}" for line in _CHECKS[letter]]
+            body += [f"            {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter]]
         body += ["        except (AttributeError, ValueError):  # an Out never initialised: the contract's to refuse",
-                 "            return slow(args, kw)"]
+                 f"            return slow({every}, kw)"]
     body += ["        me = get_ident()",
-             "        calls.append(me)",
+             "        append(me)",
              "        try:",
              "            if guard.closed:",
              "                raise guard.closed_error(symbol)",
-             f"            return cfn({xs})",
+             f"            return cfn({', '.join(f'y{i}' for i in range(n))})",
              "        finally:",
-             "            calls.remove(me)",
+             "            remove(me)",
              "    return call"]
-    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE}
+    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING}
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
     got = _FACTORIES.setdefault(letters, ns["make"])
     return got
