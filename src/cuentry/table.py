@@ -163,7 +163,11 @@ class Unavailable:
 class _Binder:
     """An entry resolved and checked but not bound yet, in the table's own class: its first read binds the
     typed callable ([Table._bind_entry][cuentry.table.Table._bind_entry]), writes it to the entry's slot and
-    removes this descriptor, so every later read is a slot read."""
+    removes this descriptor, so every later read is a slot read.
+
+    This is why a table changes its class (issue 32.2 measured the one-class alternative, a forwarding object
+    in each slot until the entry's first call: an entry read before its first call and held then costs 3-4x
+    per call compiled, +35% pure; `one_class_alternative` of benchmarks/bench_table.py, BENCHMARKS.md)."""
 
     __slots__ = ("attr",)
 
