@@ -13,7 +13,8 @@ backend), and the pure backend / hand ctypes (goal: within 1.5x).
     python benchmarks/bench_calls.py [--driver PATH] [--json]
 
 Without --driver (and without $CUENTRY_DRIVER) it builds and uses cuentry's fake driver: its functions
-return at once, so the numbers are the calling cost alone.
+return at once, so the numbers are the calling cost alone. On a real driver (`--driver
+/usr/lib/x86_64-linux-gnu/libcuda.so.1`, a GPU) it records a real event and launches bench_gpu.py's empty kernel.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def child(path: str) -> dict[str, object]:
     gen = _generated(drv)
     loops = _loops()
     p, iv, params = out("CUcontext"), out("int"), kernel_params(("unsigned long long", 0))
-    ev, fnh = 0x1000, 0x2000  # handles: the fake driver answers without reading them (a real one would need real ones)
+    ev, fnh = _handles(drv)
     cref, iref = ctypes.byref(ctypes.c_void_p()), ctypes.byref(ctypes.c_int())
     vp, u = ctypes.c_void_p, ctypes.c_uint
     args = {"cuCtxGetCurrent": ((p,), (vp,), (cref,)),
@@ -97,8 +98,24 @@ def child(path: str) -> dict[str, object]:
             r["held_net/lambda"] = round((r["table_held"] - r["c_loop"]) / r["empty_lambda"], 2)  # type: ignore[operator]
         rows.append(r)
     if backend()["name"] == "compiled":  # the pure backend (ctypes) always releases the GIL
-        rows.append(_gil_cost(path, t))
+        rows.append(_gil_cost(path, t, ev))
     return {"backend": backend()["name"], "rows": rows}
+
+
+def _handles(drv):  # type: ignore[no-untyped-def]
+    """(event, function) handles for cuEventRecord and cuLaunchKernel: placeholders on the fake driver (it
+    answers without reading them), a real event and bench_gpu.py's empty kernel on a real one."""
+    if drv.fake:
+        return 0x1000, 0x2000
+    from bench_gpu import EMPTY_PTX
+
+    from cuentry import out
+
+    ev, mod, fn = out("CUevent"), out("CUmodule"), out("CUfunction")
+    drv.call("cuEventCreate", 2000).checked(ev, 2)  # CU_EVENT_DISABLE_TIMING
+    drv.call("cuModuleLoadData", 2000).checked(mod, EMPTY_PTX)
+    drv.call("cuModuleGetFunction", 2000).checked(fn, mod[0], b"empty")
+    return int(ev[0]), int(fn[0])
 
 
 def _loops():  # type: ignore[no-untyped-def]
@@ -125,7 +142,7 @@ def _c_loop(lib, name, address, ct_args) -> float:  # type: ignore[no-untyped-de
     return lib.loop_launch(f, n, ctypes.c_void_p(ct_args[0]), ctypes.c_void_p(ct_args[9])) / n  # type: ignore[no-any-return]
 
 
-def _gil_cost(path, t):  # type: ignore[no-untyped-def]
+def _gil_cost(path, t, ev):  # type: ignore[no-untyped-def]
     """What releasing the GIL costs a call: one function bound twice, keeping and releasing it."""
     from cuentry import Driver
     from cuentry.calls import compiled
@@ -137,7 +154,7 @@ def _gil_cost(path, t):  # type: ignore[no-untyped-def]
         other = Driver.load(path).call("cuEventRecord", 2000)
     finally:
         compiled.holds_gil = real  # type: ignore[assignment]
-    got = race({"released": _loop(keep, (0x1000, None)), "kept": _loop(other, (0x1000, None))}, N, 9)
+    got = race({"released": _loop(keep, (ev, None)), "kept": _loop(other, (ev, None))}, N, 9)
     return {"call": "cuEventRecord: GIL released vs kept", "released": round(got["released"], 1),
             "kept": round(got["kept"], 1), "release_cost_ns": round(got["released"] - got["kept"], 1)}
 
