@@ -512,3 +512,29 @@ def test_an_entry_answered_by_a_python_function_is_called_through_the_typed_call
     t = Table("t", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=drv)
     ctx = out("CUcontext")
     assert t.cuCtxGetCurrent(ctx) == 0 and ctx[0] == 0x1234
+
+
+def test_the_audit_verdicts_agree_with_what_a_driver_answers() -> None:
+    """audit.classify judges a request with no process; a driver of that release (answered in Python) must
+    answer it as the verdict says: CT004 (above the driver) exactly where it answers CUDA_ERROR_INVALID_VALUE,
+    CT002 (below the symbol's first ABI) exactly where it answers "version not sufficient"."""
+    from cuentry import audit
+    from cuentry.catalog import catalog
+    from cuentry.testing.answers import CatalogAnswers
+
+    cat, release = catalog(), 12080
+    answers = CatalogAnswers(version=release)
+    checked = 0
+    for sym in cat.symbols()[::7]:
+        first = min(cat.versions(sym))
+        if first > release:
+            continue
+        for ver in (first - 10, first, max(cat.versions(sym)), release + 10):
+            if ver <= 0:
+                continue
+            codes = {f.code for f in audit.classify(sym, ver, 1, driver_version=release)}
+            rc, status, _ = answers.get_proc_address(sym, ver, 1)
+            assert ("CT004" in codes) == (rc == 1), (sym, ver, codes, rc)
+            assert ("CT002" in codes) == (rc == 0 and status == 2), (sym, ver, codes, rc, status)
+            checked += 1
+    assert checked > 200
