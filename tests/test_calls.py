@@ -451,3 +451,54 @@ def test_every_abi_of_the_shipped_catalog_builds_its_contract() -> None:
         assert len(c.specs) == len(abi.signature.params)
         check_bindable(abi, cat)
     assert len(hints.classified) > 50
+
+
+def test_reprs_say_how_a_value_was_made_and_what_it_holds() -> None:
+    assert repr(out("CUcontext")) == "cuentry.out('CUcontext') = 0x0"
+    assert repr(out("int", 3)) == "cuentry.out('int', 3) = [0, 0, 0]"
+    assert repr(out("int", 20)).endswith("[0, 0, 0, 0, 0, 0, 0, 0, ... (20 in all)]")
+    name = out("char", 16)
+    name._obj[:4] = b"H200"
+    assert repr(name) == "cuentry.out('char', 16) = 'H200'"
+    u = out("CUuuid")
+    raw = bytes([0xA0, 0, 0, 7] * 4)
+    ctypes.memmove(u.address, raw, 16)
+    assert repr(u[0]) == f"CUuuid_st(bytes={raw!r})"  # every byte, NULs included
+    assert repr(u) == f"cuentry.out('CUuuid') = CUuuid_st(bytes={raw!r})"
+    assert repr(out("CUlaunchConfig")).startswith("cuentry.out('CUlaunchConfig') = CUlaunchConfig_st(gridDimX=0, ")
+    d = out("CUdeviceptr")
+    d[0] = 0x1234
+    assert repr(d) == "cuentry.out('CUdeviceptr') = 0x1234"
+    assert repr(kernel_params(d, ("unsigned int", 7))) == \
+        "cuentry.kernel_params(('CUdeviceptr', 0x1234), ('unsigned int', 7))"
+    assert repr(address(0x10)) == "cuentry.address(0x10)"
+
+
+def test_the_gil_policy_is_data_per_group_documented_and_complete() -> None:
+    import re
+    from pathlib import Path
+
+    from cuentry.calls import holds_gil
+    from cuentry.calls.compiled import GIL_GROUPS, GIL_RELEASING_GETTERS
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    groups = {cat.newest(s).group or "" for s in cat.symbols()}
+    assert groups <= set(GIL_GROUPS), groups - set(GIL_GROUPS)  # every group decided
+    assert set(GIL_GROUPS) - {""} <= groups  # and no row for a group the catalog lacks
+    for sym in GIL_RELEASING_GETTERS:  # each exception is a getter that would otherwise keep the GIL
+        assert sym in cat and GIL_GROUPS[cat.newest(sym).group or ""] == "getters" and "Get" in sym
+        assert not holds_gil(sym)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "calls.md").read_text(encoding="utf-8")
+    section = doc.split("## The GIL", 1)[1].split("\n## ", 1)[0]
+    rows = {m[0]: m[1] for m in re.findall(r"^\| (`CUDA_.*?) \| (kept|released)", section, re.M)}
+    documented = {g.strip("`"): ("getters" if how == "kept" else "all")
+                  for cell, how in rows.items() for g in cell.split(", ")}
+    assert documented == {g: v for g, v in GIL_GROUPS.items() if g}
+    assert all(f"`{s}`" in section for s in GIL_RELEASING_GETTERS)
+    # what the policy decides, on calls whose behaviour is known
+    kept = ["cuCtxGetCurrent", "cuDeviceGetAttribute", "cuStreamQuery", "cuEventQuery", "cuPointerGetAttribute",
+            "cuFuncGetAttribute", "cuGraphGetNodes", "cuDriverGetVersion"]
+    released = ["cuStreamSynchronize", "cuMemcpyDtoH", "cuLaunchKernel", "cuModuleGetFunction", "cuLibraryGetKernel",
+                "cuGLGetDevices", "cuMemAlloc", "cuCtxSynchronize", "cuIpcGetMemHandle", "cuEventSynchronize"]
+    assert [s for s in kept if not holds_gil(s)] == [] and [s for s in released if holds_gil(s)] == []

@@ -68,8 +68,9 @@ class DL:
     """__dlpack__/__dlpack_device__ over an address, as a CUDA (or any) device kind."""
 
     def __init__(self, ptr: int, shape: tuple[int, ...] = (16,), bits: int = 8, kind: int = 2,
-                 strides: tuple[int, ...] | None = None, versioned: bool = True, readonly: bool = False) -> None:
-        self.ptr, self.shape, self.bits, self.kind = ptr, shape, bits, kind
+                 strides: tuple[int, ...] | None = None, versioned: bool = True, readonly: bool = False,
+                 byte_offset: int = 0) -> None:
+        self.ptr, self.shape, self.bits, self.kind, self.byte_offset = ptr, shape, bits, kind, byte_offset
         self.strides, self.versioned, self.readonly = strides, versioned, readonly
         self.streams: list[Any] = []
         self._keep: list[Any] = []
@@ -82,7 +83,7 @@ class DL:
         shape = (ctypes.c_int64 * max(1, len(self.shape)))(*self.shape)
         strides = (ctypes.c_int64 * max(1, len(self.shape)))(*(self.strides or ()))
         tensor = (self.ptr, self.kind, 0, len(self.shape), 1, self.bits, 1, ctypes.addressof(shape),
-                  ctypes.addressof(strides) if self.strides else 0, 0)  # code 1: kDLUInt
+                  ctypes.addressof(strides) if self.strides else 0, self.byte_offset)  # code 1: kDLUInt
         if self.versioned and max_version is not None:
             fmt, name = DL_VERSIONED, DL_VERSIONED_CAPSULE
             values: tuple[int, ...] = (1, 0, 0, 0, DL_FLAG_READ_ONLY if self.readonly else 0, *tensor)

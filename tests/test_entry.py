@@ -4,14 +4,12 @@ reports that come from it (check's hints, list --groups)."""
 from __future__ import annotations
 
 import json
-import weakref
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import cuentry
-from cuentry import entry as entry_mod
 from cuentry import manifest
 from cuentry.catalog import Catalog, catalog
 from cuentry.entry import FALLBACK_CHAIN_LIMIT, Entry, optional, required
@@ -110,7 +108,7 @@ def binds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
         return real(self, symbol, version, *a, **kw)
 
     monkeypatch.setattr(Catalog, "bind", counting)
-    monkeypatch.setattr(entry_mod, "_BOUND", weakref.WeakKeyDictionary())  # forget answers other tests got
+    monkeypatch.setitem(catalog()._facts, "entry.bound_pins", {})  # forget answers other tests got
     return calls
 
 

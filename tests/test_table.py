@@ -391,3 +391,150 @@ def test_a_declaration_made_again_is_checked_and_bound_once(driver: Driver, monk
     with pytest.raises(TableDeclarationError, match="declared twice"):
         Table("d", [*es, required("cuMemAlloc", 3020)], stream="legacy", source=driver)  # a new list: checked
     assert b.resolve().cuMemAlloc is a.resolve().cuMemAlloc and b.available("cuMulticastCreate")
+
+
+_SHUTDOWN = """
+import sys
+from cuentry import Table, required, Driver, out
+d = Driver.load(sys.argv[1])
+t = Table("t", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=d)
+o = out("CUcontext")
+class Late:
+    def __del__(self):
+        try:
+            t.cuCtxGetCurrent(o)
+            print("called")
+        except Exception as e:
+            print("raised", type(e).__name__, e)
+late = Late()
+late.cycle = late  # freed by the collector at shutdown, after imports stopped working
+"""
+
+
+def test_a_table_first_used_during_interpreter_shutdown_says_so(fake: dict[str, str], fake_version: Any) -> None:
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-c", _SHUTDOWN, fake["full"]], capture_output=True, text=True,
+                         timeout=120)
+    assert got.returncode == 0, got.stderr
+    assert "raised InterpreterShutdownError table 't' was first resolved while the interpreter is shutting down" \
+        in got.stdout, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr
+
+
+# --- the seam: a Driver answered in Python (Driver.from_answers), no library built or loaded ------------------
+
+def test_a_table_resolves_through_answers_as_through_a_library() -> None:
+    from cuentry.driver import Driver, DriverAnswers
+    from cuentry.testing.answers import CatalogAnswers
+
+    answers = CatalogAnswers(version=12080)
+    drv = Driver.from_answers(answers)
+    assert (drv.driver_version, drv.gpa_form, drv.init_result, drv.fake) == (12080, "v2", 0, False)
+    t = Table("t", [required("cuMemAlloc", 3020), optional("cuMulticastCreate", 12010),
+                    required("cuCtxCreate", 12050, fallback=required("cuCtxCreate", 3020))],
+              stream="legacy", source=drv)
+    t.resolve()
+    assert t.available("cuMemAlloc") and t.available("cuCtxCreate") and t.available("cuMulticastCreate")
+    old = Driver.from_answers(CatalogAnswers(version=11080, form="v1"))
+    t2 = Table("t2", [required("cuMemAlloc", 3020), optional("cuMulticastCreate", 12010),
+                      required("cuCtxCreate", 12050, fallback=required("cuCtxCreate", 3020))],
+               stream="legacy", source=old)
+    t2.resolve()
+    assert not t2.available("cuMulticastCreate") and t2.reason("cuMulticastCreate") is not None
+    assert t2.report()["entries"][2]["via"] is not None  # cuCtxCreate@12050 is above 11.8: its fallback
+    assert old.resolve("cuMemAlloc", 3020, "legacy").diagnostic.query_emulated
+    assert ("cuMemAlloc", 3020, 1) in answers.asked or any(a[0] == "cuMemAlloc" for a in answers.asked)
+    with pytest.raises(UsageError, match="has no version, init, get_proc_address, exports"):
+        Driver.from_answers(object())  # type: ignore[arg-type]
+    assert isinstance(Driver.from_answers(DriverAnswers()), Driver)  # the documented do-nothing answers
+
+
+def test_diagnostics_through_answers_name_each_miss() -> None:
+    from cuentry import Classification
+    from cuentry.driver import Driver
+    from cuentry.errors import ResolutionError
+    from cuentry.testing.answers import CatalogAnswers
+
+    drv = Driver.from_answers(CatalogAnswers(version=12080, missing={"cuMemAlloc"}))
+    with pytest.raises(ResolutionError) as got:
+        drv.resolve("cuMemAlloc", 3020, "legacy")
+    assert got.value.diagnostic.classification == Classification.NOT_EXPORTED
+    with pytest.raises(ResolutionError) as got:
+        Driver.from_answers(CatalogAnswers(version=11080, form="v1")).resolve("cuMulticastCreate", 12010, "legacy")
+    assert got.value.diagnostic.classification == Classification.DRIVER_TOO_OLD
+    assert drv.error_name(2) == "CUDA_ERROR_OUT_OF_MEMORY"  # the catalog's names: no cuGetErrorName to ask
+    failing = Driver.from_answers(CatalogAnswers(init=100))
+    assert failing.init_result == 100 and failing.info()["cuInit_name"] == "CUDA_ERROR_NO_DEVICE"
+    closed = Driver.from_answers(CatalogAnswers())
+    closed.close()
+    with pytest.raises(Exception, match="closed"):
+        closed.resolve("cuMemAlloc", 3020, "legacy")
+
+
+@pytest.mark.parametrize("release", [3020, 9020, 11030, 11080, 12000, 12080, 13000])
+def test_a_table_resolves_exactly_from_its_floor_through_answers(release: int) -> None:
+    from cuentry.driver import Driver
+    from cuentry.errors import TableResolutionError
+    from cuentry.testing.answers import CatalogAnswers
+
+    form = "v2" if release >= 12000 else "v1" if release >= 11030 else "none"
+    drv = Driver.from_answers(CatalogAnswers(version=release, form=form))
+    for entries in ([required("cuMemAlloc", 3020)],
+                    [required("cuCtxCreate", 12050, fallback=required("cuCtxCreate", 3020))],
+                    [required("cuMemAdvise", 12020, fallback=required("cuMemAdvise", 8000)),
+                     optional("cuMulticastCreate", 12010)],
+                    [required("cuStreamGetCaptureInfo", 12030)]):
+        t = Table("floor", entries, stream="legacy", source=drv)
+        try:
+            t.resolve()
+            resolves = True
+        except TableResolutionError:
+            resolves = False
+        assert resolves == (release >= t.min_driver()), (release, t.min_driver(), entries)
+
+
+def test_an_entry_answered_by_a_python_function_is_called_through_the_typed_callable() -> None:
+    import ctypes
+
+    from cuentry.driver import Driver
+    from cuentry.testing.answers import CatalogAnswers
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+    def get_current(pctx: int) -> int:
+        ctypes.c_uint64.from_address(pctx).value = 0x1234
+        return 0
+
+    addr = ctypes.cast(get_current, ctypes.c_void_p).value
+    assert addr
+    drv = Driver.from_answers(CatalogAnswers(functions={"PFN_cuCtxGetCurrent_v4000": addr}))
+    t = Table("t", [required("cuCtxGetCurrent", 4000)], stream="legacy", source=drv)
+    ctx = out("CUcontext")
+    assert t.cuCtxGetCurrent(ctx) == 0 and ctx[0] == 0x1234
+
+
+def test_the_audit_verdicts_agree_with_what_a_driver_answers() -> None:
+    """audit.classify judges a request with no process; a driver of that release (answered in Python) must
+    answer it as the verdict says: CT004 (above the driver) exactly where it answers CUDA_ERROR_INVALID_VALUE,
+    CT002 (below the symbol's first ABI) exactly where it answers "version not sufficient"."""
+    from cuentry import audit
+    from cuentry.catalog import catalog
+    from cuentry.testing.answers import CatalogAnswers
+
+    cat, release = catalog(), 12080
+    answers = CatalogAnswers(version=release)
+    checked = 0
+    for sym in cat.symbols()[::7]:
+        first = min(cat.versions(sym))
+        if first > release:
+            continue
+        for ver in (first - 10, first, max(cat.versions(sym)), release + 10):
+            if ver <= 0:
+                continue
+            codes = {f.code for f in audit.classify(sym, ver, 1, driver_version=release)}
+            rc, status, _ = answers.get_proc_address(sym, ver, 1)
+            assert ("CT004" in codes) == (rc == 1), (sym, ver, codes, rc)
+            assert ("CT002" in codes) == (rc == 0 and status == 2), (sym, ver, codes, rc, status)
+            checked += 1
+    assert checked > 200

@@ -41,8 +41,10 @@ from .names import (
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import cuentry` stays cheap
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
-    from typing import Any, Literal
+    from collections.abc import Callable, Iterator, Mapping
+    from typing import Any, Literal, TypeVar
+
+    _T = TypeVar("_T")
 
     Stream = Literal["legacy", "per_thread"]
 else:
@@ -343,6 +345,22 @@ class Catalog:
         self._by_symbol: dict[str, tuple[Abi, ...]] = {}
         self._lower = {k.lower(): k for k in raw}
         self._lock = _forksafe.Lock()
+        self._facts: dict[str, Any] = {}
+
+    def fact(self, key: str, make: Callable[[Catalog], _T]) -> _T:
+        """A fact other modules derive from this catalog, computed once by `make(self)` and dropped with it.
+
+        The one home of per-catalog memos (`key`: the owning module's dotted name and what it is, e.g.
+        `"diagnostics.cu_names"`): a fact never outlives its catalog and is never answered for another
+        catalog that happens to reuse its id. docs/architecture.md lists the keys.
+        """
+        try:
+            return self._facts[key]  # type: ignore[no-any-return]
+        except KeyError:
+            pass
+        got = make(self)
+        with self._lock:
+            return self._facts.setdefault(key, got)  # type: ignore[no-any-return]
 
     def _make(self, row: Any) -> Abi:
         if not self._compact:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 
@@ -43,8 +43,13 @@ _RELEASE, _RELEASE_OLD = 11000, 7000
 
 def _device_ordinal(device: object) -> int:
     if type(device) is not int:  # not a bool, not an int subclass that could lie about its value
-        raise UsageError(f"primary_context: the device ordinal must be an int, not {type(device).__name__}",
-                         hint="pass the device's ordinal, e.g. primary_context(0)")
+        from .calls.contract import device_of
+
+        dev = device_of(device)  # a cuda.core Device: its ordinal
+        if dev is None:
+            raise UsageError(f"primary_context: the device must be an int ordinal or a cuda.core Device, not "
+                             f"{type(device).__name__}", hint="pass the device's ordinal, e.g. primary_context(0)")
+        return dev[0]
     if not 0 <= device <= _MAX_DEVICE:
         raise UsageError(f"primary_context: device ordinal {device} is out of range",
                          hint="pass 0 for the first device; `cuentry doctor` shows the driver")
@@ -52,7 +57,7 @@ def _device_ordinal(device: object) -> int:
 
 
 @contextlib.contextmanager
-def primary_context(device: int = 0, *, driver: Driver | None = None) -> Iterator[int]:
+def primary_context(device: int | Any = 0, *, driver: Driver | None = None) -> Iterator[int]:
     """Make `device`'s primary context current on this thread for the `with` block.
 
     On entry: `cuInit(0)`, `cuDeviceGet`, `cuDevicePrimaryCtxRetain`, `cuCtxPushCurrent`. On exit
@@ -60,7 +65,7 @@ def primary_context(device: int = 0, *, driver: Driver | None = None) -> Iterato
     context that was current before the block is current again. Blocks nest.
 
     Args:
-        device: the device ordinal (an `int`, 0 for the first device).
+        device: the device ordinal (an `int`, 0 for the first device) or a cuda.core `Device`.
         driver: the driver to use; default: the process-wide
             [default_driver][cuentry.driver.default_driver], the one a
             [Table][cuentry.table.Table] resolves through.

@@ -130,18 +130,17 @@ def cu_result_name(code: int | None, cat: Catalog | None = None) -> str:
     return names.get(code, f"CUresult({code})")
 
 
-_NAMES_CACHE: dict[int, dict[int, str]] = {}
-
-
 def _cu_names(cat: Catalog) -> dict[int, str]:
-    got = _NAMES_CACHE.get(id(cat))
-    if got is None:
-        vals = cat.types["enums"].get("cudaError_enum", {}).get("values", {})
-        got = {}
-        for name, v in vals.items():
-            if v is not None:
-                got.setdefault(v, name)
-        _NAMES_CACHE[id(cat)] = got
+    return cat.fact("diagnostics.cu_names", _make_cu_names)
+
+
+def _make_cu_names(cat: Catalog) -> dict[int, str]:
+    """Each CUresult value's first enumerator name in `cat` (a fact of the catalog: Catalog.fact)."""
+    vals = cat.types["enums"].get("cudaError_enum", {}).get("values", {})
+    got: dict[int, str] = {}
+    for name, v in vals.items():
+        if v is not None:
+            got.setdefault(v, name)
     return got
 
 

@@ -24,6 +24,7 @@ import sys
 from . import _forksafe
 from .calls import bind, check_bindable, choice
 from .calls.ffi import Bootstrap
+from .calls.ffi import Guard as ffi_guard
 from .catalog import Abi, Catalog, catalog
 from .diagnostics import Classification, Diagnostic, classify, cu_result_name, driver_too_old_hint
 from .errors import CatalogError, CudaError, DriverClosedError, DriverNotFoundError, ResolutionError, UsageError
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 else:
     from _functools import partial  # functools.partial, without importing functools (a cold start)
 
-__all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "Resolved", "Runtime", "default_driver", "resolve"]
+__all__ = ["NO_DRIVER_RUNTIME_ERROR", "Driver", "DriverAnswers", "Resolved", "Runtime", "default_driver", "resolve"]
 
 
 
@@ -124,7 +125,7 @@ class _Source:
         self.how: str = found.how
         self.attempts: list[Attempt] = list(found.attempts)
         self.fake: bool = found.fake
-        self.boot = Bootstrap(found.library)
+        self.boot: Bootstrap = getattr(found, "boot", None) or Bootstrap(found.library)  # or answers (from_answers)
         self._lock = _forksafe.Lock()
         self.driver_version: int | None = None
         # What one library's answers always mean, worked out once: the classification of an answer, and for
@@ -376,6 +377,33 @@ class Driver(_Source):
         """
         return cls(load_driver(path, allow_stub=allow_stub), cat, init=init)
 
+    @classmethod
+    def from_answers(cls, answers: DriverAnswers, *, cat: Catalog | None = None, init: bool = True) -> Driver:
+        """A Driver whose library questions are answered by `answers`, in Python: no library is loaded.
+
+        The seam for unit tests of tables, diagnostics and floors (as httpx takes a `MockTransport`):
+        `answers` says the driver's version, `cuInit`'s result, what `cuGetProcAddress` answers and which
+        names are exported, and everything above it (the pre-checks, the catalog's judgement, the
+        diagnostics, tables, fallbacks, floors) runs as it does on a loaded library.
+        [cuentry.testing.answers.CatalogAnswers][] answers like a real driver of a given release.
+        An address it returns is only called when you call the entry bound to it: give real
+        function addresses for those (e.g. of a `ctypes.CFUNCTYPE` object), any other nonzero int elsewhere.
+
+        Args:
+            answers: an object with the methods of [DriverAnswers][cuentry.driver.DriverAnswers].
+            cat: the catalog to check pins against (the shipped one by default).
+            init: ask `answers.init(0)` as a loaded Driver calls `cuInit(0)`.
+
+        Raises:
+            UsageError: `answers` lacks one of the methods.
+        """
+        missing = [m for m in ("version", "init", "get_proc_address", "exports") if not callable(getattr(answers, m, None))]
+        if missing:
+            raise UsageError(f"Driver.from_answers: {type(answers).__name__} has no {', '.join(missing)}()",
+                             hint="answers need version(), init(flags), get_proc_address(symbol, version, flags) "
+                                  "and exports(name): see cuentry.driver.DriverAnswers")
+        return cls(_Answered(answers), cat, init=init)
+
     @property
     def access(self) -> str:
         return {"v2": "driver:v2", "v1": "driver:v1", "none": "dlsym"}[self.gpa_form]
@@ -606,6 +634,117 @@ class Runtime(_Source):
 
 
 _DEFAULT_LOCK = _forksafe.Lock()
+class DriverAnswers:
+    """What a [Driver][cuentry.driver.Driver] asks its library, as [Driver.from_answers][cuentry.driver.Driver.from_answers]
+    takes it: implement these four methods (any class will do; this one documents them and answers nothing).
+
+    The form of `cuGetProcAddress` asked is the one the answers export (`exports("cuGetProcAddress_v2")`,
+    else `exports("cuGetProcAddress")`, else none: exported names by `exports`), as for a library.
+    """
+
+    def version(self) -> int | None:
+        """`cuDriverGetVersion`'s version (e.g. 12080), or None where it fails."""
+        return None
+
+    def init(self, flags: int) -> int:
+        """`cuInit(flags)`'s CUresult."""
+        return 0
+
+    def get_proc_address(self, symbol: str, version: int, flags: int) -> tuple[int, int | None, int]:
+        """(CUresult, query result, address) of `cuGetProcAddress(symbol, version, flags)`; the query result is
+        `CUdriverProcAddressQueryResult` for the v2 form (0 found, 1 symbol not found, 2 version not
+        sufficient) and ignored for the v1 form (which says a miss with CUDA_ERROR_NOT_FOUND, 500)."""
+        return 500, 1, 0
+
+    def exports(self, name: str) -> int:
+        """The address of exported symbol `name`, or 0 when the library does not export it. cuentry calls
+        one export itself: `cuStreamSynchronize`, to honour a `__cuda_array_interface__` stream (export it
+        only as a real function, or not at all)."""
+        return 0
+
+
+class _AnsweredLibrary:
+    """A library whose exported addresses come from answers (nothing mapped): closed flag and guard only."""
+
+    def __init__(self, answers: DriverAnswers, name: str) -> None:
+        self._answers = answers
+        self.guard = ffi_guard(name, self.address)
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.guard.closed)
+
+    def address(self, symbol: str) -> int:
+        if self.guard.closed:
+            return 0
+        got = self._answers.exports(symbol)
+        return got if type(got) is int and got > 0 else 0
+
+    def close(self) -> None:
+        self.guard.close()
+
+
+class _AnsweredBoot:
+    """Bootstrap's questions, asked of answers (inside the library's guard, as a library's are)."""
+
+    def __init__(self, answers: DriverAnswers, lib: _AnsweredLibrary) -> None:
+        self._answers = answers
+        self._lib = lib
+
+    def has(self, name: str) -> bool:
+        return self._lib.address(name) != 0
+
+    def _ask(self, name: str, fn: Callable[[], Any]) -> Any:
+        guard = self._lib.guard
+        guard.enter(name)
+        try:
+            return fn()
+        finally:
+            guard.leave()
+
+    def call(self, name: str, *args: Any) -> int:
+        if name != "cuInit":
+            raise LookupError(name)
+        return int(self._ask(name, lambda: self._answers.init(*args)))
+
+    def get_version(self, name: str) -> tuple[int, int]:
+        v = self._ask(name, self._answers.version)
+        return (CUDA_SUCCESS, v) if type(v) is int else (CUDA_ERROR_INVALID_VALUE, 0)
+
+    def get_proc_address(self, name: str, symbol: bytes, version: int, flags: int,
+                         with_status: bool) -> tuple[int, int | None, int]:
+        rc, st, addr = self._ask(name, lambda: self._answers.get_proc_address(symbol.decode(), version, flags))
+        if not with_status:
+            return int(rc), None, int(addr or 0)
+        return int(rc), (-1 if st is None else int(st)), int(addr or 0)
+
+    def proc_address_asker(self) -> Callable[[bytes, int, int], tuple[int, int, int]]:
+        def ask(symbol: bytes, version: int, flags: int) -> tuple[int, int, int]:  # the caller holds the guard
+            rc, st, addr = self._answers.get_proc_address(symbol.decode(), version, flags)
+            return int(rc), (-1 if st is None else int(st)), int(addr or 0)
+
+        return ask
+
+    def error_name(self, code: int) -> str | None:
+        return None  # the catalog's names
+
+    def error_string(self, code: int) -> str | None:
+        return None
+
+
+class _Answered:
+    """What the loader finds, for answers: the answered library and its bootstrap."""
+
+    def __init__(self, answers: DriverAnswers) -> None:
+        self.path = f"<answers: {type(answers).__name__}>"
+        self.how = "answers"
+        self.attempts: list[Attempt] = []
+        self.stub = False
+        self.fake = False
+        self.library = _AnsweredLibrary(answers, self.path)
+        self.boot = _AnsweredBoot(answers, self.library)
+
+
 _DEFAULT: Driver | None = None
 
 

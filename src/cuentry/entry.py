@@ -240,13 +240,6 @@ def _check_final(e: Entry, final: object, where: str) -> None:
 _BOUND_ENTRIES: dict[tuple[int, str, int], tuple[Entry, Catalog, Entry]] = {}
 _BOUND_ENTRIES_LIMIT = 4096
 
-# Catalog.bind's answers, per catalog: its answer for one pin never changes, so a second table (or a
-# manifest read again) declaring the same pins does not ask again. Refusals are not kept. A plain dict (the
-# catalog kept alive as its key; weakref is not imported on a cold start's path), bounded: a program making
-# catalogs without end forgets the older ones' answers.
-_BOUND: dict[Catalog, dict[tuple[str, int, str, str | None], Abi]] = {}
-_BOUND_CATALOGS_LIMIT = 16
-
 
 def bind_pin(cat: Catalog, symbol: str, version: int, stream: Stream, variant: str | None = None) -> Abi:
     """[Catalog.bind][cuentry.catalog.Catalog.bind]'s answer for one pin, asked once per catalog.
@@ -254,16 +247,18 @@ def bind_pin(cat: Catalog, symbol: str, version: int, stream: Stream, variant: s
     Raises:
         CuentryError: what [Catalog.bind][cuentry.catalog.Catalog.bind] raises for the pin.
     """
-    known = _BOUND.get(cat)
-    if known is None:
-        if len(_BOUND) >= _BOUND_CATALOGS_LIMIT:
-            _BOUND.clear()
-        known = _BOUND.setdefault(cat, {})
+    # Catalog.bind's answers, kept on the catalog (Catalog.fact): its answer for one pin never changes, so a
+    # second table (or a manifest read again) declaring the same pins does not ask again. Refusals are not kept.
+    known: dict[tuple[str, int, str, str | None], Abi] = cat.fact("entry.bound_pins", _no_pins)
     key = (symbol, version, stream, variant)
     got = known.get(key)
     if got is None:
         got = known[key] = cat.bind(symbol, version, stream, variant)
     return got
+
+
+def _no_pins(cat: Catalog) -> dict[tuple[str, int, str, str | None], Abi]:
+    return {}
 
 
 def _bind(e: Entry, stream: Stream, cat: Catalog, where: str) -> Abi:

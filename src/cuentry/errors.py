@@ -28,6 +28,7 @@ __all__ = [
     "DriverNotFoundError",
     "ForkError",
     "HeaderParseError",
+    "InterpreterShutdownError",
     "LibraryPathError",
     "ManifestError",
     "ResolutionError",
@@ -317,6 +318,11 @@ class UnavailableError(TableError, LookupError):
 
 class ForkError(TableError):
     """A table resolved in a parent process was used in a forked child that refuses re-resolution."""
+
+
+class InterpreterShutdownError(TableError):
+    """A table was first used (resolved or bound) while the interpreter is shutting down, when Python can no
+    longer import what the first use needs."""
 
 
 class ArgumentError(CuentryError, TypeError):

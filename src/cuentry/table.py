@@ -45,6 +45,7 @@ bound in the table's mode are used as they are.
 from __future__ import annotations
 
 import os
+import sys
 from _weakrefset import WeakSet  # what weakref.WeakSet is, without importing weakref (a cold start)
 
 from . import _forksafe
@@ -54,6 +55,7 @@ from .driver import Driver, Runtime, default_driver
 from .entry import RESERVED, Entry, bind_entry, floor_of, optional, required
 from .errors import (
     ForkError,
+    InterpreterShutdownError,
     ResolutionError,
     TableDeclarationError,
     TableResolutionError,
@@ -166,7 +168,11 @@ class Unavailable:
 class _Binder:
     """An entry resolved and checked but not bound yet, in the table's own class: its first read binds the
     typed callable ([Table._bind_entry][cuentry.table.Table._bind_entry]), writes it to the entry's slot and
-    removes this descriptor, so every later read is a slot read."""
+    removes this descriptor, so every later read is a slot read.
+
+    This is why a table changes its class (issue 32.2 measured the one-class alternative, a forwarding object
+    in each slot until the entry's first call: an entry read before its first call and held then costs 3-4x
+    per call compiled, +35% pure; `one_class_alternative` of benchmarks/bench_table.py, BENCHMARKS.md)."""
 
     __slots__ = ("attr",)
 
@@ -236,6 +242,16 @@ def _pending_class(layout: type, unbound: set[str], shared: bool = False) -> typ
     return type(layout.__name__, (layout,), {"__slots__": (), "__module__": layout.__module__,
                                              "__qualname__": layout.__qualname__, "_shared": shared,
                                              **{a: binders[a] for a in unbound}})
+
+
+def _shutdown_error(name: str, what: str, exc: ImportError) -> Exception:
+    """An import failing during a table's first use: the interpreter is shutting down (Python imports nothing
+    then), said as such; any other ImportError is returned as it is."""
+    if sys.meta_path is None or sys.is_finalizing():
+        return InterpreterShutdownError(f"table {name!r} was first {what} while the interpreter is shutting down",
+                                        hint="use the table once before exit (e.g. table.resolve() at start-up), "
+                                             "not for the first time in a __del__ or an atexit handler")
+    return exc
 
 
 def _after_fork() -> None:
@@ -442,9 +458,20 @@ class Table:
         return got
 
     def resolve(self) -> Table:
-        """Resolve every entry now (idempotent, thread-safe). Raises TableResolutionError."""
+        """Resolve every entry now (idempotent, thread-safe).
+
+        Raises:
+            TableResolutionError: a required entry failed.
+            InterpreterShutdownError: the first use comes while the interpreter shuts down.
+        """
         if self._resolved:
             return self
+        try:
+            return self._resolve_now()
+        except ImportError as exc:
+            raise _shutdown_error(self.name, "resolved", exc) from None
+
+    def _resolve_now(self) -> Table:
         with self._lock:
             if self._resolved:
                 return self
@@ -539,7 +566,10 @@ class Table:
             st = self._states[attr]
             if st.bind is not None:
                 src, abi, addr = st.bind
-                st.value = src.typed(abi, addr)
+                try:
+                    st.value = src.typed(abi, addr)
+                except ImportError as exc:
+                    raise _shutdown_error(self.name, f"bound ({attr})", exc) from None
                 st.bind = None
             self._settle(attr, st.value)
             return st.value

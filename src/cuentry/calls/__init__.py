@@ -49,28 +49,28 @@ if TYPE_CHECKING:
 __all__ = ["Address", "KernelParams", "Out", "address", "as_bytes", "as_str", "backend", "bind", "check_bindable",
            "enum_type", "holds_gil", "kernel_params", "out", "struct_type"]
 
-_LOCK = _forksafe.Lock()
-_PER_CATALOG: dict[int, tuple[contract.Hints, ffi.StructTypes]] = {}
-
-
 def _catalog_parts(cat: Catalog | None) -> tuple[Catalog, contract.Hints, ffi.StructTypes]:
     from ..catalog import catalog
 
     cat = catalog() if cat is None else cat
-    got = _PER_CATALOG.get(id(cat))
-    if got is None:
-        with _LOCK:
-            got = _PER_CATALOG.get(id(cat))
-            if got is None:
-                hints = contract.Hints(cat.ffi_hints)
-                c = cat  # bound for the lambda
-                got = _PER_CATALOG[id(cat)] = (hints, ffi.StructTypes(lambda: c.types, hints.opaque, hints.unsigned,
-                                                                       hints.enum_typedefs))
+    got = cat.fact("calls.parts", _make_parts)
     return cat, got[0], got[1]
 
 
-_TYPEDEFS: dict[int, dict[str, str]] = {}
-_CONTRACTS: dict[tuple[int, str], contract.Contract] = {}  # per ABI: a contract holds no per-address state
+def _make_parts(cat: Catalog) -> tuple[contract.Hints, ffi.StructTypes]:
+    """The conversion hints and struct layouts of `cat` (a fact of the catalog: Catalog.fact)."""
+    hints = contract.Hints(cat.ffi_hints)
+    return hints, ffi.StructTypes(lambda: cat.types, hints.opaque, hints.unsigned, hints.enum_typedefs)
+
+
+def _typedefs(cat: Catalog) -> dict[str, str]:
+    """The typedef names learnt so far from `cat`'s signatures (spelled -> canonical; the key "" marks a full scan)."""
+    return cat.fact("calls.typedefs", lambda c: {})
+
+
+def _contracts(cat: Catalog) -> dict[str, contract.Contract]:
+    """The contracts built for `cat`'s ABIs, by typedef name (a contract holds no per-address state)."""
+    return cat.fact("calls.contracts", lambda c: {})
 
 
 def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
@@ -79,7 +79,7 @@ def _learn_typedefs(cat: Catalog, c: contract.Contract) -> None:
     out() then finds the common names without loading the catalog's full type
     data (a 160 kB JSON file: milliseconds a cold start need not pay).
     """
-    known = _TYPEDEFS.setdefault(id(cat), {})
+    known = _typedefs(cat)
     for s in c.specs:
         _learn(known, s.type, s.canonical)
 
@@ -94,9 +94,6 @@ def _learn(known: dict[str, str], t: str, k: str) -> None:
         known[t] = k
 
 
-_SCANNED: set[int] = set()
-
-
 def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
     """What typedef `name` is, from the signatures in the catalog's rows (scanned up to the first that spells
     it, learning every other name on the way; a name no signature spells makes it scan them all, once).
@@ -105,14 +102,14 @@ def _learn_from_signatures(cat: Catalog, name: str) -> str | None:
     table that takes it resolved) is found here without the full type data: no JSON file read, no json
     module imported, on the first call's path.
     """
-    known = _TYPEDEFS.setdefault(id(cat), {})
-    if id(cat) in _SCANNED:
+    known = _typedefs(cat)
+    if "" in known:  # scanned them all already
         return known.get(name)
     for spelled, canonical in cat.spelled_types():
         _learn(known, spelled, " ".join(canonical.split()))
         if name in known:
             return known[name]
-    _SCANNED.add(id(cat))
+    known[""] = ""
     return None
 
 
@@ -120,7 +117,7 @@ def _canonical(cat: Catalog, hints: contract.Hints, name: str) -> str:
     """The canonical C type of a type name: C's own names as they are, typedefs through the catalog."""
     if hints.scalar(name) is not None or name.endswith("*") or name.startswith(("struct ", "union ", "enum ")):
         return name
-    got = _TYPEDEFS.get(id(cat), {}).get(name)
+    got = _typedefs(cat).get(name) if name else None
     if got is None:
         got = _learn_from_signatures(cat, name)
     if got is not None:
@@ -169,10 +166,10 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         raise ArgumentError(f"{abi.pfn}: refusing to bind the address {address!r}",
                             hint="resolve the symbol first and check its diagnostic")
     cat, hints, structs = _catalog_parts(cat)
-    key = (id(cat), abi.pfn)
-    c = _CONTRACTS.get(key)
+    contracts = _contracts(cat)
+    c = contracts.get(abi.pfn)
     if c is None or c.abi is not abi:
-        c = _CONTRACTS[key] = contract.Contract(abi, hints, structs.get)
+        c = contracts[abi.pfn] = contract.Contract(abi, hints, structs.get)
         _learn_typedefs(cat, c)
     g = guard if guard is not None else ffi.Guard(f"{abi.symbol} at {address:#x}")
     label = c.label
@@ -229,7 +226,18 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
 
     extra = 1 if code == "c" else 0  # char storage keeps a NUL after its last element
     arr = (elem * (count + extra))()
-    return Out(arr, count, ctypes.sizeof(elem), code, name, tag)
+    conversion = None if code in "cT" else _conversion(cat, hints, name, t)
+    return Out(arr, count, ctypes.sizeof(elem), code, name, tag, conversion)
+
+
+def _conversion(cat: Catalog, hints: contract.Hints, name: str, canonical: str) -> contract.Value | None:
+    """The conversion of C type `name` (what a call argument of that type accepts), made once per catalog."""
+    known: dict[str, contract.Value | None] = cat.fact("calls.values", lambda c: {})
+    try:
+        return known[name]
+    except KeyError:
+        got = known[name] = contract.Value.of(name, canonical, hints)
+        return got
 
 
 def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[Any, str, str | None]:
@@ -254,30 +262,55 @@ def _element(t: str, hints: contract.Hints, structs: ffi.StructTypes) -> tuple[A
     return ffi.SCALARS[s], contract._INT_CODES[(signed, ffi.sizeof(s))], None
 
 
-def kernel_params(*values: Out | tuple[str, Any]) -> KernelParams:
+def kernel_params(*values: Out | tuple[str, Any], stream: Any = None, cat: Catalog | None = None) -> KernelParams:
     """`void **kernelParams` for cuLaunchKernel: one entry per kernel parameter, in order.
 
     Each value is an `Out` (its storage is what the kernel parameter points
-    to) or a `(ctype, value)` pair, e.g. `kernel_params(("CUdeviceptr", d), ("unsigned int", n))`.
-    The result keeps every storage alive; keep it until the launch's stream work is done.
+    to) or a `(ctype, value)` pair, e.g. `kernel_params(("CUdeviceptr", t), ("unsigned int", n))`. A pair's
+    value is converted as a call argument of that C type is: a `CUdeviceptr` takes an int address or a
+    device array (`__cuda_array_interface__`, CUDA DLPack, cuda.core `Buffer`, cuda.bindings `CUdeviceptr`)
+    and refuses host memory and array values; a `CUdevice` takes a cuda.core `Device` too.
+    `stream`: the stream of the launch (what a `CUstream` argument takes; default the legacy default
+    stream): DLPack objects export for it, and an array whose `__cuda_array_interface__` names another
+    stream is refused. The result keeps every storage, and every object a value came from, alive; keep it
+    until the launch's stream work is done.
     """
+    cat, hints, _ = _catalog_parts(cat)
+    run = None
+    if stream is not None:
+        sv = _conversion(cat, hints, "CUstream", "struct CUstream_st *")
+        run = (sv.convert(stream, "kernel_params: stream")[0] or None) if sv is not None else None
     made: list[Out] = []
     for i, v in enumerate(values):
         if isinstance(v, Out):
             made.append(v)
         elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
-            o = out(v[0])
-            try:
-                o[0] = v[1]
-            except (TypeError, ValueError) as exc:
-                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} is not a {v[0]}: {exc}") from None
-            if o[0] != v[1] and not isinstance(v[1], float):
-                raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} does not fit a {v[0]}")
+            o = out(v[0], cat=cat)
+            where = f"kernel_params: value {i + 1} ({v[0]})"
+            if o._m(2, None) is not None:  # the C type's own conversion (its errors name this value)
+                o._store(0, v[1], where, run)
+            elif o._code == "c" and type(v[1]) is not bytes:  # a char parameter given as a number
+                name = " ".join(v[0].split())
+                conv = _conversion(cat, hints, name, _canonical(cat, hints, name))
+                n = conv.convert(v[1], where)[0] if conv is not None else v[1]
+                o._obj[0] = (n & 0xFF).to_bytes(1, "little")
+            else:
+                _store_plain(o, i, v)
             made.append(o)
         else:
             raise ArgumentError(f"kernel_params: value {i + 1} must be a cuentry.out() or a (ctype, value) pair, "
                                 f"got {type(v).__name__}")
     return KernelParams(tuple(made))
+
+
+def _store_plain(o: Out, i: int, v: tuple[str, Any]) -> None:
+    """A value of a type stored as its storage takes it (chars, structs, pointers)."""
+    try:
+        o[0] = v[1]
+    except (TypeError, ValueError) as exc:
+        raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} is not a {v[0]}: {exc}") from None
+    if o[0] != v[1] and not isinstance(v[1], float):
+        raise ArgumentError(f"kernel_params: value {i + 1} {v[1]!r} does not fit a {v[0]}")
 
 
 def as_bytes(o: Out) -> bytes:

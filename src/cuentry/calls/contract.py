@@ -32,16 +32,20 @@ __all__ = [
     "DEVICE_RANGES",
     "DEVPTR_TYPES",
     "FIXED_EXTENT",
-    "NOT_FAST",
     "POINTER_KINDS",
+    "VALUE_KINDS",
     "Contract",
     "Hints",
     "ParamSpec",
+    "Reporter",
+    "Value",
     "bindable",
     "classify",
     "code_class",
+    "device_object",
+    "device_of",
     "element_matches",
-    "fast_converter",
+    "fast_check",
     "out_matches",
 ]
 
@@ -240,15 +244,77 @@ def _bindings_int(v: Any, s: ParamSpec) -> int | None:
     return None
 
 
-class Contract:
+class Reporter:
+    """What every conversion raises through: errors that say where the value was given and what is accepted.
+
+    [Contract][cuentry.calls.contract.Contract] words them per call argument, [Value][cuentry.calls.contract.Value]
+    per out() element or kernel parameter; the converters themselves are the same functions."""
+
+    label = ""
+    hint = ""
+    function = ""
+
+    def where(self, s: ParamSpec) -> str:
+        return self.label
+
+    def _structs(self, tag: str) -> Any:
+        raise NotImplementedError
+
+    def error(self, s: ParamSpec, value: Any, accepted: str) -> ArgumentError:
+        return ArgumentError(f"{self.where(s)}: got {_show(value)}; accepted: {accepted}", hint=self.hint)
+
+    def refusal(self, s: ParamSpec, what: str, accepted: str) -> ArgumentError:
+        """An error whose 'got' part is already worded (`what`: e.g. "a Tensor whose __index__ raised ...")."""
+        return ArgumentError(f"{self.where(s)}: got {what}; accepted: {accepted}", hint=self.hint)
+
+    def range_error(self, s: ParamSpec, value: int) -> ArgumentRangeError:
+        return ArgumentRangeError(
+            f"{self.where(s)}: {value} is outside the range of "
+            f"{s.ctype if s.kind == INT else 'a pointer'}, {s.low}..{s.high}",
+            function=self.function, parameter=s.name, value=value, low=s.low, high=s.high,
+            hint=f"pass a value in {s.low}..{s.high}" + (f"; {self.hint}" if self.hint else ""))
+
+
+_DEVICE_TYPES = frozenset({"CUdevice", "CUdevice_v1"})
+
+
+def device_of(v: Any) -> tuple[int, int] | None:
+    """(ordinal, CUdevice) of a cuda.core `Device`, duck-typed by its public attributes (a type named `Device`
+    with an int `device_id`; its `handle`, a cuda.bindings CUdevice or an int, when it has one), else None.
+
+    Never imports cuda.core: an object that only looks like one is read the same way, and an attribute that
+    raises or holds anything else makes it not a Device."""
+    if type(v).__name__ != "Device" or isinstance(v, (int, float, str, bytes)):
+        return None
+    try:
+        ordinal = v.device_id
+        handle = getattr(v, "handle", None)
+    except Exception:
+        return None
+    if type(ordinal) is not int or not 0 <= ordinal < 1 << 31:
+        return None
+    if handle is None:
+        return ordinal, ordinal
+    if type(handle) is not int and type(handle).__name__ == "CUdevice" and (type(handle).__module__ or "").startswith(
+            ("cuda.bindings", "cuda.cuda")):
+        try:
+            handle = exact_int(int(handle))
+        except Exception:
+            return None
+    return (ordinal, handle) if type(handle) is int and 0 <= handle < 1 << 31 else None
+
+
+class Contract(Reporter):
     """The conversion of one ABI's arguments, with errors naming the function and the parameter."""
 
     def __init__(self, abi: Abi, hints: Hints, structs: Callable[[str], Any]) -> None:
         self.abi = abi
         self.label = f"{abi.symbol}@{abi.version}" + (f" ({abi.exported})" if abi.exported else "")
+        self.function = abi.symbol
+        self.hint = f"signature: {abi.c_typedef()}"
         self.specs = tuple(classify(i, p, hints) for i, p in enumerate(abi.signature.params))
         self.names = tuple(s.name for s in self.specs)
-        self._structs = structs
+        self._struct_of = structs
         by_name = {s.name: s for s in self.specs}
         for buf, count in COMPANIONS:
             b, c = by_name.get(buf), by_name.get(count)
@@ -275,21 +341,11 @@ class Contract:
         self.null_stream = names.STREAM_PER_THREAD_HANDLE if abi.stream == "per_thread" else names.STREAM_LEGACY_HANDLE
 
     # errors ---------------------------------------------------------------------------
-    def error(self, s: ParamSpec, value: Any, accepted: str) -> ArgumentError:
-        return ArgumentError(f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): got "
-                             f"{_show(value)}; accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
+    def where(self, s: ParamSpec) -> str:
+        return f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type})"
 
-    def refusal(self, s: ParamSpec, what: str, accepted: str) -> ArgumentError:
-        """An error whose 'got' part is already worded (`what`: e.g. "a Tensor whose __index__ raised ...")."""
-        return ArgumentError(f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): got {what}; "
-                             f"accepted: {accepted}", hint=f"signature: {self.abi.c_typedef()}")
-
-    def range_error(self, s: ParamSpec, value: int) -> ArgumentRangeError:
-        return ArgumentRangeError(
-            f"{self.label}: argument {s.index + 1} '{s.name}' ({s.type}): {value} is outside the range of "
-            f"{s.ctype if s.kind == INT else 'a pointer'}, {s.low}..{s.high}",
-            function=self.abi.symbol, parameter=s.name, value=value, low=s.low, high=s.high,
-            hint=f"pass a value in {s.low}..{s.high}; signature: {self.abi.c_typedef()}")
+    def _structs(self, tag: str) -> Any:
+        return self._struct_of(tag)
 
     def arity_error(self, args: tuple[Any, ...], kw: Mapping[str, Any]) -> ArgumentError:
         n = len(self.names)
@@ -369,20 +425,7 @@ class Contract:
         run = self.run_stream(out)
         extents: dict[int, devmem.Extent] = {}
         for i in pending:
-            s, v = self.specs[i], out[i].value
-            try:
-                addr, ext, hold = devmem.convert(v, run)
-            except devmem.Refused as why:
-                raise self.refusal(s, str(why), _DEVPTR_ACCEPTED) from None
-            except Exception as exc:  # a foreign object's protocol machinery failing: a refusal, not a traceback
-                raise self.refusal(s, f"a {type(v).__name__} that failed while being read ({type(exc).__name__}: "
-                                   f"{shorten(str(exc))})", _DEVPTR_ACCEPTED) from None
-            if not s.low <= addr <= s.high:
-                raise self.range_error(s, addr)
-            out[i] = addr
-            keep.append(v)
-            if hold is not None:
-                keep.append(hold)
+            out[i], ext = device_object(self, self.specs[i], out[i].value, run, keep)
             if ext is not None:
                 extents[i] = ext
         for di, access, factor, counts in self.ranges:
@@ -424,6 +467,25 @@ class Contract:
                                f"(cuStreamSynchronize answered {rc})", "an array on a live stream")
 
 
+def device_object(r: Reporter, s: ParamSpec, v: Any, run: int, keep: list[Any]) -> tuple[int, devmem.Extent | None]:
+    """(address, extent or None) of an object given for a device pointer (`run`: the stream the work runs on);
+    the object and what holds its export go to `keep`. The one reading of device memory objects: call
+    arguments and kernel parameters alike."""
+    try:
+        addr, ext, hold = devmem.convert(v, run)
+    except devmem.Refused as why:
+        raise r.refusal(s, str(why), _DEVPTR_ACCEPTED) from None
+    except Exception as exc:  # a foreign object's protocol machinery failing: a refusal, not a traceback
+        raise r.refusal(s, f"a {type(v).__name__} that failed while being read ({type(exc).__name__}: "
+                        f"{shorten(str(exc))})", _DEVPTR_ACCEPTED) from None
+    if not s.low <= addr <= s.high:
+        raise r.range_error(s, addr)
+    keep.append(v)
+    if hold is not None:
+        keep.append(hold)
+    return addr, ext
+
+
 class _Pending:
     """A device-pointer argument that is an object: resolved once every argument (the stream too) is converted."""
 
@@ -449,31 +511,31 @@ def _device_ranges(symbol: str, by_name: Mapping[str, ParamSpec]) -> tuple[tuple
     return tuple(got)
 
 
-NOT_FAST: Any = object()  # a fast converter's answer for "not mine: run the full contract"
+def fast_check(s: ParamSpec) -> tuple[str, tuple[Any, ...]] | None:
+    """The pure backend's shortcut for one parameter, as (letter, constants), or None where it has none.
 
-
-def fast_converter(s: ParamSpec) -> Callable[[Any], Any] | None:
-    """The pure backend's shortcut for the common exact cases of one parameter (a subset of this contract,
-    with the same result), answering NOT_FAST for anything else; None where a parameter has no shortcut."""
+    A shortcut takes a subset of what the contract accepts, giving the same C value, and leaves everything
+    else to the contract: `i` an exact int in (low, high) (integers, enums, device addresses); `h` an exact
+    int in 0..high or None (handles); `a` a cuentry Out whose element code is in the constant set, or None
+    (typed arrays); `v`/`w` an Out (initialised), bytes (`v`, inputs only) or None (`void *`); `f`/`d` an
+    exact float (`f`: within a float's range); `s` bytes, None or a char Out (`const char *`).
+    """
     if s.companion is not None or s.extent:
         return None
-    lo, hi, k = s.low, s.high, s.kind
+    k = s.kind
     if k in (INT, DEVPTR):
-        return lambda v: v if type(v) is int and lo <= v <= hi else NOT_FAST
+        return "i", (s.low, s.high)
     if k == HANDLE:
-        return lambda v: v if type(v) is int and 0 <= v <= hi else 0 if v is None else NOT_FAST
+        return "h", (s.high,)
     if k == ARRAY:
-        codes = frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c))
-        return lambda v: v._ptr if type(v) in _OUT_TYPES and v._code in codes else 0 if v is None else NOT_FAST
+        return "a", (frozenset(c for c in "bBhHiIqQfdcP" if out_matches(s.elem, c)),)
     if k in (INBUF, OUTBUF):
-        return _fast_buffer(k == INBUF)
+        return ("v" if k == INBUF else "w"), ()
+    if k == FLOAT:
+        return ("f" if s.ctype == "float" else "d"), ()
+    if k == CSTR:
+        return "s", (frozenset("cbB"),)
     return None
-
-
-def _fast_buffer(ok_bytes: bool) -> Callable[[Any], Any]:
-    """`void *` shortcut: an Out (an uninitialised one, address 0, is the contract's), bytes for inputs, None."""
-    return lambda v: ((v._ptr or NOT_FAST) if type(v) in _OUT_TYPES else ffi.bytes_address(v)
-                      if ok_bytes and type(v) is bytes else 0 if v is None else NOT_FAST)
 
 
 _OUT_TYPES = frozenset({Out, KernelParams})
@@ -513,13 +575,16 @@ def _is_out(v: Any) -> bool:
     return type(v) in _OUT_TYPES
 
 
-def _int(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _int(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if type(v) is int:
         n = v
     elif isinstance(v, (bool, float, str, bytes)) or v is None:
         raise c.error(s, v, f"an int in {s.low}..{s.high} (no bool, float, str or None)")
     else:
         got = _bindings_int(v, s)
+        if got is None and s.typename in _DEVICE_TYPES:
+            dev = device_of(v)
+            got = None if dev is None else dev[1]
         if got is None:
             try:
                 got = exact_int(v)
@@ -546,7 +611,7 @@ def _exact_number(v: Any) -> int | float | None:
     return None
 
 
-def _float(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> float:
+def _float(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> float:
     n = _exact_number(v)
     if n is None:
         raise c.error(s, v, f"a float or int ({s.ctype})")
@@ -559,7 +624,7 @@ def _float(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> float:
     return f
 
 
-def _handle(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _handle(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if v is None:
         return 0
     if type(v) is int:
@@ -581,7 +646,7 @@ def _handle(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     return n
 
 
-def _stream_protocol(c: Contract, s: ParamSpec, v: Any) -> int:
+def _stream_protocol(c: Reporter, s: ParamSpec, v: Any) -> int:
     proto = v.__cuda_stream__
     try:
         got = proto() if callable(proto) else proto
@@ -602,7 +667,7 @@ def _framework_stream(v: Any) -> int | None:
     return got if type(got) is int else None
 
 
-def _devptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
+def _devptr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
     """An int address as given; an object becomes a _Pending, resolved by Contract._device_memory."""
     if type(v) is int:
         n = v
@@ -617,7 +682,7 @@ def _devptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
     return n
 
 
-def _pointer_common(c: Contract, s: ParamSpec, v: Any, accepted: str) -> int | None:
+def _pointer_common(c: Reporter, s: ParamSpec, v: Any, accepted: str) -> int | None:
     """None and address(): the answers shared by every pointer kind (None otherwise)."""
     if v is None:
         return 0
@@ -630,7 +695,7 @@ def _pointer_common(c: Contract, s: ParamSpec, v: Any, accepted: str) -> int | N
     return None
 
 
-def _writable(c: Contract, s: ParamSpec, v: Any, keep: list[Any], accepted: str) -> int:
+def _writable(c: Reporter, s: ParamSpec, v: Any, keep: list[Any], accepted: str) -> int:
     """A writable, C-contiguous buffer's address (the ctypes view holding its export goes to keep)."""
     try:
         mv = memoryview(v)
@@ -659,7 +724,7 @@ def _writable(c: Contract, s: ParamSpec, v: Any, keep: list[Any], accepted: str)
 _CLASS_WORD = {"s": "signed integer", "u": "unsigned integer", "f": "floating", "c": "char", "T": "struct"}
 
 
-def _out(c: Contract, s: ParamSpec, v: Any, accepted: str) -> int:
+def _out(c: Reporter, s: ParamSpec, v: Any, accepted: str) -> int:
     """An Out: its element type must match the parameter's (structs: the same tag)."""
     ptr, count, itemsize, code = _facts(c, s, v, accepted)
     if s.kind == ARRAY and not out_matches(s.elem, code):
@@ -671,7 +736,7 @@ def _out(c: Contract, s: ParamSpec, v: Any, accepted: str) -> int:
     return ptr
 
 
-def _facts(c: Contract, s: ParamSpec, v: Any, accepted: str) -> tuple[int, int, int, str]:
+def _facts(c: Reporter, s: ParamSpec, v: Any, accepted: str) -> tuple[int, int, int, str]:
     try:
         return out_facts(v)
     except _Sealed as why:
@@ -705,7 +770,7 @@ _ACCEPTED = {
 }
 
 
-def _cstr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _cstr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -726,7 +791,7 @@ def _raise(exc: Exception) -> int:
     raise exc
 
 
-def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _inbuf(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -738,7 +803,7 @@ def _inbuf(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     return _writable(c, s, v, keep, acc)
 
 
-def _writable_out(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _writable_out(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     """An output buffer (`void *` with a byte count) or a typed output array: the same rules, the
     element type and the count checked by `_out`/`_writable` from the parameter's spec."""
     acc = s.accepted
@@ -752,7 +817,7 @@ def _writable_out(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     return _writable(c, s, v, keep, acc)
 
 
-def _structptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _structptr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -765,7 +830,7 @@ def _structptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     raise c.error(s, v, acc)
 
 
-def _funcptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
+def _funcptr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     acc = s.accepted
     got = _pointer_common(c, s, v, acc)
     if got is not None:
@@ -776,7 +841,7 @@ def _funcptr(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     raise c.error(s, v, acc)
 
 
-def _struct(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
+def _struct(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
     cls = c._structs(s.tag)  # type: ignore[arg-type]
     if type(v) is cls:
         return v
@@ -786,7 +851,78 @@ def _struct(c: Contract, s: ParamSpec, v: Any, keep: list[Any]) -> Any:
     raise c.error(s, v, f"a {s.tag} struct made by cuentry: cuentry.out({s.tag!r}) or its [0]")
 
 
-_CONVERT: dict[str, Callable[[Contract, ParamSpec, Any, list[Any]], Any]] = {
+_CONVERT: dict[str, Callable[[Reporter, ParamSpec, Any, list[Any]], Any]] = {
     INT: _int, FLOAT: _float, HANDLE: _handle, DEVPTR: _devptr, CSTR: _cstr, INBUF: _inbuf, OUTBUF: _writable_out,
     ARRAY: _writable_out, STRUCTPTR: _structptr, FUNCPTR: _funcptr, STRUCT: _struct,
 }
+
+
+# --- one value outside a call: out() elements and kernel parameters -------------------------------------------
+
+class _Named:
+    """The parameter-like facts classify() reads, for a value that is not a call's parameter."""
+
+    __slots__ = ("name", "type", "canonical")
+
+    def __init__(self, name: str, type: str, canonical: str) -> None:
+        self.name, self.type, self.canonical = name, type, canonical
+
+
+VALUE_KINDS = frozenset({INT, FLOAT, HANDLE, DEVPTR})
+
+
+class Value:
+    """The conversion of one value of a C type outside a call (an `out()` element, a `kernel_params` entry): the
+    parameter kind and the converter a call argument of that type has, so both accept and refuse the same.
+
+    Only scalar kinds (integers, enums, floats, handles, device pointers) convert here; other element types
+    (structs, chars, pointers) are stored as their storage takes them. `None` from [of][cuentry.calls.contract.Value.of]
+    marks those.
+    """
+
+    __slots__ = ("spec", "ctype")
+
+    def __init__(self, spec: ParamSpec, ctype: str) -> None:
+        self.spec = spec
+        self.ctype = ctype
+
+    @classmethod
+    def of(cls, ctype: str, canonical: str, hints: Hints) -> Value | None:
+        """The conversion of C type `ctype` (canonical type `canonical`), or None where it has none of its own."""
+        try:
+            spec = classify(0, _Named("value", ctype, canonical), hints)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+        if spec.kind not in VALUE_KINDS:
+            return None
+        spec.accepted = _DEVPTR_ACCEPTED if spec.kind == DEVPTR else _accepted(spec)
+        return cls(spec, ctype)
+
+    def convert(self, v: Any, where: str, stream: int | None = None) -> tuple[Any, list[Any]]:
+        """(C-ready value, objects to keep alive with the storage) for `v`; ArgumentError naming `where` otherwise.
+
+        `stream`: the stream the work using the value runs on (a handle; None: the legacy default stream), for
+        device memory objects: DLPack exports for it, and a `__cuda_array_interface__` naming another stream
+        is refused (no driver here to synchronise it)."""
+        r = _At(where, self.ctype)
+        s = self.spec
+        keep: list[Any] = []
+        got = _CONVERT[s.kind](r, s, v, keep)
+        if type(got) is _Pending:
+            run = stream or names.STREAM_LEGACY_HANDLE
+            got, ext = device_object(r, s, v, run, keep)
+            if ext is not None and ext.stream is not None and ext.stream != run:
+                raise r.refusal(s, f"an array whose __cuda_array_interface__ names stream {ext.stream:#x}, not the "
+                                f"stream the work runs on ({run:#x})", "an array on that stream: pass the launch's "
+                                "stream (kernel_params(..., stream=s)), or an int address after synchronising "
+                                "the array's stream yourself")
+        return got, keep
+
+
+class _At(Reporter):
+    """Errors for one value, worded by where it was given (e.g. `kernel_params: value 2 (CUdeviceptr)`)."""
+
+    def __init__(self, where: str, ctype: str) -> None:
+        self.label = where
+        self.function = where
+        self.hint = f"pass what a call argument of type {ctype} takes (docs/calls.md)"

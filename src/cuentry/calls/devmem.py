@@ -330,7 +330,9 @@ def _dl_extent(tensor: Any, writable: bool, t: str) -> tuple[int, Extent]:
         raise Refused(f"a {t} whose DLPack shape {shape} has a negative dimension")
     strides = None if not tensor.strides else tuple(int(tensor.strides[i]) for i in range(ndim))
     bits = int(tensor.dtype.bits) * int(tensor.dtype.lanes)
-    addr = (int(tensor.data or 0) + int(tensor.byte_offset)) & POINTER_MAX
+    addr = int(tensor.data or 0) + int(tensor.byte_offset)
+    if addr > POINTER_MAX:  # data + byte_offset past the address space: never wrapped to a small address
+        raise Refused(f"a {t} whose DLPack data pointer plus byte_offset ({addr:#x}) does not fit the address space")
     if bits % 8:
         n = 1
         for d in shape:

@@ -49,10 +49,13 @@ __all__ = [
     "bytes_address",
     "c_string",
     "ctypes_address",
+    "field_text",
     "function_address",
     "function_at",
     "is_ctypes_function",
     "sizeof",
+    "struct_repr",
+    "value_text",
 ]
 
 
@@ -303,6 +306,41 @@ def sizeof(ctype: str) -> int:
     return int(ctypes.sizeof(SCALARS[ctype]))
 
 
+_SHOWN = 8  # elements of an array shown in a repr before the rest is counted
+
+
+def struct_repr(self: Any) -> str:
+    """`CUuuid_st(bytes=b'...')`: a struct's fields by name (char arrays as all their bytes, other arrays as
+    lists of their first elements, pointers in hex)."""
+    cls = type(self)
+    parts = []
+    for name, ftype in getattr(cls, "_fields_", ()):
+        if name.startswith("_anon"):
+            continue
+        parts.append(f"{name}={field_text(self, name, ftype)}")
+    return f"{cls.__name__}({', '.join(parts)})"
+
+
+def field_text(obj: Any, name: str, ftype: Any) -> str:
+    """One field of a struct, as a repr shows it."""
+    if issubclass(ftype, ctypes.Array) and ftype._type_ is ctypes.c_char:
+        desc = getattr(type(obj), name)
+        return repr(ctypes.string_at(ctypes.addressof(obj) + desc.offset, desc.size))
+    value = getattr(obj, name)
+    return value_text(value, ftype is ctypes.c_void_p)
+
+
+def value_text(value: Any, pointer: bool = False) -> str:
+    """A field or element value as a repr shows it (arrays cut after a few elements)."""
+    if pointer:
+        return f"{value or 0:#x}"
+    if isinstance(value, ctypes.Array):
+        items = [value_text(v) for v in value[:_SHOWN]]
+        more = f", ... ({len(value)} in all)" if len(value) > _SHOWN else ""
+        return f"[{', '.join(items)}{more}]"
+    return repr(value)
+
+
 class StructTypes:
     """ctypes Structure/Union classes for the catalog's aggregates, built from its field lists on first use."""
 
@@ -327,7 +365,7 @@ class StructTypes:
                 if rec is None or rec.get("opaque"):
                     raise TypeError(f"struct {tag} has no known layout")
                 base = ctypes.Union if rec["kind"] == "union" else ctypes.Structure
-                got = type(tag, (base,), {})
+                got = type(tag, (base,), {"__repr__": struct_repr})
                 self._made[tag] = got  # before the fields: a struct may point to itself
                 try:
                     self._fill(got, [(name, canon) for name, _, canon in rec["fields"]])
@@ -392,7 +430,7 @@ class StructTypes:
                 raise TypeError(f"cannot lay out inline field {decl!r}")
             fields.append((m.group(3), f"{m.group(1)} {m.group(2)}".strip() + m.group(4)))
         base = ctypes.Union if kind.strip() == "union" else ctypes.Structure
-        cls: Any = type("inline", (base,), {})
+        cls: Any = type("inline", (base,), {"__repr__": struct_repr})
         self._fill(cls, fields)
         arr = tail.strip()
         for n in reversed(re.findall(r"\[(\d+)\]", arr)):

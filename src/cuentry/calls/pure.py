@@ -1,9 +1,11 @@
 """The pure backend: the contract converts, ctypes calls (libffi), the guard brackets the call.
 
 Where every parameter has a shortcut (exact ints in range, None, cuentry Out
-objects of the right type: `contract.fast_converter`), a small function
-generated per arity tries the shortcuts first, without a loop or a list; any
-other argument goes through `Contract.convert`, which converts or raises.
+objects of the right type, bytes: `contract.fast_check`), a function generated
+per sequence of shortcuts checks each argument inline (no call per argument, no
+loop, no list) and hands the values to ctypes as ctypes takes them (bytes and
+None as they are); any other argument goes through `Contract.convert`, which
+converts or raises.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from _thread import get_ident
 
 from . import contract as k
 from . import devmem, ffi
+from .values import KernelParams, Out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,36 +35,86 @@ def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
     return ffi.SCALARS[s.ctype]
 
 
-_FACTORIES: dict[int, Callable[..., Callable[..., int]]] = {}
+_FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
+_MISSING: Any = object()  # a positional parameter not given
 
 
-def _factory(n: int) -> Callable[..., Callable[..., int]]:
-    """make(slow, cfn, guard, symbol, no, f0..fn-1) -> call: the shortcut path for one arity (compiled once)."""
-    got = _FACTORIES.get(n)
+# Per shortcut letter (contract.fast_check): the lines that check argument x{i} and leave its C value in
+# y{i} (constants c{i}, the parameter's; `slow` with the arguments as given (ALL) on anything else). Out
+# facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
+# there, and the except clause sends it to `slow`.
+_CHECKS = {
+    "i": ["if type(x{i}) is not int or not c{i}[0] <= x{i} <= c{i}[1]:", "    return slow(ALL, kw)", "y{i} = x{i}"],
+    "h": ["if type(x{i}) is int:", "    if not 0 <= x{i} <= c{i}[0]:", "        return slow(ALL, kw)",
+          "elif x{i} is not None:", "    return slow(ALL, kw)", "y{i} = x{i}"],
+    "a": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
+          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif x{i} is None:", "    y{i} = None", "else:",
+          "    return slow(ALL, kw)"],
+    "s": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
+          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif type(x{i}) is bytes or x{i} is None:",
+          "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
+    "v": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
+          "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
+    "w": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
+          "elif x{i} is None:", "    y{i} = None", "else:", "    return slow(ALL, kw)"],
+    "d": ["if type(x{i}) is not float:", "    return slow(ALL, kw)", "y{i} = x{i}"],
+    "f": ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
+          "    return slow(ALL, kw)", "y{i} = x{i}"],
+}
+
+
+def _factory(letters: str) -> Callable[..., Callable[..., int]]:
+    """make(slow, cfn, guard, symbol, get_ident, outs, facts, base, c0..cn-1) -> call, for one sequence of
+    shortcut letters (compiled once per sequence)."""
+    got = _FACTORIES.get(letters)
     if got is not None:
         return got
-    fs = [f"f{i}" for i in range(n)]
-    xs = [f"x{i}" for i in range(n)]
-    body = [f"def make(slow, cfn, guard, symbol, no, get_ident{''.join(', ' + f for f in fs)}):",
-            "    calls = guard.calls",
-            "    def call(*args, **kw):",
-            f"        if kw or len(args) != {n}:",
-            "            return slow(args, kw)"]
-    for i in range(n):
-        body += [f"        x{i} = f{i}(args[{i}])", f"        if x{i} is no:", "            return slow(args, kw)"]
+    n = len(letters)
+    cs = "".join(f", c{i}" for i in range(n))
+    xs = ", ".join(f"x{i}" for i in range(n))
+    ps = "".join(f"x{i}=MISSING, " for i in range(n))
+    body = [f"def make(slow, cfn, guard, symbol, get_ident, outs, facts, base{cs}):",
+            "    append, remove = guard.calls.append, guard.calls.remove",
+            "    def full(xs, rest, kw):",
+            "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
+            # positional parameters: a call with exactly n positional arguments makes no tuple; anything else
+            # (keywords, too few or too many) goes to the contract with the arguments as given
+            f"    def call({ps}{'/, ' if n else ''}*rest, **kw):",
+            f"        if kw or rest{''.join(f' or x{i} is MISSING' for i in range(n))}:",
+            f"            return full(({xs}{',' if n == 1 else ''}), rest, kw)"]
+    if n:
+        body += ["        try:"]
+        every = f"({xs}{',' if n == 1 else ''})"
+        for i, letter in enumerate(letters):
+            body += [f"            {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter]]
+        body += ["        except (AttributeError, ValueError):  # an Out never initialised: the contract's to refuse",
+                 f"            return slow({every}, kw)"]
     body += ["        me = get_ident()",
-             "        calls.append(me)",
+             "        append(me)",
              "        try:",
              "            if guard.closed:",
              "                raise guard.closed_error(symbol)",
-             f"            return cfn({', '.join(xs)})",
+             f"            return cfn({', '.join(f'y{i}' for i in range(n))})",
              "        finally:",
-             "            calls.remove(me)",
+             "            remove(me)",
              "    return call"]
-    ns: dict[str, Any] = {}
-    exec(compile("\n".join(body), f"<cuentry pure call/{n}>", "exec"), ns)  # our own text, one per arity
-    got = _FACTORIES.setdefault(n, ns["make"])
+    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING}
+    exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
+    got = _FACTORIES.setdefault(letters, ns["make"])
     return got
+
+
+def _out_facts() -> tuple[Any, Any, int, int]:
+    """(descriptor get, base class, index of the address, index of the element code) of Out's sealed facts."""
+    from . import values  # the module itself: its sealed descriptors
+
+    if values._OutBase is values.PyOutBase:
+        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4  # (array, address, count, itemsize, code)
+    return values._C_FACTS.__get__, values._OutBase, 0, 3  # (address, count, itemsize, code)
+
+
+_FACTS, _BASE, _ADDR, _CODE = _out_facts()
+_OUTS = frozenset({Out, KernelParams})
 
 
 def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], CudaError],
@@ -94,9 +147,11 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         finally:
             calls.remove(me)
 
-    fasts = [k.fast_converter(s) for s in c.specs]
+    fasts = [k.fast_check(s) for s in c.specs]
     if made and all(f is not None for f in fasts):
-        call = _factory(len(fasts))(slow, made[0], guard, symbol, k.NOT_FAST, get_ident, *fasts)
+        letters = "".join(f[0] for f in fasts if f is not None)
+        consts = [f[1] for f in fasts if f is not None]
+        call = _factory(letters)(slow, made[0], guard, symbol, get_ident, _OUTS, _FACTS, _BASE, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             return slow(args, kw)

@@ -143,7 +143,8 @@ class Out(_OutBase):  # type: ignore[misc]
         _refuse_subclass(cls)
         super().__init_subclass__(**kw)
 
-    def __init__(self, obj: Any, count: int, itemsize: int, code: str, ctype: str, tag: str | None = None) -> None:
+    def __init__(self, obj: Any, count: int, itemsize: int, code: str, ctype: str, tag: str | None = None,
+                 conversion: Any = None) -> None:
         try:
             _META.__get__(self, type(self))
         except AttributeError:
@@ -151,7 +152,8 @@ class Out(_OutBase):  # type: ignore[misc]
         else:
             raise ArgumentError("an Out cannot be re-initialised")
         super().__init__(obj, count, itemsize, code)
-        _META.__set__(self, (str(ctype), tag if type(tag) is str else None))
+        # (C type, struct tag, the C type's conversion (contract.Value) or None, per element: what it keeps alive)
+        _META.__set__(self, (str(ctype), tag if type(tag) is str else None, conversion, {}))
 
     def _m(self, i: int, missing: Any) -> Any:
         try:
@@ -180,17 +182,34 @@ class Out(_OutBase):  # type: ignore[misc]
 
     def __setitem__(self, i: int, value: Any) -> None:
         j = self._index(i)
+        self._store(j, value, f"cuentry.out({self.ctype!r})[{j}]", None)
+
+    def _store(self, j: int, value: Any, where: str, stream: int | None) -> None:
+        """Element `j` = `value`, converted as a call argument of the element's C type is (where the Out has the
+        type's conversion); what the value needs kept alive (a device array, its DLPack export) is kept with it."""
+        conversion = self._m(2, None)
+        if conversion is not None:
+            got, keep = conversion.convert(value, where, stream)
+            self._obj[j] = got
+            holds = self._m(3, {})
+            if keep:
+                holds[j] = keep
+            else:
+                holds.pop(j, None)
+            return
         bounds = _INT_BOUNDS.get(self._code)
         if self._code == "f" and type(value) in (int, float) and abs(value) > _FLT_MAX and value - value == 0:
-            raise ArgumentError(f"{self!r}[{j}] = {value!r}: beyond a float's range (|x| <= {_FLT_MAX})")
+            raise ArgumentError(f"cuentry.out({self.ctype!r})[{j}] = {value!r}: beyond a float's range "
+                                f"(|x| <= {_FLT_MAX})")
         if bounds is not None:
             try:
                 value = exact_int(value)
             except _Sealed as why:
-                raise ArgumentError(f"{self!r}[{j}] = ...: got {why}; accepted: an int in {bounds[0]}..{bounds[1]}")\
-                    from None
+                raise ArgumentError(f"cuentry.out({self.ctype!r})[{j}] = ...: got {why}; accepted: an int in "
+                                    f"{bounds[0]}..{bounds[1]}") from None
             if not bounds[0] <= value <= bounds[1]:
-                raise ArgumentRangeError(f"{self!r}[{j}] = {value}: outside {bounds[0]}..{bounds[1]} ({self.ctype})",
+                raise ArgumentRangeError(f"cuentry.out({self.ctype!r})[{j}] = {value}: outside "
+                                         f"{bounds[0]}..{bounds[1]} ({self.ctype})",
                                          function="Out.__setitem__", parameter=self.ctype, value=value,
                                          low=bounds[0], high=bounds[1], hint=f"store a value in {bounds[0]}..{bounds[1]}")
         self._obj[j] = value
@@ -209,12 +228,30 @@ class Out(_OutBase):  # type: ignore[misc]
         return int(self._ptr)
 
     def __repr__(self) -> str:
+        """`cuentry.out('CUcontext') = 0x0`, `cuentry.out('int', 4) = [0, 0, 0, 0]`, `cuentry.out('char', 64) =
+        'NVIDIA H200'`, `cuentry.out('CUuuid') = CUuuid_st(bytes=b'...')`: how it was made, then what it holds."""
         if not self._ptr:
             return "cuentry.Out(uninitialised)"
-        shown = self._obj[0] if self.count == 1 and self._tag is None else f"{self.count} elements"
-        return f"cuentry.Out({self.ctype!r}, {self.count}: {shown!r})"
+        n = int(self.count)
+        made = f"cuentry.out({self.ctype!r}{'' if n == 1 else f', {n}'})"
+        return f"{made} = {self._shown()}"
+
+    def _shown(self) -> str:
+        code = self._code
+        if code == "c":
+            raw = ctypes.string_at(self._ptr, self.nbytes)
+            text = raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+            return repr(text if len(text) <= 60 else text[:57] + "...")
+        pointer = code == "P" or " ".join(self.ctype.split()) in _DEVPTR_NAMES
+        items = [ffi.value_text(self._obj[i], pointer) for i in range(min(int(self.count), _SHOWN))]
+        if self.count == 1:
+            return items[0]
+        more = f", ... ({self.count} in all)" if self.count > _SHOWN else ""
+        return f"[{', '.join(items)}{more}]"
 
 
+_SHOWN = 8  # elements a repr shows before it counts the rest
+_DEVPTR_NAMES = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})  # device addresses: shown in hex
 _META: Any = Out.__dict__["_meta"]
 del Out._meta
 
@@ -255,6 +292,17 @@ class KernelParams(Out):
         _KEEP.__set__(self, values)
         arr = (ctypes.c_uint64 * max(1, len(values)))(*[v.address for v in values])
         super().__init__(arr, max(1, len(values)), 8, "P", "void *")
+
+
+    def __repr__(self) -> str:
+        """`cuentry.kernel_params(('CUdeviceptr', 0x7f00...), ('unsigned int', 16))`: each parameter's type and value."""
+        try:
+            values = _KEEP.__get__(self, KernelParams)
+        except AttributeError:
+            return "cuentry.KernelParams(uninitialised)"
+        shown = [f"({v.ctype!r}, {v._shown()})" if v.count == 1 else repr(v) for v in values[:_SHOWN]]
+        more = f", ... ({len(values)} in all)" if len(values) > _SHOWN else ""
+        return f"cuentry.kernel_params({', '.join(shown)}{more})"
 
 
 _KEEP: Any = KernelParams.__dict__["_keep"]

@@ -147,15 +147,9 @@ def _paren_groups(toks: list[str]) -> list[list[str]]:
     return groups
 
 
-_CACHE: dict[int, Normalizer] = {}
-
-
 def normalizer(cat: Catalog) -> Normalizer:
-    """The normalizer with `cat`'s typedefs (one per catalog)."""
-    got = _CACHE.get(id(cat))
-    if got is None:
-        got = _CACHE[id(cat)] = Normalizer(cat.types.get("typedefs", {}))
-    return got
+    """The normalizer with `cat`'s typedefs (one per catalog, kept on it: Catalog.fact)."""
+    return cat.fact("lint.signature.normalizer", lambda c: Normalizer(c.types.get("typedefs", {})))
 
 
 __all__ = ["Normalizer", "normalizer", "platform_map", "sign_only", "signless"]

@@ -62,7 +62,9 @@ _IMPLEMENTED = {
     "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxSynchronize",
     "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2",
     "cuGetErrorName", "cuGetErrorString", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpyHtoD_v2",
-    "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2_ptds", "cuMemcpyDtoH_v2_ptds",
+    "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2_ptds", "cuMemcpyDtoH_v2_ptds", "cuMemGetAddressRange_v2",
+    "cuPointerGetAttribute", "cuStreamCreate", "cuStreamCreateWithPriority", "cuStreamDestroy_v2",
+    "cuStreamSynchronize", "cuStreamSynchronize_ptsz", "cuStreamQuery", "cuStreamQuery_ptsz",
 }
 
 _ERRORS = [

@@ -30,7 +30,6 @@ from ...errors import UsageError
 HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime_api.h", "cuda_runtime.h")
 _ARRAY = re.compile(r"^([^\[]*?)\s*((?:\[[^\[\]]*\])+)$")
 _LOCK = threading.Lock()
-_DIRS: dict[tuple[str, int], str] = {}
 
 
 def toolkit_version(toolkit: str) -> int:
@@ -215,9 +214,10 @@ def runtime_h(toolkit: str) -> str:
 
 def generated_dir(cat: Catalog, toolkit: str) -> str:
     """A private directory holding the generated headers of `toolkit` (written once per process)."""
-    key = (toolkit, id(cat))
+    dirs: dict[str, str] = cat.fact("lint.clang.headers.dirs", lambda c: {})  # per toolkit, dropped with cat
+    key = toolkit
     with _LOCK:
-        got = _DIRS.get(key)
+        got = dirs.get(key)
         if got is not None and os.path.isdir(got):
             return got
         d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-")
@@ -228,7 +228,7 @@ def generated_dir(cat: Catalog, toolkit: str) -> str:
                          0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
-        _DIRS[key] = d
+        dirs[key] = d
         return d
 
 
