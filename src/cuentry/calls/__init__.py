@@ -20,7 +20,7 @@ an import half done).
 
 from __future__ import annotations
 
-from .. import _forksafe, cfacts
+from .. import cfacts
 from ..errors import ArgumentError, CudaError
 from . import compiled, contract, ffi, pure
 from .choice import backend, extension

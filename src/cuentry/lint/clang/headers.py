@@ -30,6 +30,7 @@ from ...errors import UsageError
 HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime_api.h", "cuda_runtime.h")
 _ARRAY = re.compile(r"^([^\[]*?)\s*((?:\[[^\[\]]*\])+)$")
 _LOCK = threading.Lock()
+_SHADOW: dict[str, str] = {}  # the runtime shadow directory, written once per process
 
 
 def toolkit_version(toolkit: str) -> int:
@@ -237,14 +238,14 @@ def runtime_shadow() -> str:
     against a real toolkit sees every runtime declaration without the device-side headers that only nvcc
     (or clang's own CUDA wrappers) can read. Written once per process."""
     with _LOCK:
-        got = _DIRS.get(("shadow", 0))
+        got = _SHADOW.get("dir")
         if got is not None and os.path.isdir(got):
             return got
         d = tempfile.mkdtemp(prefix="cuentry-lint-runtime-")
         fd = os.open(os.path.join(d, "cuda_runtime.h"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("/* cuentry lint: the host side of cuda_runtime.h */\n#include <cuda_runtime_api.h>\n")
-        _DIRS[("shadow", 0)] = d
+        _SHADOW["dir"] = d
         return d
 
 
