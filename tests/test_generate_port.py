@@ -34,7 +34,7 @@ from cuentry.table import Table
 PORT = Path(__file__).parent / "generate_data" / "port"
 FULL = os.environ.get("CUENTRY_FULL_MATRIX") == "1"
 LIBS = {"A": PORT / "torchish" / "drv.toml", "B": PORT / "ncclish" / "drv.toml"}
-CHECKED = {"A": ("torchish: drv: cuMemGetAddressRange failed: CUDA_ERROR_NOT_SUPPORTED (801) at ", "torchish.cpp:"),
+CHECKED = {"A": ("torchish: drv: cuMemGetAddressRange failed: CUDA_ERROR_NOT_INITIALIZED (3) at ", "torchish.cpp:"),
            "B": ("drv: cuMemCreate failed: CUDA_ERROR_NOT_SUPPORTED (801) at ", "ncclish.c:")}
 DRIVERS = [("full", 13000), ("full", 12040), ("full", 12000), ("v1", 11080), ("nogpa", 11020), ("stub", 13000),
            ("none", 0)]
