@@ -247,7 +247,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
         _per_file_ignores(rep, cfg)
         fixes = _fixes(args, cfg, rep, settings, select, ignore, tmp, out)
         if tmp is not None:
-            _rename(rep, tmp, args.stdin_filename or STDIN_NAME)
+            _rename(rep, fixes, tmp, args.stdin_filename or STDIN_NAME)
     return _report(args, rep, fixes, out)
 
 
@@ -258,9 +258,11 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
 
     unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else cfg.unsafe_fixes
     want = (args.fix if args.fix is not None else cfg.fix) or args.diff
-    plan = fix.plan(rep, settings, select=select, ignore=ignore, unsafe=unsafe, verify=bool(want))
+    plan = fix.plan(rep, settings, select=select, ignore=ignore, unsafe=unsafe or (args.sarif and not want),
+                    verify=bool(want) or args.sarif)
     if not want:
         return plan
+    plan.remove_applied(rep)
     for path, new in plan.texts.items():
         name = args.stdin_filename or STDIN_NAME if path == tmp else path
         if args.diff:
@@ -286,7 +288,7 @@ def _per_file_ignores(rep: Any, cfg: Any) -> None:
     rep.findings = keep
 
 
-def _rename(rep: Any, tmp: str, name: str) -> None:
+def _rename(rep: Any, plan: Any, tmp: str, name: str) -> None:
     """Standard input's findings and problems under the name given for it, not the temporary file's."""
     import dataclasses
 
@@ -295,10 +297,22 @@ def _rename(rep: Any, tmp: str, name: str) -> None:
     def moved(items: list[Any]) -> list[Any]:
         return [dataclasses.replace(x, path=name) if x.path == tmp else x for x in items]
 
-    rep.findings = [dataclasses.replace(f, path=name, fingerprint=_fingerprint(f.code, name, f.message, 0))
-                    if f.path == tmp else f for f in rep.findings]
+    with open(tmp, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    seen: dict[tuple[str, str], int] = {}
+    found = []
+    for f in rep.findings:
+        if f.path == tmp:
+            lt = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+            nth = seen[(f.code, lt)] = seen.get((f.code, lt), -1) + 1
+            found.append(dataclasses.replace(f, path=name, fingerprint=_fingerprint(f.code, name, lt, nth)))
+        else:
+            found.append(f)
+    rep.findings = found
     rep.problems, rep.notes, rep.judged = moved(rep.problems), moved(rep.notes), moved(rep.judged)
     rep.unused_suppressions = moved(rep.unused_suppressions)
+    plan.withdrawn = moved(plan.withdrawn)
+    plan.regions = {(name if k[0] == tmp else k[0], *k[1:]): v for k, v in plan.regions.items()}
     rep.linted = [name if p == tmp else p for p in rep.linted]
 
 
@@ -312,7 +326,7 @@ def _report(args: argparse.Namespace, rep: Any, plan: Any, out: Out) -> int:
             out.error(f"{_shown(w.path)}:{w.line}: fix withdrawn: {_shown(w.message)}")
         return code
     if args.sarif:
-        out.json(_valid_json(sarif(rep, __version__, command=["cuentry", "lint", *args.paths])))
+        out.json(_valid_json(sarif(rep, __version__, command=["cuentry", "lint", *args.paths], fixes=plan.regions)))
     elif args.json:
         out.json(_valid_json(rep.to_dict()))
     else:

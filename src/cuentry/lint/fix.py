@@ -73,6 +73,19 @@ class Plan:
     originals: dict[str, str] = field(default_factory=dict)
     applied: list[Any] = field(default_factory=list)
     withdrawn: list[Withdrawn] = field(default_factory=list)
+    regions: dict[tuple[str, str, int, int], tuple[Fix, list[tuple[int, int, int, int, str]]]] = field(
+        default_factory=dict)   # (path, code, line, col) -> the fix and its edits as (line, col, end line, end col, new)
+
+    def remove_applied(self, report: Any) -> None:
+        """Drop the findings this plan fixed from `report`."""
+        fixed = {(f.path, f.code, f.line, f.col) for f in self.applied}
+        report.findings = [f for f in report.findings if (f.path, f.code, f.line, f.col) not in fixed]
+
+
+def _position(text: str, off: int) -> tuple[int, int]:
+    """1-based (line, column) of an offset."""
+    line = text.count("\n", 0, off) + 1
+    return line, off - (text.rfind("\n", 0, off) + 1) + 1
 
 
 def _offset(text: str, line: int, col: int) -> int:
@@ -384,6 +397,9 @@ def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe:
         assert new is not None
         p.texts[path], p.originals[path] = new, text
         p.applied.extend(f for f, _ in fixes)
+        for f, fx in fixes:
+            p.regions[(path, f.code, f.line, f.col)] = (fx, [(*_position(text, e.start), *_position(text, e.end), e.new)
+                                                             for e in fx.edits])
 
 
 def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
@@ -404,8 +420,6 @@ def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, 
                                                                "(a byte-order mark or bytes that are not UTF-8)"))
             continue
         _file(path, text, settings, select, ignore, unsafe, p, wanted)
-    fixed = {(f.path, f.code, f.line, f.col) for f in p.applied}
-    report.findings = [f for f in report.findings if (f.path, f.code, f.line, f.col) not in fixed]
     return p
 
 
