@@ -206,22 +206,85 @@ def runtime_h(toolkit: str) -> str:
         "#ifdef __cplusplus", "}", "#endif", "#endif", ""])
 
 
+def _header_texts(cat: Catalog, toolkit: str) -> dict[str, str]:
+    return {"cuda.h": cuda_h(cat, toolkit), "cudaTypedefs.h": typedefs_h(cat, toolkit),
+            "cuda_runtime_api.h": runtime_h(toolkit), "cuda_runtime.h": '#include "cuda_runtime_api.h"\n'}
+
+
+def _write_headers(d: str, files: Mapping[str, str], skip: str = "") -> None:
+    for name, text in files.items():
+        if name == skip:
+            continue
+        fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _cached(files: Mapping[str, str], toolkit: str) -> str | None:
+    """The headers' directory in the user's build cache (keyed by their content: the catalog and the toolkit),
+    written once and checked on every use; None when the cache cannot hold them or a header does not match."""
+    import hashlib
+    from pathlib import Path
+
+    from ...buildcache import cached_build
+    from ...errors import CuentryError
+
+    key = "".join(f"{n} {hashlib.sha256(t.encode()).hexdigest()}\n" for n, t in sorted(files.items()))
+
+    def build(_src: Path, out: Path) -> None:
+        out.write_text(files["cuda.h"], encoding="utf-8")
+        _write_headers(str(out.parent), files, skip="cuda.h")
+
+    try:
+        main = cached_build("lint-headers", f"toolkit {toolkit}\n{key}", build, filename="include/cuda.h",
+                            source_name="headers.sha256")
+        d = str(main.parent)
+        for name, text in files.items():
+            with open(os.path.join(d, name), encoding="utf-8") as fh:
+                if fh.read() != text:
+                    return None
+    except (CuentryError, OSError, ValueError):
+        return None
+    return d
+
+
 def generated_dir(cat: Catalog, toolkit: str) -> str:
-    """A private directory holding the generated headers of `toolkit` (written once per process)."""
+    """The directory holding the generated headers of `toolkit`: in the user's cache (once per catalog and
+    toolkit, verified on use), else a private temporary directory (written once per process)."""
     key = (toolkit, id(cat))
     with _LOCK:
         got = _DIRS.get(key)
         if got is not None and os.path.isdir(got):
             return got
-        d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-")
-        files = {"cuda.h": cuda_h(cat, toolkit), "cudaTypedefs.h": typedefs_h(cat, toolkit),
-                 "cuda_runtime_api.h": runtime_h(toolkit), "cuda_runtime.h": '#include "cuda_runtime_api.h"\n'}
-        for name, text in files.items():
-            fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                         0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+        files = _header_texts(cat, toolkit)
+        d = _cached(files, toolkit)
+        if d is None:
+            d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-")
+            _write_headers(d, files)
         _DIRS[key] = d
+        return d
+
+
+def is_generated(d: str) -> bool:
+    """Whether `d` is a directory of headers written here from the catalog (in this process)."""
+    return d in _DIRS.values()
+
+
+_SCRATCH: list[str] = []
+
+
+def scratch_dir() -> str:
+    """A private directory for what this process derives from the generated headers (precompiled headers),
+    removed when the process exits (a worker's too), so a run leaves nothing behind."""
+    with _LOCK:
+        if _SCRATCH and os.path.isdir(_SCRATCH[-1]) and _SCRATCH[0] == str(os.getpid()):
+            return _SCRATCH[-1]
+        import shutil
+        from multiprocessing.util import Finalize
+
+        d = tempfile.mkdtemp(prefix="cuentry-lint-pch-")
+        Finalize(None, shutil.rmtree, args=(d, True), exitpriority=0)
+        _SCRATCH[:] = [str(os.getpid()), d]
         return d
 
 
@@ -241,4 +304,4 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "runtime_h", "toolkit_version", "typedefs_h"]
+           "is_generated", "runtime_h", "scratch_dir", "toolkit_version", "typedefs_h"]
