@@ -198,13 +198,11 @@ def _rules(args: argparse.Namespace, cfg: Any) -> tuple[list[str] | None, list[s
     extend = [*cfg.extend_select, *(args.extend_select or [])]
     if extend and select is not None:
         select = [*select, *extend]
-    ignore = [*cfg.ignore, *(args.ignore or [])]
-    if extend:
-        from ..lint.engine import parse_codes
+    from ..lint.engine import parse_codes
 
-        extended = parse_codes(extend) or set()
-        ignore = sorted((parse_codes(ignore) or set()) - extended) if ignore else []
-    return select, ignore
+    named = (parse_codes(args.select) or set()) | (parse_codes(extend) or set()) if args.select or extend else set()
+    ignore = sorted((parse_codes(cfg.ignore) or set()) - named) if cfg.ignore else []   # what is named wins
+    return select, [*ignore, *(args.ignore or [])]
 
 
 def _files(args: argparse.Namespace, cfg: Any, paths: list[str]) -> list[str]:
@@ -263,6 +261,14 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
     if not want:
         return plan
     plan.remove_applied(rep)
+    _write_fixes(args, plan, tmp, out)
+    return plan
+
+
+def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out) -> None:
+    """--diff: print each file's diff; --fix: rewrite each file (standard input's fixed text is printed)."""
+    from ..lint import fix
+
     for path, new in plan.texts.items():
         name = args.stdin_filename or STDIN_NAME if path == tmp else path
         if args.diff:
@@ -271,7 +277,9 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
             out.print(new.rstrip("\n"))
         else:
             fix.write(path, new)
-    return plan
+    if tmp is not None and tmp not in plan.texts and not args.diff:
+        with open(tmp, encoding="utf-8") as fh:    # standard input with nothing to fix: printed as it came
+            out.print(fh.read().rstrip("\n"))
 
 
 def _per_file_ignores(rep: Any, cfg: Any) -> None:

@@ -96,10 +96,16 @@ def find(start: str) -> str | None:
         d = up
 
 
+_HEADER = re.compile(r"^[ \t]*\[[ \t]*(?:tool\.cuentry\.lint|lint)[ \t]*\]", re.M)
+
+
 def _line(text: str, key: str) -> int:
-    """The line where `key` is set (its first `key =` or `[... key]`), 0 when it cannot be told."""
-    pat = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=|^\s*\[[^\]]*\b{re.escape(key)}\]', re.M)
-    m = pat.search(text)
+    """The line where `key` is set (its first `key =` or `[... key]` from the lint table on), 0 when it cannot
+    be told."""
+    start = m.start() if (m := _HEADER.search(text)) else 0
+    k = re.escape(key)
+    pat = re.compile(rf'^[ \t]*(?:"{k}"|\'{k}\'|{k})[ \t]*=|^[ \t]*\[[^\]\n]*\b{k}\]', re.M)
+    m = pat.search(text, start)
     return text.count("\n", 0, m.start()) + 1 if m else 0
 
 

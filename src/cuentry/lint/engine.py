@@ -489,14 +489,20 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             if unit.lang == "c":
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
-            if unit.suppressions:
-                from .suppress import unused
-
-                active = (parse_codes(select) or set(RULE_CODES)) - (parse_codes(ignore) or set())
-                rep.unused_suppressions.extend(Problem(path, m, ln) for ln, m in unused(unit, cat, active))
+            _unused_suppressions(rep, path, unit, cat, select, ignore)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep
+
+
+def _unused_suppressions(rep: Report, path: str, unit: Unit, cat: Catalog, select: Sequence[str] | None,
+                         ignore: Sequence[str] | None) -> None:
+    """Into the report, the file's suppression comments that silence nothing or name an unknown rule."""
+    if unit.suppressions:
+        from .suppress import unused
+
+        active = (parse_codes(select) or set(RULE_CODES)) - (parse_codes(ignore) or set())
+        rep.unused_suppressions.extend(Problem(path, m, ln) for ln, m in unused(unit, cat, active))
 
 
 def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:

@@ -76,10 +76,13 @@ class Plan:
     regions: dict[tuple[str, str, int, int], tuple[Fix, list[tuple[int, int, int, int, str]]]] = field(
         default_factory=dict)   # (path, code, line, col) -> the fix and its edits as (line, col, end line, end col, new)
 
+    remaining: dict[str, set[tuple[str, int, int]]] = field(default_factory=dict)   # a fixed file's findings after
+
     def remove_applied(self, report: Any) -> None:
-        """Drop the findings this plan fixed from `report`."""
+        """Drop from `report` the findings this plan fixed, and those its fixes made go away."""
         fixed = {(f.path, f.code, f.line, f.col) for f in self.applied}
-        report.findings = [f for f in report.findings if (f.path, f.code, f.line, f.col) not in fixed]
+        report.findings = [f for f in report.findings if (f.path, f.code, f.line, f.col) not in fixed and (
+            f.path not in self.remaining or (f.code, f.line, f.col) in self.remaining[f.path])]
 
 
 def _position(text: str, off: int) -> tuple[int, int]:
@@ -272,10 +275,7 @@ def _name_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
     edits = []
     abi = cat.by_exported(sym)
     if abi is None and split_suffix(sym) is None:
-        same = [s for s in cat.symbols() if s.lower() == sym.lower()]
-        if len(same) != 1:
-            return None
-        return Fix("CE003", q.line, "safe", (Edit(a, b, f'"{same[0]}"'),), f"name {same[0]}")
+        return _case_fix(q, sym, a, b, cat)
     if abi is None or q.api not in _VERSIONED or len(call[2]) < 4:
         return None
     typed = _typed(q, cat, abi.symbol)
@@ -290,6 +290,14 @@ def _name_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
         if text[fa:fb].split("::")[-1] not in PER_THREAD_FLAGS:
             edits.append(Edit(fa, fb, flag))
     return Fix("CE003", q.line, "safe", tuple(edits), f"name {abi.symbol} at {abi.version}")
+
+
+def _case_fix(q: Query, sym: str, a: int, b: int, cat: Catalog) -> Fix | None:
+    """A name with a case error made the one catalog name it spells."""
+    same = [s for s in cat.symbols() if s.lower() == sym.lower()]
+    if len(same) != 1:
+        return None
+    return Fix("CE003", q.line, "safe", (Edit(a, b, f'"{same[0]}"'),), f"name {same[0]}")
 
 
 def _flags_fix(q: Query, u: Unit, text: str) -> Fix | None:
@@ -341,20 +349,23 @@ def _apply(text: str, fixes: Sequence[Fix]) -> str | None:
     return out
 
 
-def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit: Unit, lint: Any) -> str:
-    """Why the fixed text fails verification ("" when it passes)."""
+def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit: Unit, lint: Any,
+            after: list[Any] | None = None) -> str:
+    """Why the fixed text fails verification ("" when it passes); `after` receives the fixed text's findings."""
     new = _apply(text, fixes)
     if new is None:
         return "two fixes overlap"
-    after, u2 = lint(new, path)
+    found, u2 = lint(new, path)
+    if after is not None:
+        after[:] = found
     if u2.engine != unit.engine:
         return f"the fixed file is no longer judged by {unit.engine} (it may not parse)"
     fixed = {(f.code, f.line) for f in fixes}
-    left = [f for f in after if (f.code, f.line) in fixed]
+    left = [f for f in found if (f.code, f.line) in fixed]
     if left:
         return f"{left[0].code} is still found on line {left[0].line} after the fix"
     old = {(f.code, f.line) for f in before}
-    new_ones = [f for f in after if (f.code, f.line) not in old]
+    new_ones = [f for f in found if (f.code, f.line) not in old]
     if new_ones:
         return f"the fix brings a new {new_ones[0].code} on line {new_ones[0].line}"
     return ""
@@ -378,28 +389,35 @@ def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe:
             fixes.append((f, fx))
     if not fixes:
         return
-    why = _verify(text, path, [fx for _, fx in fixes], before, unit, lint)
-    if why:
-        good = []
-        for f, fx in fixes:
-            one = _verify(text, path, [fx], before, unit, lint)
-            if one:
-                p.withdrawn.append(Withdrawn(path, f.line, f"{f.code} ({fx.what}): {one}"))
-            else:
-                good.append((f, fx))
-        fixes = good
-        if fixes and _verify(text, path, [fx for _, fx in fixes], before, unit, lint):
-            p.withdrawn.extend(Withdrawn(path, f.line, f"{f.code} ({fx.what}): the fixes together do not verify")
-                               for f, fx in fixes)
-            fixes = []
+    after: list[Any] = []
+    if _verify(text, path, [fx for _, fx in fixes], before, unit, lint, after):
+        fixes = _one_by_one(path, text, fixes, before, unit, lint, p, after)
     if fixes:
         new = _apply(text, [fx for _, fx in fixes])
         assert new is not None
         p.texts[path], p.originals[path] = new, text
         p.applied.extend(f for f, _ in fixes)
+        p.remaining[path] = {(f.code, f.line, f.col) for f in after}
         for f, fx in fixes:
             p.regions[(path, f.code, f.line, f.col)] = (fx, [(*_position(text, e.start), *_position(text, e.end), e.new)
                                                              for e in fx.edits])
+
+
+def _one_by_one(path: str, text: str, fixes: list[tuple[Any, Fix]], before: list[Any], unit: Unit, lint: Any,
+                p: Plan, after: list[Any]) -> list[tuple[Any, Fix]]:
+    """The fixes that verify each on its own and then together (the others withdrawn, with why)."""
+    good = []
+    for f, fx in fixes:
+        one = _verify(text, path, [fx], before, unit, lint)
+        if one:
+            p.withdrawn.append(Withdrawn(path, f.line, f"{f.code} ({fx.what}): {one}"))
+        else:
+            good.append((f, fx))
+    if good and _verify(text, path, [fx for _, fx in good], before, unit, lint, after):
+        p.withdrawn.extend(Withdrawn(path, f.line, f"{f.code} ({fx.what}): the fixes together do not verify")
+                           for f, fx in good)
+        return []
+    return good
 
 
 def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
