@@ -27,8 +27,12 @@ def register(sub: SubParsers) -> None:
         "lint", help="find wrong entry-point use in C, C++, CUDA and Python sources",
         epilog="rules:\n" + "\n".join(f"  {r.code}  {r.summary}" for r in RULES)
         + "\n\nsuppress on a line with a comment: cuentry: ignore  or  cuentry: ignore[CE001,CE004]\n"
+          "(a suppression that silences nothing, or names an unknown rule, is reported)\n"
+          "configuration: [tool.cuentry.lint] in pyproject.toml, or [lint] in cuentry.toml (docs/lint.md)\n"
+          "--fix repairs what is mechanical and verified ([*] in the output); --diff shows it\n"
           f"files above {MAX_FILE_BYTES >> 20} MiB and non-regular files are reported, not read\n"
-          "exit codes: 0 no findings, 1 findings or files that could not be linted, 2 bad input",
+          "exit codes: 0 no findings, 1 findings, files that could not be linted or unused suppressions,\n"
+          "2 bad input (also a malformed configuration)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lt.add_argument("paths", nargs="+",
                     help="files or directories (.c .cc .cpp .cu .cuh .h .hpp .py ...); - reads standard input")
