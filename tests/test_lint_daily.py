@@ -344,3 +344,49 @@ def test_fix_plan_is_exact_spans() -> None:
     assert [text[a:b] for a, b in got[2]] == ['"cuMemAlloc"', "&p", "13000", "F(a, b)", "&q"]
     assert fix.span(text, 1, 5) == (1, 59)
     assert fix.span(text, 1, 22) == (1, 34)
+
+
+MACROS = """\
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+static PFN_cuMemAlloc_v3020 p_cuMemAlloc;
+static PFN_cuMemFree_v3020 p_cuMemFree;
+static PFN_cuCtxCreate_v3020 p_cuCtxCreate;
+static PFN_cuCtxDestroy_v4000 p_cuCtxDestroy;
+
+#define LOAD(name) \\
+  if (cuGetProcAddress(#name, (void **)&p_##name, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 0
+#define LOAD_AT(name, v) \\
+  if (cuGetProcAddress(#name, (void **)&p_##name, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 0
+
+int load(void) {
+  CUdriverProcAddressQueryResult q;
+  LOAD(cuMemAlloc);
+  LOAD(cuMemFree);
+  LOAD_AT(cuCtxCreate, 12000);
+  return 1;
+}
+"""
+
+
+def _clang_only() -> None:
+    pytest.importorskip("clang.cindex")
+    from cuentry.lint import clang
+
+    if not clang.available():
+        pytest.skip("libclang cannot be loaded")
+
+
+@pytest.mark.parametrize(("extra", "definition_fixed"), [("", True), ("LOAD(cuCtxDestroy);", False)])
+def test_macro_pins_are_fixed_at_the_definition_only_when_every_expansion_agrees(
+        tmp_path: Path, extra: str, definition_fixed: bool) -> None:
+    _clang_only()
+    f = tmp_path / "m.cpp"
+    f.write_text(MACROS.replace("  return 1;", f"  {extra}\n  return 1;" if extra else "  return 1;"))
+    lint("--fix", "--isolated", "--toolkit", "12.4", str(f))
+    text = f.read_text()
+    assert "LOAD_AT(cuCtxCreate, 3020);" in text                 # a macro's argument: fixed where it is written
+    assert ("&p_##name, 3020, CU_GET" in text) is definition_fixed
+    assert ("&p_##name, 12000, CU_GET" in text) is not definition_fixed
+    assert text.count("3020") == MACROS.count("3020") + 1 + definition_fixed

@@ -226,39 +226,132 @@ def _query(u: Unit, line: int, col: int) -> Query | None:
 
 
 def _toolkit_version(cat: Catalog, toolkit: str | None) -> int:
-    """The CUDA_VERSION of the targeted toolkit (X.Y -> X*1000+Y*10), else the newest the catalog knows."""
-    if toolkit:
-        major, _, minor = toolkit.partition(".")
-        if major.isdigit() and (minor or "0").isdigit():
-            return int(major) * 1000 + int(minor or 0) * 10
-    return max((max(cat.versions(s)) for s in ("cuGetProcAddress", "cuCtxCreate") if s in cat), default=12000)
+    """The CUDA_VERSION of the targeted toolkit (`--toolkit`), else of the newest the catalog knows."""
+    from .clang.headers import choose_toolkit, toolkit_version
+
+    return toolkit_version(choose_toolkit(cat, toolkit))
 
 
-def _pin_fix(q: Query, text: str, code: str, cat: Catalog, toolkit: str | None) -> Fix | None:
+def _safe_pin(q: Query, cat: Catalog, old: str) -> int | None:
+    """The pin that is certainly right: the pointer's own ABI; untyped, the ABI a literal pin between ABIs
+    (at most the newest release) binds, which is the same ABI wherever the old pin resolved."""
+    sym = q.symbol or ""
+    typed = _typed(q, cat, sym)
+    if typed is not None:
+        return typed
+    if not _INT.match(old):
+        return None
+    pin = int(old.rstrip("uUlL"))
+    if not cat.versions(sym) or not cat.versions(sym)[0] <= pin <= _toolkit_version(cat, None):
+        return None
+    from .rules import bound
+
+    abi = bound(q, cat, pin)
+    return abi.version if abi is not None else None
+
+
+def _pin_fix(q: Query, text: str, code: str, cat: Catalog, toolkit: str | None, u: Unit) -> Fix | None:
     """The pin rewritten to the pointer's ABI (safe), or to the ABI the old pin / the toolkit binds."""
     sym = q.symbol
     if sym is None or sym not in cat or q.api not in _VERSIONED:
         return None
-    call = _call(text, q.line, q.col)
-    if call is None or len(call[2]) < 3:
+    where = _version_at(q, text)
+    if where is None:
         return None
-    a, b = call[2][2]
+    a, b, macro = where
     old = text[a:b]
-    typed = _typed(q, cat, sym)
-    from .rules import bound
+    new = _safe_pin(q, cat, old) if code != "CE009" or _typed(q, cat, sym) is not None else None
+    kind = "safe"
+    if new is None and macro is None:
+        from .rules import bound
 
-    if typed is not None:
-        new, kind = typed, "safe"
-    elif code == "CE010" and _INT.match(old) and (abi := bound(q, cat, int(old.rstrip("uUlL")))) is not None:
-        new, kind = abi.version, "safe"
-    else:
         abi = bound(q, cat, _toolkit_version(cat, toolkit))
         if abi is None:
             return None
         new, kind = abi.version, "unsafe"
-    if _INT.match(old) and int(old.rstrip("uUlL")) == new:
+    if new is None or (_INT.match(old) and int(old.rstrip("uUlL")) == new):
         return None
-    return Fix(code, q.line, kind, (Edit(a, b, str(new)),), f"pin {new}")
+    if macro is not None and not _all_agree(u, text, cat, macro, new):
+        return None
+    what = f"pin {new}" + (f" in the definition of {macro}" if macro else "")
+    return Fix(code, q.line, kind, (Edit(a, b, str(new)),), what)
+
+
+_API_CALL = re.compile(r"\b(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPointByVersion)\s*\(")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)", re.M)
+
+
+def _macro(text: str, name: str) -> tuple[list[str], int, int] | None:
+    """A function-like macro defined once in the text: its parameters and its body's offsets."""
+    found = [m for m in _DEFINE.finditer(text) if m.group(1) == name]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    end = m.end()
+    while True:
+        nl = text.find("\n", end)
+        if nl < 0:
+            end = len(text)
+            break
+        if text[nl - 1:nl] != "\\" and text[nl - 2:nl] != "\\\r":
+            end = nl
+            break
+        end = nl + 1
+    return [p.strip() for p in m.group(2).split(",")], m.end(), end
+
+
+def _version_at(q: Query, text: str) -> tuple[int, int, str | None] | None:
+    """Where the request's version is written: (start, end, None) at a direct call or a macro's argument;
+    (start, end, macro) in a macro's definition, shared by every expansion."""
+    call = _call(text, q.line, q.col)
+    if call is None:
+        return None
+    off = _offset(text, q.line, q.col)
+    m = _IDENT.match(text, off)
+    callee = m.group(0) if m else ""
+    if callee in _VERSIONED:
+        return (*call[2][2], None) if len(call[2]) >= 3 else None
+    defined = _macro(text, callee)
+    if defined is None:
+        return None
+    params, start, end = defined
+    body = list(_API_CALL.finditer(text[start:end]))
+    if len(body) != 1:
+        return None
+    open_at = start + body[0].end() - 1
+    close = _close(text, open_at)
+    args = [(a, b) for a, b in _arguments(text, open_at, close)] if 0 < close <= end else []
+    if len(args) < 3:
+        return None
+    a, b = _strip(text, *args[2])
+    v = text[a:b]
+    if v in params and len(call[2]) == len(params):
+        return (*_strip(text, *call[2][params.index(v)]), None)
+    if not (_INT.match(v) or re.fullmatch(r"[A-Z_]\w*", v)) or v in params or "#" in v:
+        return None
+    return a, b, callee
+
+
+def _strip(text: str, a: int, b: int) -> tuple[int, int]:
+    """(a, b) without blanks and line continuations at either end."""
+    while a < b and text[a] in " \t\r\n\\":
+        a += 1
+    while b > a and text[b - 1] in " \t\r\n\\":
+        b -= 1
+    return a, b
+
+
+def _all_agree(u: Unit, text: str, cat: Catalog, macro: str, new: int) -> bool:
+    """Whether every request expanded from `macro` wants the same pin `new` (a fix at its definition)."""
+    for q in u.queries:
+        off = _offset(text, q.line, q.col)
+        m = _IDENT.match(text, off) if off >= 0 else None
+        if m is None or m.group(0) != macro:
+            continue
+        where = _version_at(q, text)
+        if q.symbol is None or where is None or _safe_pin(q, cat, text[where[0]:where[1]]) != new:
+            return False
+    return True
 
 
 def _name_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
@@ -329,7 +422,7 @@ def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog |
     if q is None:
         return None
     if code in _PIN_CODES:
-        return _pin_fix(q, text, code, cat, toolkit)
+        return _pin_fix(q, text, code, cat, toolkit, u)
     if code == "CE003":
         return _name_fix(q, text, cat)
     if code == "CE007":
