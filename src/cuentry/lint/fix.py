@@ -1,6 +1,7 @@
 """`cuentry lint --fix`: the repairs that are mechanical and certain, each a rewrite of exactly one span.
 
-What is fixed (direct requests only: not through a wrapper, not inside a macro's expansion):
+What is fixed (not through a wrapper function; in a macro, a pin at the argument the macro passes on, or
+in its definition only when every expansion wants the same pin):
 
 - a pin (CE001, CE002, CE009, CE010) becomes the ABI version the pointer's type names (`PFN_cuX_vN`, or the
   one ABI whose function type the pointer has): safe. Untyped, a pin between ABIs becomes the ABI it binds
@@ -10,6 +11,8 @@ What is fixed (direct requests only: not through a wrapper, not inside a macro's
   the per-thread flag for `_ptds`/`_ptsz`); a case error becomes the one catalog name it spells: safe when
   the pointer's type agrees or is not known.
 - default stream flags (CE007) become the one explicit flag the file uses elsewhere: safe.
+- a pointer declared `decltype(&cuX) p` (CE004) whose function type is the bound ABI's gets that ABI's
+  `PFN_cuX_vN` typedef instead (where the file includes cudaTypedefs.h): safe.
 
 Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
 the same engine (it still parses) with no finding of the fixed code left on the fixed line and no new
@@ -412,6 +415,33 @@ def _flags_fix(q: Query, u: Unit, text: str) -> Fix | None:
     return Fix("CE007", q.line, "safe", (Edit(a, b, flag),), f"flags {flag}")
 
 
+def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
+    """A pointer declared `decltype(&cuX) p` whose function type is the bound ABI's: the declaration's
+    `decltype(...)` becomes that ABI's PFN typedef (the same type, now named by its version)."""
+    sym = q.symbol
+    if sym is None or sym not in cat or q.target_sig is None or not q.pins or "decltype" not in (q.target_type or ""):
+        return None
+    if not re.search(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]", text):
+        return None   # the PFN typedefs would not be declared
+    from .rules import bound
+    from .signature import normalizer
+
+    abi = bound(q, cat, q.pins[0])
+    if abi is None or normalizer(cat).abi(abi) != q.target_sig or len(set(q.pins)) != 1:
+        return None
+    call = _call(text, q.line, q.col)
+    if call is None or len(call[2]) < 2:
+        return None
+    m = re.search(r"&\s*(\w+)\s*\)?\s*$", text[slice(*call[2][1])])
+    if m is None:
+        return None
+    decl = re.compile(r"\bdecltype\s*\(\s*&?\s*(?:::)?\s*(\w+)\s*\)(?=\s*(?:const\s*)?" + re.escape(m.group(1)) + r"\b)")
+    found = [d for d in decl.finditer(text) if d.group(1) in (sym, abi.exported)]
+    if len(found) != 1:
+        return None
+    return Fix("CE004", q.line, "safe", (Edit(found[0].start(), found[0].end(), abi.pfn),), f"type {abi.pfn}")
+
+
 def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None = None,
               toolkit: str | None = None) -> Fix | None:
     """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise."""
@@ -427,6 +457,8 @@ def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog |
         return _name_fix(q, text, cat)
     if code == "CE007":
         return _flags_fix(q, u, text)
+    if code == "CE004":
+        return _decltype_fix(q, text, cat)
     return None
 
 
