@@ -416,3 +416,28 @@ def test_a_decltype_pointer_becomes_the_pfn_typedef_of_the_bound_abi(tmp_path: P
     f.write_text(DECLTYPE.replace("#include <cudaTypedefs.h>\n", ""))   # no typedefs to name it by: no fix
     _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", str(f))
     assert [x["fix"] for x in json.loads(out)["findings"] if x["code"] == "CE004"] == ["none"]
+
+
+def test_fix_on_the_whole_corpus_applies_or_withdraws_every_safe_fix(tmp_path: Path) -> None:
+    """Every safe fix of the lint corpus is applied and verified, or withdrawn with a note; only the lines of
+    the applied ones change; a second --fix finds nothing more to do."""
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    repo = tmp_path / "corpus"
+    shutil.copytree(HERE / "lint_corpus", repo, ignore=shutil.ignore_patterns("semantic", "*.py"))
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "corpus")
+    _, out, _ = lint("--json", "--isolated", str(repo))
+    safe = {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"}
+    _, out, err = lint("--fix", "--isolated", str(repo))
+    withdrawn = {(m.group(1), int(m.group(2))) for m in re.finditer(r"^(.*):(\d+): fix withdrawn: ", err, re.M)}
+    applied = int(re.search(r"fixed (\d+) finding", out).group(1))     # type: ignore[union-attr]
+    assert applied >= 10 and withdrawn <= safe and len(withdrawn) <= 2
+    changed = set()
+    for name in _git(repo, "diff", "--name-only").split():
+        for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? ", _git(repo, "diff", "-U0", "--", name), re.M):
+            changed |= {(str(repo / name), int(m.group(1)) + i) for i in range(int(m.group(2) or 1))}
+    assert changed and changed <= safe - withdrawn
+    _, out, _ = lint("--json", "--isolated", str(repo))
+    assert {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"} <= withdrawn

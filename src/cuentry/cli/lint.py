@@ -29,7 +29,7 @@ def register(sub: SubParsers) -> None:
         + "\n\nsuppress on a line with a comment: cuentry: ignore  or  cuentry: ignore[CE001,CE004]\n"
           "(a suppression that silences nothing, or names an unknown rule, is reported)\n"
           "configuration: [tool.cuentry.lint] in pyproject.toml, or [lint] in cuentry.toml (docs/lint.md)\n"
-          "--fix repairs what is mechanical and verified ([*] in the output); --diff shows it\n"
+          "--fix repairs what is mechanical and verified ([*] at the end of its finding); --diff shows it\n"
           f"files above {MAX_FILE_BYTES >> 20} MiB and non-regular files are reported, not read\n"
           "exit codes: 0 no findings, 1 findings, files that could not be linted or unused suppressions,\n"
           "2 bad input (also a malformed configuration)",
@@ -401,7 +401,7 @@ def _print_text(rep: Any, args: argparse.Namespace, out: Out) -> None:
     else:
         for f in rep.findings:
             fixable = " [*]" if f.fix == "safe" else ""
-            out.print(f"{_shown(f.path)}:{f.line}:{f.col}: {out.bad(f.code)}{fixable} {f.severity}: {_shown(f.message)}")
+            out.print(f"{_shown(f.path)}:{f.line}:{f.col}: {out.bad(f.code)} {f.severity}: {_shown(f.message)}{fixable}")
     for u in rep.unused_suppressions:
         out.print(f"{_shown(u.path)}:{u.line}: {out.warn('warning')}: {_shown(u.message)}")
     for note in rep.notes:

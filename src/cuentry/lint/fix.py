@@ -242,9 +242,12 @@ def _safe_pin(q: Query, cat: Catalog, old: str) -> int | None:
     typed = _typed(q, cat, sym)
     if typed is not None:
         return typed
-    if not _INT.match(old):
+    if _INT.match(old):
+        pin = int(old.rstrip("uUlL"))
+    elif q.version is not None and len(set(q.pins)) <= 1 and q.version_kind == "literal":
+        pin = q.version          # a constant the front end folded (kAbi, make_version(11, 0))
+    else:
         return None
-    pin = int(old.rstrip("uUlL"))
     if not cat.versions(sym) or not cat.versions(sym)[0] <= pin <= _toolkit_version(cat, None):
         return None
     from .rules import bound
@@ -312,9 +315,9 @@ def _version_at(q: Query, text: str) -> tuple[int, int, str | None] | None:
     off = _offset(text, q.line, q.col)
     m = _IDENT.match(text, off)
     callee = m.group(0) if m else ""
-    if callee in _VERSIONED:
-        return (*call[2][2], None) if len(call[2]) >= 3 else None
     defined = _macro(text, callee)
+    if callee in _VERSIONED or (defined is None and not re.search(rf"#\s*define\s+{re.escape(callee)}\b", text)):
+        return (*call[2][2], None) if len(call[2]) >= 3 else None   # the API, or a pointer to it (not a macro)
     if defined is None:
         return None
     params, start, end = defined
