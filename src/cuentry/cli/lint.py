@@ -438,6 +438,8 @@ def _print_summary(rep: Any, out: Out) -> None:
     partial = len({note.path for note in rep.notes})
     skipped = (f"; {len(rep.problems)} not linted" if rep.problems else "") + (
         f"; {partial} not fully expanded (see the notes)" if partial else "")
-    fixable = sum(f.fix == "safe" for f in rep.findings)
-    fixes = f" ({fixable} fixable with --fix)" if fixable else ""
+    fixable, unsafe = sum(f.fix == "safe" for f in rep.findings), sum(f.fix == "unsafe" for f in rep.findings)
+    fixes = (f"{fixable} fixable with --fix" if fixable else "") + (
+        f"{'; ' if fixable else ''}{unsafe} more with --fix --unsafe-fixes" if unsafe else "")
+    fixes = f" ({fixes})" if fixes else ""
     out.print((f"{n} finding{'s' if n != 1 else ''}{fixes} in {files}" if n else f"no findings in {files}") + skipped)
