@@ -441,3 +441,15 @@ def test_fix_on_the_whole_corpus_applies_or_withdraws_every_safe_fix(tmp_path: P
     assert changed and changed <= safe - withdrawn
     _, out, _ = lint("--json", "--isolated", str(repo))
     assert {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"} <= withdrawn
+
+
+def test_a_file_that_cannot_be_written_keeps_its_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pins.cpp").write_text(PINS)
+
+    def refuse(path: str, text: str) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(fix, "write", refuse)
+    code, out, err = lint("--fix", "--isolated", str(tmp_path))
+    assert code == 1 and "pins.cpp: fixes not written: Permission denied" in err
+    assert "CE010" in out and "fixed" not in out and (tmp_path / "pins.cpp").read_text() == PINS

@@ -264,8 +264,8 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
                     verify=bool(want) or args.sarif)
     if not want:
         return plan
-    plan.remove_applied(rep)
     _write_fixes(args, plan, tmp, out)
+    plan.remove_applied(rep)
     return plan
 
 
@@ -280,7 +280,12 @@ def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out)
         elif path == tmp:
             out.print(new.rstrip("\n"))
         else:
-            fix.write(path, new)
+            try:
+                fix.write(path, new)
+            except OSError as exc:   # a read-only file or directory: its fixes are not applied, the rest are
+                out.error(f"{_shown(path)}: fixes not written: {exc.strerror or exc}")
+                plan.applied = [f for f in plan.applied if f.path != path]
+                plan.remaining.pop(path, None)
     if tmp is not None and tmp not in plan.texts and not args.diff:
         with open(tmp, encoding="utf-8") as fh:    # standard input with nothing to fix: printed as it came
             out.print(fh.read().rstrip("\n"))
