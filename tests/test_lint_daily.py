@@ -453,3 +453,14 @@ def test_a_file_that_cannot_be_written_keeps_its_findings(tmp_path: Path, monkey
     code, out, err = lint("--fix", "--isolated", str(tmp_path))
     assert code == 1 and "pins.cpp: fixes not written: Permission denied" in err
     assert "CE010" in out and "fixed" not in out and (tmp_path / "pins.cpp").read_text() == PINS
+
+
+def test_an_export_taken_by_the_wrong_name_gets_the_name_of_the_pointers_abi(tmp_path: Path) -> None:
+    f = tmp_path / "d.c"
+    src = (HERE / "lint_corpus" / "dlsym_loader.c").read_text()
+    f.write_text(src)
+    lint("--fix", "--isolated", "--toolkit", "12.4", str(f))
+    assert f.read_text() == src.replace('dlsym(lib, "cuMemAlloc");', 'dlsym(lib, "cuMemAlloc_v2");').replace(
+        'sym("cuMemFree_v2");', 'sym("cuMemFree");')
+    _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", str(f))
+    assert not [x for x in json.loads(out)["findings"] if x["code"] == "CE011"]

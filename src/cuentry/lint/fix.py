@@ -11,6 +11,8 @@ in its definition only when every expansion wants the same pin):
   the per-thread flag for `_ptds`/`_ptsz`); a case error becomes the one catalog name it spells: safe when
   the pointer's type agrees or is not known.
 - default stream flags (CE007) become the one explicit flag the file uses elsewhere: safe.
+- a library export (CE011) taken by a name whose ABI is not the pointer's `PFN_cuX_vN` becomes the export of
+  that ABI: safe.
 - a pointer declared `decltype(&cuX) p` (CE004) whose function type is the bound ABI's gets that ABI's
   `PFN_cuX_vN` typedef instead (where the file includes cudaTypedefs.h): safe.
 
@@ -445,12 +447,37 @@ def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
     return Fix("CE004", q.line, "safe", (Edit(found[0].start(), found[0].end(), abi.pfn),), f"type {abi.pfn}")
 
 
+def _export_fix(u: Unit, text: str, line: int, col: int, cat: Catalog) -> Fix | None:
+    """A library export taken by a name whose ABI is not the pointer's `PFN_cuX_vN` (CE011): the name becomes
+    the export of that ABI (`"cuMemAlloc"` -> `"cuMemAlloc_v2"` for a `PFN_cuMemAlloc_v3020`)."""
+    for e in u.exports:
+        if (e.line, e.col) != (line, col) or e.where:
+            continue
+        m = re.fullmatch(r"PFN_(\w+?)_v(\d+)(?:_(pt[ds]z?))?", (e.target_type or "").strip())
+        if m is None or m.group(1) not in cat:
+            return None
+        abi = next((a for a in cat.abis(m.group(1)) if a.version == int(m.group(2)) and a.variant == (m.group(3) or "")),
+                   None)
+        if abi is None or not abi.exported or abi.exported == e.name:
+            return None
+        start = _offset(text, line, 1)
+        end = text.find("\n", start)
+        found = [x.start() + start for x in re.finditer(re.escape(f'"{e.name}"'), text[start:end if end >= 0 else None])]
+        if len(found) != 1:
+            return None
+        return Fix("CE011", line, "safe", (Edit(found[0], found[0] + len(e.name) + 2, f'"{abi.exported}"'),),
+                   f"export {abi.exported}")
+    return None
+
+
 def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None = None,
               toolkit: str | None = None) -> Fix | None:
     """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise."""
     if u.lang != "c":
         return None
     cat = cat or catalog()
+    if code == "CE011":
+        return _export_fix(u, text, line, col, cat)
     q = _query(u, line, col)
     if q is None:
         return None
