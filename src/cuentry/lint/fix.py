@@ -318,8 +318,10 @@ def _version_at(q: Query, text: str) -> tuple[int, int, str | None] | None:
     m = _IDENT.match(text, off)
     callee = m.group(0) if m else ""
     defined = _macro(text, callee)
-    if callee in _VERSIONED or (defined is None and not re.search(rf"#\s*define\s+{re.escape(callee)}\b", text)):
-        return (*call[2][2], None) if len(call[2]) >= 3 else None   # the API, or a pointer to it (not a macro)
+    getter = (defined is None and not re.search(rf"#\s*define\s+{re.escape(callee)}\b", text) and bool(call[2])
+              and text[slice(*call[2][0])] == f'"{q.symbol}"')      # a pointer to the API: its arguments
+    if callee in _VERSIONED or getter:
+        return (*call[2][2], None) if len(call[2]) >= 3 else None
     if defined is None:
         return None
     params, start, end = defined
