@@ -464,3 +464,18 @@ def test_an_export_taken_by_the_wrong_name_gets_the_name_of_the_pointers_abi(tmp
         'sym("cuMemFree_v2");', 'sym("cuMemFree");')
     _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", str(f))
     assert not [x for x in json.loads(out)["findings"] if x["code"] == "CE011"]
+
+
+def test_a_configuration_that_is_not_a_file_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "pyproject.toml"
+    os.mkfifo(fifo)
+    script = ("import sys\nfrom cuentry.cli import main\n"
+              f"sys.exit(main(['lint', '--config', {str(fifo)!r}, {str(tmp_path)!r}]))\n")
+    got = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert got.returncode == 2 and "not a regular file" in got.stderr
+    assert config.find(str(tmp_path)) is None                 # walking up skips it
+    big = tmp_path / "sub" / "pyproject.toml"
+    big.parent.mkdir()
+    big.write_text("[tool.cuentry.lint]\n" + "# x\n" * (config.MAX_BYTES // 4 + 1))
+    with pytest.raises(LintConfigError, match="larger than"):
+        config.load(str(big))

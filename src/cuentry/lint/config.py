@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import LintConfigError
 
-__all__ = ["KEYS", "Config", "excluded", "find", "gitignored", "ignored_here", "load"]
+__all__ = ["KEYS", "MAX_BYTES", "Config", "excluded", "find", "gitignored", "ignored_here", "load"]
 
 
 KEYS = {
@@ -64,11 +64,9 @@ class Config:
 def _table(path: str) -> tuple[dict[str, Any] | None, str]:
     """The lint table of a candidate file (None when it has none) and the file's text."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(1 << 20)
-        text = raw.decode("utf-8")
+        text = _read(path).decode("utf-8")
         doc = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise LintConfigError(path, 0, "", f"cannot be read ({exc})",
                               hint="make it a readable UTF-8 TOML file") from None
     except tomllib.TOMLDecodeError as exc:
@@ -78,6 +76,27 @@ def _table(path: str) -> tuple[dict[str, Any] | None, str]:
     if got is not None and not isinstance(got, dict):
         raise LintConfigError(path, _line(text, "lint"), "lint", "must be a table")
     return got, text
+
+
+MAX_BYTES = 1 << 20
+"""A configuration file larger than this (1 MiB) is refused."""
+
+
+def _read(path: str) -> bytes:
+    """A regular file's bytes (never blocking on a FIFO or reading a device); ValueError when it is not one
+    or is larger than MAX_BYTES."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        data = os.read(fd, MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"larger than {MAX_BYTES >> 20} MiB")
+    return data
 
 
 def find(start: str) -> str | None:
@@ -134,8 +153,8 @@ def load(path: str | None) -> Config:
                 raise LintConfigError(path, _line(text, key), key, "must be a table of glob = [codes]")
             cfg.per_file_ignores = {g: _strings(v, path, text, g) for g, v in value.items()}
         elif not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise LintConfigError(path, _line(text, key), key,
-                                  f"must be a {'string' if want is str else want.__name__}, not {value!r}")
+            kind = {str: "a string", int: "an integer", bool: "true or false"}[want]
+            raise LintConfigError(path, _line(text, key), key, f"must be {kind}, not {value!r}")
         else:
             setattr(cfg, key.replace("-", "_"),
                     os.path.join(cfg.root, str(value)) if key in _PATH_KEYS else value)
