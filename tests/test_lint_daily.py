@@ -479,3 +479,16 @@ def test_a_configuration_that_is_not_a_file_is_refused_not_waited_on(tmp_path: P
     big.write_text("[tool.cuentry.lint]\n" + "# x\n" * (config.MAX_BYTES // 4 + 1))
     with pytest.raises(LintConfigError, match="larger than"):
         config.load(str(big))
+
+
+def test_spans_of_hostile_text_never_fail() -> None:
+    import random
+
+    rng = random.Random(30)
+    alphabet = 'cuGetProcAddress("x", &p, 12000, F(a), &q);()[]{}"\'\\/*\n #define L(n) \\\n'
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80)))
+        line, col = rng.randrange(0, 5), rng.randrange(-2, 40)
+        end = fix.span(text, line, col)
+        assert isinstance(end, tuple) and len(end) == 2
+        fix._call(text, line, col)

@@ -185,6 +185,13 @@ def _call(text: str, line: int, col: int) -> tuple[int, int, list[tuple[int, int
 def span(text: str, line: int, col: int) -> tuple[int, int]:
     """Where the source range starting at (line, col) ends (1-based line, column after its last character):
     a call's closing bracket, a string literal's quote, an identifier or number; the start when not known."""
+    try:
+        return _span(text, line, col)
+    except (ValueError, LookupError, RecursionError):
+        return line, col
+
+
+def _span(text: str, line: int, col: int) -> tuple[int, int]:
     off = _offset(text, line, col)
     if off < 0 or off >= len(text):
         return line, col
@@ -474,7 +481,16 @@ def _export_fix(u: Unit, text: str, line: int, col: int, cat: Catalog) -> Fix | 
 
 def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None = None,
               toolkit: str | None = None) -> Fix | None:
-    """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise."""
+    """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise (also when
+    anything about the text is not as expected: a fix is an offer, never a reason for a run to fail)."""
+    try:
+        return _candidate(u, text, code, line, col, cat, toolkit)
+    except (ValueError, LookupError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def _candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None,
+               toolkit: str | None) -> Fix | None:
     if u.lang != "c":
         return None
     cat = cat or catalog()
