@@ -46,7 +46,9 @@ do_lint() {
     [[ -n ${INPUT_SELECT:-} ]] && args+=(--select "$INPUT_SELECT")
     [[ -n ${INPUT_IGNORE:-} ]] && args+=(--ignore "$INPUT_IGNORE")
     err=$(mktemp)
-    "$CUENTRY" lint --sarif "${args[@]}" -- "${paths[@]}" >"$sarif" 2>"$err"
+    # --no-fix: the report (with each repair as a SARIF fix) is of the code as checked out, even where the
+    # project's configuration says fix = true.
+    "$CUENTRY" lint --sarif --no-fix "${args[@]}" -- "${paths[@]}" >"$sarif" 2>"$err"
     rc=$?
     cat "$err" >&2
     if [[ $rc -ge 2 ]]; then

@@ -58,9 +58,11 @@ def _schema(name: str) -> Any:
 def test_pre_commit_hooks_yaml_is_valid() -> None:
     hooks = _load(".pre-commit-hooks.yaml")
     jsonschema.validate(hooks, _schema("pre-commit-hooks.schema.json"))
-    (hook,) = hooks
-    assert hook["id"] == "cuentry-lint" and hook["entry"] == "cuentry lint" and hook["language"] == "python"
-    assert set(hook["types_or"]) >= {"c", "c++", "cuda", "python"}
+    hook, fixing = hooks
+    assert hook["id"] == "cuentry-lint" and hook["entry"] == "cuentry lint --force-exclude"
+    assert fixing["id"] == "cuentry-lint-fix" and fixing["entry"] == "cuentry lint --fix --force-exclude"
+    for h in hooks:
+        assert h["language"] == "python" and set(h["types_or"]) >= {"c", "c++", "cuda", "python"}
 
 
 def test_pre_commit_validates_its_own_manifest() -> None:
@@ -131,6 +133,24 @@ def test_hook_file_selection_and_command(tmp_path: Path) -> None:
     assert good.returncode == 0 and "no findings" in good.stdout
 
 
+@needs_cli
+def test_fixing_hook_repairs_and_respects_the_configuration(tmp_path: Path) -> None:
+    hook = _load(".pre-commit-hooks.yaml")[1]
+    fixable = BAD_C.replace("void *p;", "PFN_cuMemAlloc_v3020 p;").replace("CU_GET_PROC_ADDRESS_DEFAULT",
+                                                                          "CU_GET_PROC_ADDRESS_LEGACY_STREAM")
+    fixable = fixable.replace("#include <cuda.h>", "#include <cuda.h>\n#include <cudaTypedefs.h>")
+    (tmp_path / "pyproject.toml").write_text('[tool.cuentry.lint]\nexclude = ["vendor"]\ntoolkit = "12.4"\n')
+    (tmp_path / "vendor").mkdir()
+    for name in ("a.c", "vendor/v.c"):
+        (tmp_path / name).write_text(fixable)
+    argv = hook["entry"].split()
+    argv[0] = CUENTRY  # type: ignore[assignment]
+    got = subprocess.run([*argv, "a.c", "vendor/v.c"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert "fixed 1 finding" in got.stdout, got.stdout + got.stderr
+    assert "&p, 3020, CU_GET" in (tmp_path / "a.c").read_text()
+    assert (tmp_path / "vendor" / "v.c").read_text() == fixable      # excluded, even when named
+
+
 # --- the action's steps -----------------------------------------------------------------
 
 
@@ -163,6 +183,7 @@ def test_action_lint_writes_sarif(tmp_path: Path) -> None:
     results = sarif["runs"][0]["results"]
     assert int(outputs["findings"]) == len(results) > 0
     assert outputs["lint-exit"] == "1" and outputs["sarif-file"] == "out.sarif"
+    assert any(r.get("fixes") for r in results)              # the repairs travel with the SARIF
     # The gate fails on findings by default, and not when told not to.
     rc, out, _, _ = _step("gate", tmp_path, LINT_EXIT="1", FINDINGS=outputs["findings"])
     assert rc == 1 and len(_errors(out)) == 1

@@ -30,6 +30,7 @@ __all__ = [
     "HeaderParseError",
     "InterpreterShutdownError",
     "LibraryPathError",
+    "LintConfigError",
     "ManifestError",
     "ResolutionError",
     "StubLibraryError",
@@ -177,6 +178,22 @@ class HeaderParseError(CuentryError, ValueError):
 
 class UsageError(CuentryError, ValueError):
     """An argument given to cuentry is malformed (bad symbol text, flags, mode, version)."""
+
+
+class LintConfigError(UsageError):
+    """The lint configuration (`[tool.cuentry.lint]` in pyproject.toml, `[lint]` in cuentry.toml) is malformed:
+    `path`, `line` (0 when not known) and `key` say where."""
+
+    def __init__(self, path: str, line: int, key: str, detail: str, *, hint: str = "") -> None:
+        self.path = path
+        self.line = line
+        self.key = key
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {key}: {detail}" if key else f"{where}: {detail}",
+                         hint=hint or "see docs/lint.md#configuration for the keys and their types")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "path": self.path, "line": self.line, "key": self.key}
 
 
 # --- driver and resolution -----------------------------------------------------

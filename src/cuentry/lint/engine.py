@@ -21,6 +21,7 @@ from typing import Any
 from ..catalog import Catalog, catalog, format_version
 from ..errors import UsageError
 from .facts import Unit
+from .fix import candidate, span
 from .rules import RULE_CODES, run
 
 __all__ = [
@@ -72,6 +73,9 @@ class Finding:
     engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
     headers: str = ""            # clang: the CUDA headers the file was parsed against
     config: str = ""             # clang: the configuration judged, when not the flags' own ("when USE_CUDA is defined")
+    end_line: int = 0            # where the finding's source range ends (0: at its start)
+    end_col: int = 0
+    fix: str = "none"            # whether `lint --fix` can repair it: safe | unsafe | none
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,6 +135,7 @@ class Report:
     linted: list[str] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
+    unused_suppressions: list[Problem] = field(default_factory=list)   # comments naming no finding/unknown codes
 
     @property
     def min_driver(self) -> int:
@@ -146,7 +151,8 @@ class Report:
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
                 "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
-                "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged]}
+                "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged],
+                "unused_suppressions": [p.to_dict() for p in self.unused_suppressions]}
 
 
 def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
@@ -211,9 +217,10 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
         if preprocess(text, path, settings.include_dirs).truncated:
             return None, "its macros expand beyond the linter's bound (a macro bomb?): judged by tree-sitter"
     try:
-        unit = clang.extract(text, path, clang.Options(settings.include_dirs, settings.defines, settings.std,
+        unit = clang.extract(text, _utf8_name(path), clang.Options(settings.include_dirs, settings.defines, settings.std,
                                                        settings.toolkit, settings.commands,
                                                        foreign=shared.clang if shared is not None else {}))
+        unit.path = path
     except clang.NotParsed as exc:
         return None, f"{exc}; judged by tree-sitter"
     except UsageError:
@@ -221,6 +228,16 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     except Exception as exc:
         return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
     return unit, ""
+
+
+def _utf8_name(path: str) -> str:
+    """`path`, or for a name that is not UTF-8 (libclang's bindings encode names as UTF-8) the same name with
+    its stray bytes as `\\xNN`: clang reads the text given, the name only places quoted includes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
 
 
 def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
@@ -274,7 +291,8 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
 
 
 def _fingerprint(code: str, path: str, line_text: str, nth: int) -> str:
-    h = hashlib.sha256(f"{code}\0{path}\0{' '.join(line_text.split())}\0{nth}".encode()).hexdigest()
+    h = hashlib.sha256(f"{code}\0{path}\0{' '.join(line_text.split())}\0{nth}".encode(
+        "utf-8", "surrogateescape")).hexdigest()   # a file name that is not UTF-8 keeps its bytes
     return h[:32]
 
 
@@ -299,8 +317,9 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
         config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
+        end, fx = span(text, line, col), candidate(unit, text, rule.code, line, col, cat, settings.toolkit)
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine, unit.headers, config))
+                           unit.engine, unit.headers, config, *end, fx.kind if fx is not None else "none"))
     out.sort(key=lambda f: (f.line, f.col, f.code))
     dedup: list[Finding] = []
     for f in out:
@@ -482,9 +501,20 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             if unit.lang == "c":
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
+            _unused_suppressions(rep, path, unit, cat, select, ignore)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
     return rep
+
+
+def _unused_suppressions(rep: Report, path: str, unit: Unit, cat: Catalog, select: Sequence[str] | None,
+                         ignore: Sequence[str] | None) -> None:
+    """Into the report, the file's suppression comments that silence nothing or name an unknown rule."""
+    if unit.suppressions:
+        from .suppress import unused
+
+        active = (parse_codes(select) or set(RULE_CODES)) - (parse_codes(ignore) or set())
+        rep.unused_suppressions.extend(Problem(path, m, ln) for ln, m in unused(unit, cat, active))
 
 
 def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:

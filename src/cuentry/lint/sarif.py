@@ -9,18 +9,54 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import quote
 
 from .engine import Report
 from .rules import RULE_CODES, RULES, Rule
 
-__all__ = ["SCHEMA", "sarif"]
+__all__ = ["SCHEMA", "language", "sarif"]
 
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _uri(path: str) -> str:
-    return path.replace(os.sep, "/")
+_LANGUAGES = {".c": "c", ".cu": "cuda", ".cuh": "cuda", ".py": "python", ".pyi": "python"}
+
+
+def language(path: str) -> str:
+    """SARIF's sourceLanguage of a file: c, cplusplus (.cpp, .cc, headers), cuda or python."""
+    return _LANGUAGES.get(os.path.splitext(path)[1].lower(), "cplusplus")
+
+
+def _location(path: str, root: str) -> dict[str, Any]:
+    """An artifactLocation: a URI relative to %SRCROOT% (percent-encoded from the name's bytes, so names that
+    are not UTF-8 or hold control characters stay exact), or an absolute file URI outside the root."""
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full, root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return {"uri": "file://" + quote(os.fsencode(full.replace(os.sep, "/")), safe="/")}
+    return {"uri": quote(os.fsencode(rel.replace(os.sep, "/")), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(f: Any) -> dict[str, Any]:
+    region = {"startLine": f.line, "startColumn": f.col}
+    if f.end_line and (f.end_line, f.end_col) > (f.line, f.col):
+        region.update(endLine=f.end_line, endColumn=f.end_col)
+    return region
+
+
+def _fixes(f: Any, loc: dict[str, Any], fixes: dict[Any, Any]) -> list[dict[str, Any]]:
+    got = fixes.get((f.path, f.code, f.line, f.col))
+    if got is None:
+        return []
+    fx, edits = got
+    return [{
+        "description": {"text": f"{fx.what} ({fx.kind} fix: cuentry lint --fix"
+                                f"{' --unsafe-fixes' if fx.kind == 'unsafe' else ''})"},
+        "artifactChanges": [{"artifactLocation": dict(loc), "replacements": [{
+            "deletedRegion": {"startLine": a, "startColumn": b, "endLine": c, "endColumn": d},
+            "insertedContent": {"text": new}} for a, b, c, d, new in edits]}],
+    }]
 
 
 def _rule(r: Rule) -> dict[str, Any]:
@@ -38,31 +74,39 @@ def _rule(r: Rule) -> dict[str, Any]:
     }
 
 
-def sarif(report: Report, version: str, *, command: list[str] | None = None) -> dict[str, Any]:
-    """The report as SARIF 2.1.0, for code scanning."""
-    files = list(dict.fromkeys([*report.linted, *(f.path for f in report.findings), *(p.path for p in report.problems)]))
+def sarif(report: Report, version: str, *, command: list[str] | None = None, root: str | None = None,
+          fixes: dict[Any, Any] | None = None) -> dict[str, Any]:
+    """The report as SARIF 2.1.0, for code scanning: URIs relative to `root` (%SRCROOT%, default the working
+    directory), regions with their ends, and `fixes` (from [plan][cuentry.lint.fix.plan]) as SARIF fixes."""
+    root = os.path.abspath(root or os.getcwd())
+    fixes = fixes or {}
+    files = list(dict.fromkeys([*report.linted, *(f.path for f in report.findings), *(p.path for p in report.problems),
+                                *(p.path for p in report.unused_suppressions)]))
     index = {p: i for i, p in enumerate(files)}
+    where = {p: _location(p, root) for p in files}
     results = [{
         "ruleId": f.code,
         "ruleIndex": RULE_CODES.index(f.code),
         "level": f.severity if f.severity in ("error", "warning", "note") else "warning",
         "message": {"text": f.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": _uri(f.path), "index": index[f.path]},
-            "region": {"startLine": f.line, "startColumn": f.col},
+            "artifactLocation": {**where[f.path], "index": index[f.path]},
+            "region": _region(f),
         }}],
         "partialFingerprints": {"cuentryFindingHash/v1": f.fingerprint},
         **({"properties": {"config": f.config}} if f.config else {}),
+        **({"fixes": fx} if (fx := _fixes(f, where[f.path], fixes)) else {}),
     } for f in report.findings]
     notes = [{
-        "level": "error",
-        "message": {"text": f"{p.path}: {p.message}"},
+        "level": level,
+        "message": {"text": f"{p.path}: {p.message}" if level == "error" else p.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": _uri(p.path), "index": index[p.path]},
+            "artifactLocation": {**where[p.path], "index": index[p.path]},
             **({"region": {"startLine": p.line}} if p.line else {}),
         }}],
-        "descriptor": {"id": "unlinted-file"},
-    } for p in report.problems]
+        "descriptor": {"id": descriptor},
+    } for level, descriptor, ps in (("error", "unlinted-file", report.problems),
+                                    ("warning", "unused-suppression", report.unused_suppressions)) for p in ps]
     invocation: dict[str, Any] = {"executionSuccessful": True, "toolExecutionNotifications": notes}
     if command is not None:
         invocation["arguments"] = list(command)
@@ -77,9 +121,9 @@ def sarif(report: Report, version: str, *, command: list[str] | None = None) -> 
                 "rules": [_rule(r) for r in RULES],
             }},
             "invocations": [invocation],
-            "artifacts": [{"location": {"uri": _uri(p)},
-                           "sourceLanguage": "python" if p.endswith((".py", ".pyi")) else
-                           ("cuda" if p.endswith((".cu", ".cuh")) else "cpp")} for p in files],
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(os.fsencode(
+                root.replace(os.sep, "/").rstrip("/") + "/"), safe="/")}},
+            "artifacts": [{"location": where[p], "sourceLanguage": language(p)} for p in files],
             "results": results,
         }],
     }

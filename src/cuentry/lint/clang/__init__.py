@@ -142,7 +142,9 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
     """A precompiled header of the generated cuda.h + cudaTypedefs.h for these flags (built once per process),
     or None where it could change the meaning: a file that does not include cuda.h itself, or that (or its
     flags) sets a macro the header reads."""
-    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and "cuentry-lint-cuda" in a), None)
+    from .headers import is_generated, scratch_dir
+
+    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and is_generated(a)), None)
     heads = sorted(set(_INCLUDES_CUDA.findall(text)))
     if gen is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
         return None
@@ -156,7 +158,7 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
             return _PCH[keyed]
         out = None
         try:
-            hdr = os.path.join(gen, f"pch-{len(_PCH)}.h")
+            hdr = os.path.join(scratch_dir(), f"pch-{len(_PCH)}.h")
             with open(hdr, "w", encoding="utf-8") as fh:
                 fh.write(f"#include <{header}.h>\n")
             tu = _index(ci).parse(hdr, args=lang, options=ci.TranslationUnit.PARSE_INCOMPLETE)

@@ -29,8 +29,9 @@ from ...errors import UsageError
 
 HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime_api.h", "cuda_runtime.h")
 _ARRAY = re.compile(r"^([^\[]*?)\s*((?:\[[^\[\]]*\])+)$")
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()   # re-entered: a directory written under it asks scratch_dir() for its place
 _SHADOW: dict[str, str] = {}  # the runtime shadow directory, written once per process
+_GENERATED: set[str] = set()  # the generated header directories this process uses (is_generated)
 
 
 def toolkit_version(toolkit: str) -> int:
@@ -213,23 +214,87 @@ def runtime_h(toolkit: str) -> str:
         "#ifdef __cplusplus", "}", "#endif", "#endif", ""])
 
 
+def _header_texts(cat: Catalog, toolkit: str) -> dict[str, str]:
+    return {"cuda.h": cuda_h(cat, toolkit), "cudaTypedefs.h": typedefs_h(cat, toolkit),
+            "cuda_runtime_api.h": runtime_h(toolkit), "cuda_runtime.h": '#include "cuda_runtime_api.h"\n'}
+
+
+def _write_headers(d: str, files: Mapping[str, str], skip: str = "") -> None:
+    for name, text in files.items():
+        if name == skip:
+            continue
+        fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _cached(files: Mapping[str, str], toolkit: str) -> str | None:
+    """The headers' directory in the user's build cache (keyed by their content: the catalog and the toolkit),
+    written once and checked on every use; None when the cache cannot hold them or a header does not match."""
+    import hashlib
+    from pathlib import Path
+
+    from ...buildcache import cached_build
+    from ...errors import CuentryError
+
+    key = "".join(f"{n} {hashlib.sha256(t.encode()).hexdigest()}\n" for n, t in sorted(files.items()))
+
+    def build(_src: Path, out: Path) -> None:
+        out.write_text(files["cuda.h"], encoding="utf-8")
+        _write_headers(str(out.parent), files, skip="cuda.h")
+
+    try:
+        main = cached_build("lint-headers", f"toolkit {toolkit}\n{key}", build, filename="include/cuda.h",
+                            source_name="headers.sha256")
+        d = str(main.parent)
+        for name, text in files.items():
+            with open(os.path.join(d, name), encoding="utf-8") as fh:
+                if fh.read() != text:
+                    return None
+    except (CuentryError, OSError, ValueError):
+        return None
+    return d
+
+
 def generated_dir(cat: Catalog, toolkit: str) -> str:
-    """A private directory holding the generated headers of `toolkit` (written once per process)."""
+    """The directory holding the generated headers of `toolkit`: in the user's cache (once per catalog and
+    toolkit, verified on use), else a private temporary directory (written once per process)."""
     dirs: dict[str, str] = cat.fact("lint.clang.headers.dirs", lambda c: {})  # per toolkit, dropped with cat
     key = toolkit
     with _LOCK:
         got = dirs.get(key)
         if got is not None and os.path.isdir(got):
             return got
-        d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-")
-        files = {"cuda.h": cuda_h(cat, toolkit), "cudaTypedefs.h": typedefs_h(cat, toolkit),
-                 "cuda_runtime_api.h": runtime_h(toolkit), "cuda_runtime.h": '#include "cuda_runtime_api.h"\n'}
-        for name, text in files.items():
-            fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                         0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+        files = _header_texts(cat, toolkit)
+        d = _cached(files, toolkit)
+        if d is None:
+            d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-", dir=scratch_dir())
+            _write_headers(d, files)
         dirs[key] = d
+        _GENERATED.add(d)
+        return d
+
+
+def is_generated(d: str) -> bool:
+    """Whether `d` is a directory of headers written here from the catalog (in this process)."""
+    return d in _GENERATED
+
+
+_SCRATCH: list[str] = []
+
+
+def scratch_dir() -> str:
+    """A private directory for what this process derives from the generated headers (precompiled headers),
+    removed when the process exits (a worker's too), so a run leaves nothing behind."""
+    with _LOCK:
+        if _SCRATCH and os.path.isdir(_SCRATCH[-1]) and _SCRATCH[0] == str(os.getpid()):
+            return _SCRATCH[-1]
+        import shutil
+        from multiprocessing.util import Finalize
+
+        d = tempfile.mkdtemp(prefix="cuentry-lint-pch-")
+        Finalize(None, shutil.rmtree, args=(d, True), exitpriority=0)
+        _SCRATCH[:] = [str(os.getpid()), d]
         return d
 
 
@@ -241,7 +306,7 @@ def runtime_shadow() -> str:
         got = _SHADOW.get("dir")
         if got is not None and os.path.isdir(got):
             return got
-        d = tempfile.mkdtemp(prefix="cuentry-lint-runtime-")
+        d = tempfile.mkdtemp(prefix="cuentry-lint-runtime-", dir=scratch_dir())
         fd = os.open(os.path.join(d, "cuda_runtime.h"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("/* cuentry lint: the host side of cuda_runtime.h */\n#include <cuda_runtime_api.h>\n")
@@ -301,4 +366,5 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "toolkit_version", "typedefs_h"]
+           "is_generated", "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "scratch_dir",
+           "toolkit_version", "typedefs_h"]

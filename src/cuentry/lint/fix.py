@@ -1,0 +1,649 @@
+"""`cuentry lint --fix`: the repairs that are mechanical and certain, each a rewrite of exactly one span.
+
+What is fixed (not through a wrapper function; in a macro, a pin at the argument the macro passes on, or
+in its definition only when every expansion wants the same pin):
+
+- a pin (CE001, CE002, CE009, CE010) becomes the ABI version the pointer's type names (`PFN_cuX_vN`, or the
+  one ABI whose function type the pointer has): safe. Untyped, a pin between ABIs becomes the ABI it binds
+  (the same ABI wherever it resolved before): safe; a toolkit/driver version or a pin outside the ABIs
+  becomes the ABI the targeted toolkit binds: unsafe (it may change which ABI some driver gives).
+- a `_vN`/`_ptds`/`_ptsz` name (CE003) becomes the base name, with the pin of the ABI the suffix names (and
+  the per-thread flag for `_ptds`/`_ptsz`); a case error becomes the one catalog name it spells: safe when
+  the pointer's type agrees or is not known.
+- default stream flags (CE007) become the one explicit flag the file uses elsewhere: safe.
+- a library export (CE011) taken by a name whose ABI is not the pointer's `PFN_cuX_vN` becomes the export of
+  that ABI: safe.
+- a pointer declared `decltype(&cuX) p` (CE004) whose function type is the bound ABI's gets that ABI's
+  `PFN_cuX_vN` typedef instead (where the file includes cudaTypedefs.h): safe.
+
+Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
+the same engine (it still parses) with no finding of the fixed code left on the fixed line and no new
+finding; otherwise it is withdrawn with a note saying why.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog import Catalog, catalog
+from ..names import split_suffix
+from .facts import DEFAULT_FLAGS, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Query, Unit
+
+__all__ = ["Edit", "Fix", "Plan", "Withdrawn", "candidate", "diff", "plan", "span", "write"]
+
+
+_PIN_CODES = ("CE001", "CE002", "CE009", "CE010")
+_VERSIONED = ("cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPointByVersion")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_INT = re.compile(r"^\d+[uUlL]*$")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] with `new`."""
+
+    start: int
+    end: int
+    new: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    code: str
+    line: int
+    kind: str                     # safe | unsafe
+    edits: tuple[Edit, ...]
+    what: str                     # "pin 3020", "name cuMemAlloc at 3020", ...
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    path: str
+    line: int
+    message: str
+
+
+@dataclass
+class Plan:
+    """The fixes of a run: the new text of each file changed, the findings fixed, the fixes withdrawn."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    originals: dict[str, str] = field(default_factory=dict)
+    applied: list[Any] = field(default_factory=list)
+    withdrawn: list[Withdrawn] = field(default_factory=list)
+    regions: dict[tuple[str, str, int, int], tuple[Fix, list[tuple[int, int, int, int, str]]]] = field(
+        default_factory=dict)   # (path, code, line, col) -> the fix and its edits as (line, col, end line, end col, new)
+
+    remaining: dict[str, set[tuple[str, int, int]]] = field(default_factory=dict)   # a fixed file's findings after
+
+    def remove_applied(self, report: Any) -> None:
+        """Drop from `report` the findings this plan fixed, and those its fixes made go away."""
+        fixed = {(f.path, f.code, f.line, f.col) for f in self.applied}
+        report.findings = [f for f in report.findings if (f.path, f.code, f.line, f.col) not in fixed and (
+            f.path not in self.remaining or (f.code, f.line, f.col) in self.remaining[f.path])]
+
+
+def _position(text: str, off: int) -> tuple[int, int]:
+    """1-based (line, column) of an offset."""
+    line = text.count("\n", 0, off) + 1
+    return line, off - (text.rfind("\n", 0, off) + 1) + 1
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    """The offset of 1-based (line, col); -1 when outside the text."""
+    pos = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return -1
+        pos = nl + 1
+    off = pos + col - 1
+    return off if col >= 1 and off <= len(text) else -1
+
+
+def _close(text: str, i: int) -> int:
+    """The offset of the bracket closing the one at `i` (strings, chars and comments skipped); -1 if none."""
+    depth = 0
+    j = i
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c in "\"'":
+            j = _skip_quoted(text, j)
+            continue
+        if text.startswith("//", j) or text.startswith("/*", j):
+            end = text.find("\n" if text[j + 1] == "/" else "*/", j + 2)
+            j = n if end < 0 else end + (1 if text[j + 1] == "/" else 2)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def _skip_quoted(text: str, j: int) -> int:
+    q = text[j]
+    j += 1
+    while j < len(text) and text[j] != q:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _arguments(text: str, open_at: int, close_at: int) -> list[tuple[int, int]]:
+    """The top-level arguments between the brackets, as (start, end) offsets with blanks trimmed."""
+    out: list[tuple[int, int]] = []
+    start = open_at + 1
+    j = start
+    while j <= close_at:
+        c = text[j]
+        if c in "\"'":
+            j = _skip_quoted(text, j)
+            continue
+        if c in "([{":
+            j = _close(text, j) + 1
+            if j <= 0:
+                return []
+            continue
+        if c == "," or j == close_at:
+            a, b = start, j
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            out.append((a, b))
+            start = j + 1
+        j += 1
+    return out
+
+
+def _call(text: str, line: int, col: int) -> tuple[int, int, list[tuple[int, int]]] | None:
+    """The call whose callee starts at (line, col): its bracket offsets and arguments."""
+    off = _offset(text, line, col)
+    m = _IDENT.match(text, off) if off >= 0 else None
+    if m is None:
+        return None
+    j = m.end()
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if j >= len(text) or text[j] != "(":
+        return None
+    close = _close(text, j)
+    return (j, close, _arguments(text, j, close)) if close > 0 else None
+
+
+def span(text: str, line: int, col: int) -> tuple[int, int]:
+    """Where the source range starting at (line, col) ends (1-based line, column after its last character):
+    a call's closing bracket, a string literal's quote, an identifier or number; the start when not known."""
+    try:
+        return _span(text, line, col)
+    except (ValueError, LookupError, RecursionError):
+        return line, col
+
+
+def _span(text: str, line: int, col: int) -> tuple[int, int]:
+    off = _offset(text, line, col)
+    if off < 0 or off >= len(text):
+        return line, col
+    got = _call(text, line, col)
+    if got is not None:
+        end = got[1] + 1
+    elif text[off] == '"':
+        end = _skip_quoted(text, off)
+    else:
+        m = re.compile(r"[\w.:]+").match(text, off)
+        end = m.end() if m else off
+    end = min(end, len(text))
+    end_line = line + text.count("\n", off, end)
+    last_nl = text.rfind("\n", 0, end)
+    return end_line, end - last_nl
+
+
+def _typed(q: Query, cat: Catalog, symbol: str) -> int | None:
+    """The ABI version the pointer's type names: its PFN typedef, or the one ABI with its function type."""
+    m = PFN_RE.search(q.target_type or "")
+    if m is not None:
+        name = m.group(0)
+        got = re.fullmatch(r"PFN_(\w+?)_v(\d+)(?:_pt[ds]z?)?", name)
+        if got and got.group(1) == symbol and int(got.group(2)) in cat.versions(symbol):
+            return int(got.group(2))
+        return None
+    if q.target_sig is not None and symbol in cat:
+        from .signature import normalizer
+
+        norm = normalizer(cat)
+        same = {a.version for a in cat.abis(symbol) if norm.abi(a) == q.target_sig}
+        if len(same) == 1:
+            return same.pop()
+    return None
+
+
+def _query(u: Unit, line: int, col: int) -> Query | None:
+    for q in u.queries:
+        if (q.line, q.col) == (line, col) or (q.symbol_line, q.symbol_col) == (line, col):
+            if q.wrapped or q.via or q.where or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
+                return None
+            return q
+    return None
+
+
+def _toolkit_version(cat: Catalog, toolkit: str | None) -> int:
+    """The CUDA_VERSION of the targeted toolkit (`--toolkit`), else of the newest the catalog knows."""
+    from .clang.headers import choose_toolkit, toolkit_version
+
+    return toolkit_version(choose_toolkit(cat, toolkit))
+
+
+def _safe_pin(q: Query, cat: Catalog, old: str) -> int | None:
+    """The pin that is certainly right: the pointer's own ABI; untyped, the ABI a literal pin between ABIs
+    (at most the newest release) binds, which is the same ABI wherever the old pin resolved."""
+    sym = q.symbol or ""
+    typed = _typed(q, cat, sym)
+    if typed is not None:
+        return typed
+    if _INT.match(old):
+        pin = int(old.rstrip("uUlL"))
+    elif q.version is not None and len(set(q.pins)) <= 1 and q.version_kind == "literal":
+        pin = q.version          # a constant the front end folded (kAbi, make_version(11, 0))
+    else:
+        return None
+    if not cat.versions(sym) or not cat.versions(sym)[0] <= pin <= _toolkit_version(cat, None):
+        return None
+    from .rules import bound
+
+    abi = bound(q, cat, pin)
+    return abi.version if abi is not None else None
+
+
+def _pin_fix(q: Query, text: str, code: str, cat: Catalog, toolkit: str | None, u: Unit) -> Fix | None:
+    """The pin rewritten to the pointer's ABI (safe), or to the ABI the old pin / the toolkit binds."""
+    sym = q.symbol
+    if sym is None or sym not in cat or q.api not in _VERSIONED:
+        return None
+    where = _version_at(q, text)
+    if where is None:
+        return None
+    a, b, macro = where
+    old = text[a:b]
+    new = _safe_pin(q, cat, old) if code != "CE009" or _typed(q, cat, sym) is not None else None
+    kind = "safe"
+    if new is None and macro is None:
+        from .rules import bound
+
+        abi = bound(q, cat, _toolkit_version(cat, toolkit))
+        if abi is None:
+            return None
+        new, kind = abi.version, "unsafe"
+    if new is None or (_INT.match(old) and int(old.rstrip("uUlL")) == new):
+        return None
+    if macro is not None and not _all_agree(u, text, cat, macro, new):
+        return None
+    what = f"pin {new}" + (f" in the definition of {macro}" if macro else "")
+    return Fix(code, q.line, kind, (Edit(a, b, str(new)),), what)
+
+
+_API_CALL = re.compile(r"\b(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPointByVersion)\s*\(")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)", re.M)
+
+
+def _macro(text: str, name: str) -> tuple[list[str], int, int] | None:
+    """A function-like macro defined once in the text: its parameters and its body's offsets."""
+    found = [m for m in _DEFINE.finditer(text) if m.group(1) == name]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    end = m.end()
+    while True:
+        nl = text.find("\n", end)
+        if nl < 0:
+            end = len(text)
+            break
+        if text[nl - 1:nl] != "\\" and text[nl - 2:nl] != "\\\r":
+            end = nl
+            break
+        end = nl + 1
+    return [p.strip() for p in m.group(2).split(",")], m.end(), end
+
+
+def _version_at(q: Query, text: str) -> tuple[int, int, str | None] | None:
+    """Where the request's version is written: (start, end, None) at a direct call or a macro's argument;
+    (start, end, macro) in a macro's definition, shared by every expansion."""
+    call = _call(text, q.line, q.col)
+    if call is None:
+        return None
+    off = _offset(text, q.line, q.col)
+    m = _IDENT.match(text, off)
+    callee = m.group(0) if m else ""
+    defined = _macro(text, callee)
+    getter = (defined is None and not re.search(rf"#\s*define\s+{re.escape(callee)}\b", text) and bool(call[2])
+              and text[slice(*call[2][0])] == f'"{q.symbol}"')      # a pointer to the API: its arguments
+    if callee in _VERSIONED or getter:
+        return (*call[2][2], None) if len(call[2]) >= 3 else None
+    if defined is None:
+        return None
+    params, start, end = defined
+    body = list(_API_CALL.finditer(text[start:end]))
+    if len(body) != 1:
+        return None
+    open_at = start + body[0].end() - 1
+    close = _close(text, open_at)
+    args = [(a, b) for a, b in _arguments(text, open_at, close)] if 0 < close <= end else []
+    if len(args) < 3:
+        return None
+    a, b = _strip(text, *args[2])
+    v = text[a:b]
+    if v in params and len(call[2]) == len(params):
+        return (*_strip(text, *call[2][params.index(v)]), None)
+    if not (_INT.match(v) or re.fullmatch(r"[A-Z_]\w*", v)) or v in params or "#" in v:
+        return None
+    return a, b, callee
+
+
+def _strip(text: str, a: int, b: int) -> tuple[int, int]:
+    """(a, b) without blanks and line continuations at either end."""
+    while a < b and text[a] in " \t\r\n\\":
+        a += 1
+    while b > a and text[b - 1] in " \t\r\n\\":
+        b -= 1
+    return a, b
+
+
+def _all_agree(u: Unit, text: str, cat: Catalog, macro: str, new: int) -> bool:
+    """Whether every request expanded from `macro` wants the same pin `new` (a fix at its definition)."""
+    for q in u.queries:
+        off = _offset(text, q.line, q.col)
+        m = _IDENT.match(text, off) if off >= 0 else None
+        if m is None or m.group(0) != macro:
+            continue
+        where = _version_at(q, text)
+        if q.symbol is None or where is None or _safe_pin(q, cat, text[where[0]:where[1]]) != new:
+            return False
+    return True
+
+
+def _name_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
+    """A suffixed name made the base name at the suffix's ABI; a case error made the catalog's name."""
+    sym = q.symbol
+    if sym is None or sym in cat or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
+        return None
+    call = _call(text, q.line, q.col)
+    if call is None or not call[2]:
+        return None
+    a, b = call[2][0]
+    if text[a:b] != f'"{sym}"':
+        return None
+    edits = []
+    abi = cat.by_exported(sym)
+    if abi is None and split_suffix(sym) is None:
+        return _case_fix(q, sym, a, b, cat)
+    if abi is None or q.api not in _VERSIONED or len(call[2]) < 4:
+        return None
+    typed = _typed(q, cat, abi.symbol)
+    if typed is not None and typed != abi.version:
+        return None
+    edits.append(Edit(a, b, f'"{abi.symbol}"'))
+    va, vb = call[2][2]
+    edits.append(Edit(va, vb, str(abi.version)))
+    if abi.variant:
+        fa, fb = call[2][3]
+        flag = next(iter(sorted(f for f in PER_THREAD_FLAGS if f.startswith("cuda") == q.api.startswith("cuda"))))
+        if text[fa:fb].split("::")[-1] not in PER_THREAD_FLAGS:
+            edits.append(Edit(fa, fb, flag))
+    return Fix("CE003", q.line, "safe", tuple(edits), f"name {abi.symbol} at {abi.version}")
+
+
+def _case_fix(q: Query, sym: str, a: int, b: int, cat: Catalog) -> Fix | None:
+    """A name with a case error made the one catalog name it spells."""
+    same = [s for s in cat.symbols() if s.lower() == sym.lower()]
+    if len(same) != 1:
+        return None
+    return Fix("CE003", q.line, "safe", (Edit(a, b, f'"{same[0]}"'),), f"name {same[0]}")
+
+
+def _flags_fix(q: Query, u: Unit, text: str) -> Fix | None:
+    """Default flags made the one explicit flag the file uses elsewhere (and no other)."""
+    modes = {n for n, _, _ in u.flag_uses if n in LEGACY_FLAGS or n in PER_THREAD_FLAGS}
+    if len(modes) != 1 or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
+        return None
+    call = _call(text, q.line, q.col)
+    index = 2 if q.api == "cudaGetDriverEntryPoint" else 3
+    if call is None or len(call[2]) <= index:
+        return None
+    a, b = call[2][index]
+    old = text[a:b].split("::")[-1]
+    if old not in DEFAULT_FLAGS and old != "0":
+        return None
+    (flag,) = modes
+    if flag.startswith("cuda") != q.api.startswith("cuda"):
+        return None
+    return Fix("CE007", q.line, "safe", (Edit(a, b, flag),), f"flags {flag}")
+
+
+def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
+    """A pointer declared `decltype(&cuX) p` whose function type is the bound ABI's: the declaration's
+    `decltype(...)` becomes that ABI's PFN typedef (the same type, now named by its version)."""
+    sym = q.symbol
+    if sym is None or sym not in cat or q.target_sig is None or not q.pins or "decltype" not in (q.target_type or ""):
+        return None
+    if not re.search(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]", text):
+        return None   # the PFN typedefs would not be declared
+    from .rules import bound
+    from .signature import normalizer
+
+    abi = bound(q, cat, q.pins[0])
+    if abi is None or normalizer(cat).abi(abi) != q.target_sig or len(set(q.pins)) != 1:
+        return None
+    call = _call(text, q.line, q.col)
+    if call is None or len(call[2]) < 2:
+        return None
+    m = re.search(r"&\s*(\w+)\s*\)?\s*$", text[slice(*call[2][1])])
+    if m is None:
+        return None
+    decl = re.compile(r"\bdecltype\s*\(\s*&?\s*(?:::)?\s*(\w+)\s*\)(?=\s*(?:const\s*)?" + re.escape(m.group(1)) + r"\b)")
+    found = [d for d in decl.finditer(text) if d.group(1) in (sym, abi.exported)]
+    if len(found) != 1:
+        return None
+    return Fix("CE004", q.line, "safe", (Edit(found[0].start(), found[0].end(), abi.pfn),), f"type {abi.pfn}")
+
+
+def _export_fix(u: Unit, text: str, line: int, col: int, cat: Catalog) -> Fix | None:
+    """A library export taken by a name whose ABI is not the pointer's `PFN_cuX_vN` (CE011): the name becomes
+    the export of that ABI (`"cuMemAlloc"` -> `"cuMemAlloc_v2"` for a `PFN_cuMemAlloc_v3020`)."""
+    for e in u.exports:
+        if (e.line, e.col) != (line, col) or e.where:
+            continue
+        m = re.fullmatch(r"PFN_(\w+?)_v(\d+)(?:_(pt[ds]z?))?", (e.target_type or "").strip())
+        if m is None or m.group(1) not in cat:
+            return None
+        abi = next((a for a in cat.abis(m.group(1)) if a.version == int(m.group(2)) and a.variant == (m.group(3) or "")),
+                   None)
+        if abi is None or not abi.exported or abi.exported == e.name:
+            return None
+        start = _offset(text, line, 1)
+        end = text.find("\n", start)
+        found = [x.start() + start for x in re.finditer(re.escape(f'"{e.name}"'), text[start:end if end >= 0 else None])]
+        if len(found) != 1:
+            return None
+        return Fix("CE011", line, "safe", (Edit(found[0], found[0] + len(e.name) + 2, f'"{abi.exported}"'),),
+                   f"export {abi.exported}")
+    return None
+
+
+def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None = None,
+              toolkit: str | None = None) -> Fix | None:
+    """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise (also when
+    anything about the text is not as expected: a fix is an offer, never a reason for a run to fail)."""
+    try:
+        return _candidate(u, text, code, line, col, cat, toolkit)
+    except (ValueError, LookupError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def _candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None,
+               toolkit: str | None) -> Fix | None:
+    if u.lang != "c":
+        return None
+    cat = cat or catalog()
+    if code == "CE011":
+        return _export_fix(u, text, line, col, cat)
+    q = _query(u, line, col)
+    if q is None:
+        return None
+    if code in _PIN_CODES:
+        return _pin_fix(q, text, code, cat, toolkit, u)
+    if code == "CE003":
+        return _name_fix(q, text, cat)
+    if code == "CE007":
+        return _flags_fix(q, u, text)
+    if code == "CE004":
+        return _decltype_fix(q, text, cat)
+    return None
+
+
+def _apply(text: str, fixes: Sequence[Fix]) -> str | None:
+    """The text with every fix's edits; None when two edits overlap."""
+    edits = sorted({e for f in fixes for e in f.edits}, key=lambda e: e.start)
+    for x, y in itertools.pairwise(edits):
+        if y.start < x.end:
+            return None
+    out = text
+    for e in reversed(edits):
+        out = out[:e.start] + e.new + out[e.end:]
+    return out
+
+
+def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit: Unit, lint: Any,
+            after: list[Any] | None = None) -> str:
+    """Why the fixed text fails verification ("" when it passes); `after` receives the fixed text's findings."""
+    new = _apply(text, fixes)
+    if new is None:
+        return "two fixes overlap"
+    found, u2 = lint(new, path)
+    if after is not None:
+        after[:] = found
+    if u2.engine != unit.engine:
+        return f"the fixed file is no longer judged by {unit.engine} (it may not parse)"
+    fixed = {(f.code, f.line) for f in fixes}
+    left = [f for f in found if (f.code, f.line) in fixed]
+    if left:
+        return f"{left[0].code} is still found on line {left[0].line} after the fix"
+    old = {(f.code, f.line) for f in before}
+    new_ones = [f for f in found if (f.code, f.line) not in old]
+    if new_ones:
+        return f"the fix brings a new {new_ones[0].code} on line {new_ones[0].line}"
+    return ""
+
+
+def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe: bool,
+          p: Plan, wanted: list[Any]) -> None:
+    from .engine import lint_text
+
+    cat = catalog()
+
+    def lint(t: str, name: str) -> Any:
+        return lint_text(t, name, select=select, ignore=ignore, cat=cat, settings=settings)
+
+    before, unit = lint(text, path)
+    fixes: list[tuple[Any, Fix]] = []
+    for f in before:
+        fx = candidate(unit, text, f.code, f.line, f.col, cat, settings.toolkit)
+        if fx is not None and (fx.kind == "safe" or unsafe) and any(
+                (w.code, w.line, w.col) == (f.code, f.line, f.col) for w in wanted):
+            fixes.append((f, fx))
+    if not fixes:
+        return
+    after: list[Any] = []
+    if _verify(text, path, [fx for _, fx in fixes], before, unit, lint, after):
+        fixes = _one_by_one(path, text, fixes, before, unit, lint, p, after)
+    if fixes:
+        new = _apply(text, [fx for _, fx in fixes])
+        assert new is not None
+        p.texts[path], p.originals[path] = new, text
+        p.applied.extend(f for f, _ in fixes)
+        p.remaining[path] = {(f.code, f.line, f.col) for f in after}
+        for f, fx in fixes:
+            p.regions[(path, f.code, f.line, f.col)] = (fx, [(*_position(text, e.start), *_position(text, e.end), e.new)
+                                                             for e in fx.edits])
+
+
+def _one_by_one(path: str, text: str, fixes: list[tuple[Any, Fix]], before: list[Any], unit: Unit, lint: Any,
+                p: Plan, after: list[Any]) -> list[tuple[Any, Fix]]:
+    """The fixes that verify each on its own and then together (the others withdrawn, with why)."""
+    good = []
+    for f, fx in fixes:
+        one = _verify(text, path, [fx], before, unit, lint)
+        if one:
+            p.withdrawn.append(Withdrawn(path, f.line, f"{f.code} ({fx.what}): {one}"))
+        else:
+            good.append((f, fx))
+    if good and _verify(text, path, [fx for _, fx in good], before, unit, lint, after):
+        p.withdrawn.extend(Withdrawn(path, f.line, f"{f.code} ({fx.what}): the fixes together do not verify")
+                           for f, fx in good)
+        return []
+    return good
+
+
+def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
+         verify: bool = True) -> Plan:
+    """The fixes for the report's findings (`verify` False: only mark each finding's fix kind)."""
+    p = Plan()
+    allowed = ("safe", "unsafe") if unsafe else ("safe",)
+    by_path: dict[str, list[Any]] = {}
+    for f in report.findings:
+        if f.fix in allowed:
+            by_path.setdefault(f.path, []).append(f)
+    if not verify:
+        return p
+    for path, wanted in by_path.items():
+        text = _plain(path)
+        if text is None:
+            p.withdrawn.append(Withdrawn(path, wanted[0].line, "not rewritten: the file is not plain UTF-8 "
+                                                               "(a byte-order mark or bytes that are not UTF-8)"))
+            continue
+        _file(path, text, settings, select, ignore, unsafe, p, wanted)
+    return p
+
+
+def _plain(path: str) -> str | None:
+    """The file's text when its bytes are plain UTF-8 (no BOM, nothing replaced): only those are rewritten."""
+    from .engine import MAX_FILE_BYTES, read_source
+
+    try:
+        text = read_source(path, MAX_FILE_BYTES)
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    return text if raw == text.encode("utf-8") else None
+
+
+def diff(old: str, new: str, name: str) -> str:
+    """A unified diff of one file's fixes."""
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{name}", f"b/{name}"))
+
+
+def write(path: str, text: str) -> None:
+    """Replace `path`'s text atomically (a temporary file in its directory renamed over it), keeping its mode."""
+    d = os.path.dirname(os.path.abspath(path))
+    mode = os.stat(path).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".cuentry-fix-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
