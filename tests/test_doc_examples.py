@@ -190,6 +190,7 @@ C_SNIPPETS: dict[tuple[str, int], str] = {
     ("docs/generate.md", 3): "test_generate_page_c_and_cxx_snippets_build_and_run",
     ("docs/generate.md", 4): "test_generate_page_c_and_cxx_snippets_build_and_run",
     ("docs/tutorials/lint-and-trace.md", 0): "test_lint_tutorial_loader_builds_runs_and_lints_as_shown",
+    ("docs/lint.md", 0): "test_lint_page_fix_example_builds_and_runs_before_and_after_its_fix",
     ("docs/tutorials/cpp-loader.md", 0): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
     ("docs/tutorials/cpp-loader.md", 1): "tests/test_docs.py::test_cpp_tutorial_builds_and_runs_as_written",
 }
@@ -333,3 +334,31 @@ def test_lint_tutorial_loader_builds_runs_and_lints_as_shown(fake: dict[str, str
 
     assert r.returncode == 1 and drop_judged(r.stdout) == drop_judged(shown), r.stdout + r.stderr
     assert "judged by" in shown and "judged by" in r.stdout
+
+
+def test_lint_page_fix_example_builds_and_runs_before_and_after_its_fix(fake: dict[str, str], tmp_path: Path) -> None:
+    """docs/lint.md's --fix example is a real loader: as written, its suffixed name never resolves on the fake
+    driver (load() returns 0); after `cuentry lint --fix` both entries resolve (load() returns 1)."""
+    from cuentry.lint import clang
+
+    cc, _ = _compilers()
+    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
+    if not (cuda_h / "cuda.h").is_file():
+        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
+    (block,) = _c_blocks("docs/lint.md")
+    (tmp_path / "loader.c").write_text(block.body)
+    (tmp_path / "main.c").write_text("int load(void);\nint main(void) { return 10 + load(); }\n")
+    lib = Path(fake["full"])
+
+    def run() -> int:
+        _run_c([cc, "-std=c11", "-Wall", "-Werror", f"-I{cuda_h}", "loader.c", "main.c", "-o", "app",
+                f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
+        return subprocess.run([str(tmp_path / "app")], env=_fake_env(fake, 13000), timeout=60).returncode
+
+    assert run() == 10
+    if not clang.available():
+        pytest.skip("libclang is not installed: --fix needs the clang engine")
+    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "--isolated", "--fix", "-I", str(cuda_h), "loader.c"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert "fixed 2 findings" in r.stdout, r.stdout + r.stderr
+    assert run() == 11
