@@ -17,7 +17,10 @@ A "missed" fault that an engine does report counts as found for that engine. Rep
 ``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
 after); each set is scored on its own.
 
-    python tools/lint_eval.py [--root /work/ext] [--engine tree-sitter --engine clang] [--set held-out] [--json]
+    python tools/lint_eval.py --root DIR [--engine tree-sitter --engine clang] [--set held-out] [--json]
+
+``--root`` is the folder holding one checkout per repository (each in its ``dir``); without it,
+``$CUENTRY_EVAL_ROOT`` is used.
 """
 
 from __future__ import annotations
@@ -157,12 +160,15 @@ def _pct(x: float | None) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default="/work/ext", help="where the repositories are checked out (one folder each)")
+    ap.add_argument("--root", default=os.environ.get("CUENTRY_EVAL_ROOT"),
+                    help="where the repositories are checked out, one folder each (default: $CUENTRY_EVAL_ROOT)")
     ap.add_argument("--judged", default=str(JUDGED))
     ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
     ap.add_argument("--set", dest="sets", action="append", help="only these sets (development, held-out, ...)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if not a.root:
+        ap.error("give --root DIR (the folder holding one checkout per repository) or set CUENTRY_EVAL_ROOT")
     data = load(Path(a.judged))
     engines: list[str | None] = list(a.engine) if a.engine else [None]
     if a.engine and not has_engine_option():
