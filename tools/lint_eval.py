@@ -1,12 +1,12 @@
 """Measure cuentry lint on code we did not write, against hand-judged expectations.
 
-The repositories are fetched locally (never into the repository); ``tests/lint_eval/judged.toml``
-lists, for each repository, its commit and what was read, and one ``[[judged]]`` entry per fault
-or finding: a finding the linter reported (``verdict = "true"`` or ``"false"``) or a fault found by
-reading the loader that the linter did not report (``verdict = "missed"``), with ``serious`` (a wrong
-ABI bound, a call that never resolves, undefined behaviour) and ``why``.
+The repositories are fetched locally (never into the repository); `tests/lint_eval/judged.toml`
+lists, for each repository, its commit and what was read, and one `[[judged]]` entry per fault
+or finding: a finding the linter reported (`verdict = "true"` or `"false"`) or a fault found by
+reading the loader that the linter did not report (`verdict = "missed"`), with `serious` (a wrong
+ABI bound, a call that never resolves, undefined behaviour) and `why`.
 
-For each engine this runs ``cuentry lint --json`` over every repository and reports:
+For each engine this runs `cuentry lint --json` over every repository and reports:
 
 * precision: true findings / judged findings reported;
 * recall: faults reported / all faults (the true findings and the missed ones);
@@ -14,10 +14,13 @@ For each engine this runs ``cuentry lint --json`` over every repository and repo
 * findings nobody judged yet (they count in neither number; judge them).
 
 A "missed" fault that an engine does report counts as found for that engine. Repositories carry a
-``set``: "development" (looked at while the linter was being improved) or "held-out" (judged only
+`set`: "development" (looked at while the linter was being improved) or "held-out" (judged only
 after); each set is scored on its own.
 
     python tools/lint_eval.py --root DIR [--engine tree-sitter --engine clang] [--set held-out] [--json]
+
+`--root` is the folder holding one checkout per repository (each in its `dir`); without it,
+`$CUENTRY_EVAL_ROOT` is used.
 """
 
 from __future__ import annotations
@@ -85,9 +88,22 @@ def has_engine_option() -> bool:
     return "--engine" in out
 
 
-def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[list[dict[str, Any]], str, list[str]]:
-    """The findings (paths relative to the repository), an error, and the engine that judged each C file."""
+def lint_repo(repo: dict[str, Any], root: Path, engine: str | None, dump: Path | None = None,
+              from_dump: Path | None = None) -> tuple[list[dict[str, Any]], str, list[str]]:
+    """The findings (paths relative to the repository), an error, and the engine that judged each C file.
+
+    With `dump`, the linter's JSON is also written to `dump/<engine>/<dir>.json` (to judge new findings);
+    with `from_dump`, that saved JSON is scored instead of running the linter (after new judgements).
+    """
     base = root / repo["dir"]
+    if from_dump is not None:
+        saved = from_dump / (engine or "default") / f"{repo['dir']}.json"
+        if not saved.is_file():
+            return [], f"{repo['name']}: no saved lint output {saved}", []
+        doc = json.loads(saved.read_text(encoding="utf-8"))
+        for f in doc["findings"]:
+            f["path"] = os.path.relpath(f["path"], base)
+        return doc["findings"], "", [j["engine"] for j in doc.get("judged", [])]
     if not base.is_dir():
         return [], f"{repo['name']}: not found under {root} (fetch it at {repo['commit']})", []
     argv = [sys.executable, "-m", "cuentry", "lint", "--json"]
@@ -100,12 +116,17 @@ def lint_repo(repo: dict[str, Any], root: Path, engine: str | None) -> tuple[lis
     if proc.returncode not in (0, 1):
         return [], f"{repo['name']}: lint exited {proc.returncode}: {proc.stderr.strip()[:300]}", []
     doc = json.loads(proc.stdout)
+    if dump is not None:
+        out = dump / (engine or "default") / f"{repo['dir']}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(proc.stdout, encoding="utf-8")
     for f in doc["findings"]:
         f["path"] = os.path.relpath(f["path"], base)
     return doc["findings"], "", [j["engine"] for j in doc.get("judged", [])]
 
 
-def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> Score:
+def score(data: dict[str, Any], root: Path, engine: str | None, subset: str, dump: Path | None = None,
+          from_dump: Path | None = None) -> Score:
     import time
 
     s = Score(f"{engine or 'default'} ({subset})")
@@ -115,7 +136,7 @@ def score(data: dict[str, Any], root: Path, engine: str | None, subset: str) -> 
     reported: set[tuple[str, str, int, str]] = set()
     t0 = time.perf_counter()
     for repo in repos:
-        findings, err, engines = lint_repo(repo, root, engine)
+        findings, err, engines = lint_repo(repo, root, engine, dump, from_dump)
         if err:
             s.errors.append(err)
             continue
@@ -157,14 +178,17 @@ def _pct(x: float | None) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    root = os.environ.get("CUENTRY_LINT_EVAL_ROOT")
-    ap.add_argument("--root", default=root, required=root is None,
-                    help="where the repositories are checked out, one folder each (default: $CUENTRY_LINT_EVAL_ROOT)")
+    ap.add_argument("--root", default=os.environ.get("CUENTRY_EVAL_ROOT"),
+                    help="where the repositories are checked out, one folder each (default: $CUENTRY_EVAL_ROOT)")
     ap.add_argument("--judged", default=str(JUDGED))
     ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
     ap.add_argument("--set", dest="sets", action="append", help="only these sets (development, held-out, ...)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--dump", metavar="DIR", help="also write each repository's lint JSON to DIR/<engine>/<dir>.json")
+    ap.add_argument("--from-dump", metavar="DIR", help="score the JSON saved by --dump instead of linting (no timing)")
     a = ap.parse_args()
+    if not a.root:
+        ap.error("give --root DIR (the folder holding one checkout per repository) or set CUENTRY_EVAL_ROOT")
     data = load(Path(a.judged))
     engines: list[str | None] = list(a.engine) if a.engine else [None]
     if a.engine and not has_engine_option():
@@ -172,18 +196,20 @@ def main() -> int:
         engines = [None]
     subsets = sorted({r.get("set", "development") for r in data["repo"]} & set(a.sets or [r.get("set", "development")
                                                                                         for r in data["repo"]]))
-    scores = [score(data, Path(a.root), e, sub) for e in engines for sub in subsets]
+    dump = Path(a.dump) if a.dump else None
+    from_dump = Path(a.from_dump) if a.from_dump else None
+    scores = [score(data, Path(a.root), e, sub, dump, from_dump) for e in engines for sub in subsets]
     if a.json:
         print(json.dumps([sc.to_dict() for sc in scores], indent=2))
         return 0
     print("| engine | findings judged | true | false | precision | faults | found | recall | serious | "
-          "serious found | serious recall | true as notes | C files by clang | unjudged |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "serious found | serious recall | true as notes | C files by clang | unjudged | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sc in scores:
         d = sc.to_dict()
         print(f"| {sc.engine} | {sc.reported} | {sc.true} | {sc.false} | {_pct(d['precision'])} | {sc.faults} | "
               f"{sc.found} | {_pct(d['recall'])} | {sc.serious} | {sc.serious_found} | {_pct(d['serious_recall'])} | "
-              f"{sc.as_notes} | {sc.by_clang}/{sc.c_files} | {len(sc.unjudged)} |")
+              f"{sc.as_notes} | {sc.by_clang}/{sc.c_files} | {len(sc.unjudged)} | {d['seconds']} |")
     for sc in scores:
         for line in sc.errors + [f"unjudged ({sc.engine}): {u}" for u in sc.unjudged] + \
                 [f"missed ({sc.engine}): {m}" for m in sc.missed]:
