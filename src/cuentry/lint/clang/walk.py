@@ -83,6 +83,53 @@ class Fn:
     tparams: list[str] = field(default_factory=list)
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
+    index: FnIndex | None = None            # built once, on first need (see `_fn_index`)
+
+
+@dataclass
+class FnIndex:
+    """One walk of a function, for every question its requests ask about it (no walk per request)."""
+
+    refs: dict[str, int]                                  # declaration key -> references to it in the function
+    casts: list[tuple[Any, bool, frozenset[str]]]         # each cast in walk order: under a return, names in it
+    in_requests: dict[str, int] | None = None             # declaration key -> references inside the requests
+
+
+def _fn_index(fn: Fn) -> FnIndex:
+    """The function's index: the declarations it references (how often) and its casts with the names
+    inside each, in the order a depth-first walk (last child first) meets them."""
+    if fn.index is not None:
+        return fn.index
+    refs: dict[str, int] = {}
+    casts: list[tuple[Any, bool, set[str]]] = []
+    stack: list[tuple[Any, bool, tuple[int, ...]]] = [(fn.cursor, False, ())]
+    while stack:
+        c, in_return, open_casts = stack.pop()
+        k = c.kind
+        if k in _CASTS:
+            casts.append((c, in_return, set()))
+            open_casts = (*open_casts, len(casts) - 1)
+        elif k == K.DECL_REF_EXPR:
+            ref = c.referenced
+            if ref is not None:
+                h = key(ref)
+                refs[h] = refs.get(h, 0) + 1
+                for i in open_casts:
+                    casts[i][2].add(h)
+        for ch in c.get_children():
+            stack.append((ch, in_return or k == K.RETURN_STMT, open_casts))
+    fn.index = FnIndex(refs, [(c, r, frozenset(names)) for c, r, names in casts])
+    return fn.index
+
+
+def _refs_in(root: Any) -> dict[str, int]:
+    """The declarations referenced under one cursor, and how often."""
+    out: dict[str, int] = {}
+    for x in root.walk_preorder():
+        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
+            h = key(x.referenced)
+            out[h] = out.get(h, 0) + 1
+    return out
 
 
 @dataclass
@@ -374,14 +421,14 @@ class Walker:
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
         h = key(d)
-        inside = 0
-        for call, cfn, _ in self.direct:
-            if cfn is fn:
-                inside += sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR
-                              and x.referenced is not None and key(x.referenced) == h)
-        total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                    and key(x.referenced) == h)
-        return total > inside
+        index = _fn_index(fn)
+        if index.in_requests is None:
+            index.in_requests = {}
+            for call, cfn, _ in self.direct:
+                if cfn is fn:
+                    for name, n in _refs_in(call).items():
+                        index.in_requests[name] = index.in_requests.get(name, 0) + n
+        return index.refs.get(h, 0) > index.in_requests.get(h, 0)
 
     def _toolkit_words(self, written: str, depth: int = 0) -> bool:
         """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
@@ -454,19 +501,12 @@ class Walker:
     def _cast_of(self, d: Any, fn: Fn) -> Any:
         """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
         h = key(d)
-        stack = [(fn.cursor, False)]
-        while stack:
-            c, in_return = stack.pop()
-            if c.kind in _CASTS:
-                refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                        and key(x.referenced) == h]
-                if refs:
-                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
-                            and _dependent(c.type)):
-                        return ("return",)
-                    return self.type_info(c.type)
-            for ch in c.get_children():
-                stack.append((ch, in_return or c.kind == K.RETURN_STMT))
+        for c, in_return, names in _fn_index(fn).casts:
+            if h in names:
+                if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
+                        and _dependent(c.type)):
+                    return ("return",)
+                return self.type_info(c.type)
         return None
 
     def _landing(self, c: Any, par: list[Any]) -> Any:
@@ -767,12 +807,7 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
 def _used_after(fn: Fn, d: Any, call: Any) -> bool:
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
-
-    def refs(root: Any) -> int:
-        return sum(1 for x in root.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                   and key(x.referenced) == h)
-
-    return refs(fn.cursor) > refs(call)
+    return _fn_index(fn).refs.get(h, 0) > _refs_in(call).get(h, 0)
 
 
 def _chain(ty: Any) -> list[str]:
