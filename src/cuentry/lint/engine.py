@@ -102,6 +102,8 @@ class Settings:
     commands: dict[str, list[str]] = field(default_factory=dict)
     floor: int = 0
     pedantic: bool = False
+    timeout: float = 120.0      # seconds one file may take in its worker (then it is a problem, not a hang)
+    memory: int = 8 << 30       # bytes of address space a worker may use (then the file is a problem)
 
 
 ENGINES = ("auto", "clang", "tree-sitter")
@@ -415,6 +417,62 @@ def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
 
 MAX_PASSES = 4
 """Passes over the C-family files that call wrappers defined in other files (one more layer each)."""
+KEEP_SKIPPED = 256 << 20
+"""Bytes of skipped files' text kept for the later passes (beyond it they are read again)."""
+
+_Result = tuple[list[Finding], Unit]
+
+
+def _work(state: tuple[Sequence[str] | None, Sequence[str] | None, Settings], task: tuple[str, str, str, Any]) -> Any:
+    """One task in a worker process: ("lint", path, text, shared) -> (findings, unit); ("check", path, text,
+    None) -> why the Python file is not valid ('' when it is)."""
+    select, ignore, settings = state
+    kind, path, text, shared = task
+    if kind == "check":
+        from .python import syntax_problem
+
+        return syntax_problem(text, path)
+    return lint_text(text, path, select=select, ignore=ignore, include_dirs=settings.include_dirs, cat=catalog(),
+                     shared=shared, settings=settings)
+
+
+class _Runner:
+    """Where files are linted: in supervised worker processes (always when libclang may parse, and with
+    `-j` above 1), so a crash, hang or blow-up costs one file; in this process only for tree-sitter at -j 1."""
+
+    def __init__(self, jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
+                 settings: Settings) -> None:
+        self.state = (select, ignore, settings)
+        isolate = jobs > 1 or (settings.engine != "tree-sitter" and _clang_installed())
+        self.workers: Any = None
+        if isolate:
+            from .parallel import Limits, Workers
+
+            self.workers = Workers(jobs, _work, self.state, Limits(settings.timeout, settings.memory))
+
+    def close(self) -> None:
+        if self.workers is not None:
+            self.workers.close()
+
+    def run(self, tasks: list[tuple[str, str, str, Any]]) -> dict[str, Any]:
+        """Each task's result by path: a result, or a `Problem` when its worker failed on it."""
+        if self.workers is None:
+            return {t[1]: _work(self.state, t) for t in tasks}
+        from .parallel import Failed, Raised
+
+        out: dict[str, Any] = {}
+        for i, res in self.workers.run(tasks):
+            path = tasks[i][1]
+            if isinstance(res, Raised):
+                raise UsageError(res.message, hint=res.hint)
+            out[path] = Problem(path, res.reason) if isinstance(res, Failed) else res
+        return out
+
+
+def _clang_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("clang") is not None
 
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
@@ -423,10 +481,12 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
                jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
-    A wrapper defined in one file (`get_driver_entry_point` in a loader, a template in a header) is
-    an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one. With `jobs` above 1 the first pass runs in that many processes (the
-    report is the same).
+    This process reads each file once and keeps only those the pre-filter admits; they are parsed in
+    `jobs` supervised worker processes (see `cuentry.lint.parallel`), where a crash, a hang or a blow-up
+    costs that file (a problem in the report), never the run. A wrapper defined in one file
+    (`get_driver_entry_point` in a loader, a template in a header) is an API in every other file:
+    files that call such wrappers are linted again with them, until no pass finds a new one. The report
+    does not depend on `jobs`.
     """
     parse_codes(select)
     parse_codes(ignore)
@@ -436,31 +496,54 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     files, problems = iter_files(paths)
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
-    relevant = _Relevance(include_dirs)
-    shared = Shared()
-    results: dict[str, tuple[list[Finding], Unit]] = {}
+    relevant = _Relevance(settings.include_dirs or include_dirs)
     texts: dict[str, str] = {}
-    skipped: list[str] = []
-    from .parallel import first_pass
-
-    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes, settings) if jobs > 1 else {}
+    skipped: dict[str, str | None] = {}
+    tasks: list[tuple[str, str, str, Any]] = []
+    kept = 0
     for i, path in enumerate(files, 1):
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            got = first.get(path)
-            results[path] = got if isinstance(got, tuple) else lint_text(
-                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat, settings=settings)
             texts[path] = text
-            shared.learn(results[path][1])
+            tasks.append(("lint", path, text, None))
         elif text is not None and path.endswith(PY_SUFFIXES):
-            _check_python(text, path, rep, getattr(first.get(path), "problem", None))
+            if len(text) < _PY_ALWAYS:
+                tasks.append(("check", path, text, None))
         elif text is not None:
-            skipped.append(path)
+            kept += len(text)
+            skipped[path] = text if kept <= KEEP_SKIPPED else None
         if progress:
             progress(i, len(files))
-    passes = _Passes(results, texts, shared, skipped, relevant)
-    passes.run(lambda text, path: lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                                            cat=cat, shared=shared, settings=settings), max_bytes)
+    runner = _Runner(jobs, select, ignore, settings)
+    try:
+        results = _first(runner.run(tasks), rep)
+        shared = Shared()
+        for path in files:
+            if path in results:
+                shared.learn(results[path][1])
+        passes = _Passes(results, texts, shared, skipped, relevant)
+        passes.run(lambda todo: runner.run([("lint", p, texts[p], shared) for p in todo]), max_bytes)
+    finally:
+        runner.close()
+    _assemble(rep, files, results, cat)
+    return rep
+
+
+def _first(got: dict[str, Any], rep: Report) -> dict[str, _Result]:
+    """The first pass's results; its problems (a file a worker failed on, an invalid Python file) into `rep`."""
+    results: dict[str, _Result] = {}
+    for path, res in got.items():
+        if isinstance(res, Problem):
+            rep.problems.append(res)
+        elif isinstance(res, str):
+            if res:
+                rep.problems.append(Problem(path, res))
+        else:
+            results[path] = res
+    return results
+
+
+def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: Catalog) -> None:
     for path in files:
         if path in results:
             got, unit = results[path]
@@ -472,16 +555,6 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)
-    return rep
-
-
-def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:
-    from .python import syntax_problem
-
-    if len(text) < _PY_ALWAYS:
-        problem = syntax_problem(text, path) if checked is None else checked   # checked: by a -j worker
-        if problem:
-            rep.problems.append(Problem(path, problem))
 
 
 def _read(path: str, max_bytes: int, rep: Report) -> str | None:
@@ -501,14 +574,14 @@ class _Passes:
     """Later passes: files that call a wrapper defined elsewhere, or mention one (or include a header
     that does) but had no trigger word of their own, are linted with every wrapper known so far."""
 
-    def __init__(self, results: dict[str, tuple[list[Finding], Unit]], texts: dict[str, str], shared: Shared,
-                 skipped: list[str], relevant: _Relevance) -> None:
+    def __init__(self, results: dict[str, _Result], texts: dict[str, str], shared: Shared,
+                 skipped: dict[str, str | None], relevant: _Relevance) -> None:
         self.results, self.texts, self.shared, self.skipped = results, texts, shared, skipped
         self.relevant = relevant
         self.done: dict[str, frozenset[str]] = {}
         self.header_words: dict[str, frozenset[str]] = {}
 
-    def run(self, lint: Callable[[str, str], tuple[list[Finding], Unit]], max_bytes: int) -> None:
+    def run(self, lint: Callable[[list[str]], dict[str, Any]], max_bytes: int) -> None:
         for _ in range(MAX_PASSES):
             names = frozenset(self.shared.apis)
             if not names:
@@ -521,25 +594,25 @@ class _Passes:
             learnt = False
             for path in again:
                 self.done[path] = names
-                self.results[path] = lint(self.texts[path], path)
-                learnt |= self.shared.learn(self.results[path][1])
+            for path, res in lint(again).items():
+                if isinstance(res, tuple):       # a worker that failed now keeps the file's earlier result
+                    self.results[path] = res
+                    learnt |= self.shared.learn(res[1])
             if not learnt:
                 return
 
     def newly_relevant(self, names: frozenset[str], max_bytes: int) -> list[str]:
         out = []
-        keep = []
-        for path in self.skipped:
+        for path, kept in list(self.skipped.items()):
             try:
-                text = read_source(path, max_bytes)
+                text = kept if kept is not None else read_source(path, max_bytes)
             except (OSError, ValueError):
+                del self.skipped[path]
                 continue
             if self.mentions(text, path, names):
                 self.texts[path] = text
                 out.append(path)
-            else:
-                keep.append(path)
-        self.skipped = keep
+                del self.skipped[path]
         return out
 
     def mentions(self, text: str, path: str, names: frozenset[str]) -> bool:
