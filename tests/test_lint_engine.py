@@ -210,3 +210,20 @@ def test_a_default_version_two_wrappers_down_is_the_pin(tmp_path: Path) -> None:
     rep = lint_paths([str(tmp_path)], settings=Settings(engine="tree-sitter"))
     (hit,) = [f for f in rep.findings if f.code == "CE010"]
     assert hit.path.endswith("use.cpp") and "cuStreamGetCtx asked at 12010" in hit.message
+
+
+def test_the_pre_filter_admits_only_files_that_can_ask(tmp_path: Path) -> None:
+    """A project-wide header with a dlsym wrapper does not make every file that includes it a parse; a file
+    that names a driver symbol through it, or pulls in a table of driver symbols, is parsed."""
+    inc = tmp_path / "include"
+    inc.mkdir()
+    (inc / "platform.h").write_text('#pragma once\n#include <dlfcn.h>\n'
+                                    'static inline void *plat_sym(void *h, const char *n) { return dlsym(h, n); }\n')
+    (inc / "rows.inc").write_text("ROW(cuMemAlloc)\nROW(cuMemFree)\n")
+    (tmp_path / "plain.c").write_text('#include "platform.h"\nint add(int a, int b) { return a + b; }\n')
+    (tmp_path / "named.c").write_text('#include "platform.h"\nvoid *f(void *h) { return plat_sym(h, "cuMemAlloc"); }\n')
+    (tmp_path / "table.c").write_text('#include "platform.h"\n#define ROW(x) plat_sym(0, #x);\n'
+                                      'void g(void) {\n#include "rows.inc"\n}\n')
+    rep = lint_paths([str(tmp_path)], include_dirs=[str(inc)], settings=Settings(engine="tree-sitter",
+                                                                               include_dirs=[str(inc)]))
+    assert sorted(Path(j.path).name for j in rep.judged) == ["named.c", "platform.h", "table.c"]

@@ -50,9 +50,6 @@ MAX_FILE_BYTES = 64 << 20
 """Files larger than this (64 MiB) are refused with a problem line, not read."""
 _PY_ALWAYS = 4 << 20   # Python files below this are always parsed, to report the invalid ones
 _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "build", "dist"}
-_TRIGGERS = re.compile(
-    r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
-    r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])|\bCDLL\b|\bargtypes\b|\bcuentry\b|\.cdef\(")
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
@@ -353,50 +350,86 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+_WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PROC_ADDRESS", "cudaEnable",
+          "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
+"""Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
+_VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
+_CU = re.compile(r"cu[A-Z]")
+
+
+def _word_at(text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` matches at the start of a word (checked by hand: a leading \\b makes a search slow)."""
+    for m in pattern.finditer(text):
+        i = m.start()
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            return True
+    return False
+
+
+def _cuda_word(text: str) -> bool:
+    """Whether a text names something of the CUDA driver API (`cuX`, `CU_X`, `PFN_cuX`)."""
+    return "CU_" in text or "PFN_cu" in text or _word_at(text, _CU)
+
+
+def triggered(text: str) -> bool:
+    """Whether a text names a request API or a versioned driver symbol (the pre-filter's test of one file)."""
+    if any(w in text for w in _WORDS):
+        return True
+    return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
+
+
 class _Relevance:
-    """Skips the parse of files that cannot hold a request (no trigger word in them or their headers)."""
+    """Skips the parse of files that cannot hold a request. A file is parsed when it names a request API
+    itself; or when it includes a header that does (a wrapper, a loader macro) and it, or another header
+    it includes (an X-macro table), names a CUDA driver symbol; or when it calls a loader-like macro on a
+    driver symbol and includes a header that is not found. Everything is a substring or one-regex check,
+    and each header is read once per run."""
 
     def __init__(self, include_dirs: Sequence[str]) -> None:
         self.include_dirs = include_dirs
-        self.headers: dict[str, bool] = {}
+        self.headers: dict[str, tuple[bool, bool]] = {}     # header -> (triggered, names a CUDA symbol)
         self.missing: dict[str, bool] = {}
+        self.found: dict[tuple[str, str], str | None] = {}
 
     def __call__(self, text: str, path: str) -> bool:
-        if _TRIGGERS.search(text):
+        if triggered(text):
             return True
-        if path.endswith(PY_SUFFIXES):
+        if path.endswith(PY_SUFFIXES) or "#" not in text:
             return False
-        from .preprocess import find_header
-
-        missing = False
-        for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
-            hdr = find_header(m.group(1), path, self.include_dirs)
-            if hdr is not None and self._header(hdr):
-                return True
-            missing |= hdr is None or self._misses(hdr)
+        hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
+        facts = [self._header(h) for h in hdrs if h is not None]
+        if any(t for t, _ in facts) and (_cuda_word(text) or any(c and not t for t, c in facts)):
+            return True
+        missing = any(h is None or self._misses(h) for h in hdrs)
         return missing and _LOADER_CALL.search(text) is not None   # parsed, to say what it could not see
+
+    def _find(self, name: str, path: str) -> str | None:
+        k = (os.path.dirname(path), name)
+        if k not in self.found:
+            from .preprocess import find_header
+
+            self.found[k] = find_header(name, path, self.include_dirs)
+        return self.found[k]
 
     def _misses(self, hdr: str) -> bool:
         """Whether a header includes (quoted) one that cannot be found."""
         if hdr not in self.missing:
             self.missing[hdr] = False
-            from .preprocess import find_header
-
             try:
                 text = read_source(hdr, 4 << 20)
             except (OSError, ValueError):
                 return False
-            self.missing[hdr] = any(find_header(m.group(1), hdr, self.include_dirs) is None
-                                    for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
+            self.missing[hdr] = any(self._find(m.group(1), hdr) is None for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
         return self.missing[hdr]
 
-    def _header(self, hdr: str) -> bool:
+    def _header(self, hdr: str) -> tuple[bool, bool]:
         if hdr not in self.headers:
-            self.headers[hdr] = False
+            self.headers[hdr] = (False, False)
             try:
-                self.headers[hdr] = bool(_TRIGGERS.search(read_source(hdr, 4 << 20)))
+                text = read_source(hdr, 4 << 20)
             except (OSError, ValueError):
-                pass
+                return self.headers[hdr]
+            self.headers[hdr] = (triggered(text), _cuda_word(text))
         return self.headers[hdr]
 
 
@@ -616,8 +649,10 @@ class _Passes:
         return out
 
     def mentions(self, text: str, path: str, names: frozenset[str]) -> bool:
-        if not names.isdisjoint(_WORD.findall(text)):
+        if any(n in text for n in names) and not names.isdisjoint(_WORD.findall(text)):
             return True
+        if not _cuda_word(text):
+            return False    # a header's wrapper is linted in the header; this file asks for nothing by name
         from .preprocess import find_header
 
         for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
