@@ -227,3 +227,43 @@ def test_the_pre_filter_admits_only_files_that_can_ask(tmp_path: Path) -> None:
     rep = lint_paths([str(tmp_path)], include_dirs=[str(inc)], settings=Settings(engine="tree-sitter",
                                                                                include_dirs=[str(inc)]))
     assert sorted(Path(j.path).name for j in rep.judged) == ["named.c", "platform.h", "table.c"]
+
+
+CHAIN_C = ('#include <cuda.h>\nstatic void *create, *capture, *multicast;\nint load(void) {\n  int driver = 0;\n'
+           '  CUdriverProcAddressQueryResult q;\n'
+           '  CUresult r = cuGetProcAddress("cuCtxCreate", &create, 12050, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS)\n'
+           '    r = cuGetProcAddress("cuCtxCreate", &create, 3020, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r || q) return 1;\n'
+           '  r = cuGetProcAddress("cuStreamBeginCapture", &capture, 10010, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r || q) return 1;\n'
+           '  cuDriverGetVersion(&driver);\n'
+           '  if (driver >= 12010) {\n'
+           '    r = cuGetProcAddress("cuMulticastCreate", &multicast, 12010, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '    if (r || q) return 1;\n  }\n  return 0;\n}\n')
+CHAIN_TOML = ('[table]\nstream = "legacy"\nrequired = [\n'
+              '  { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },\n'
+              '  "cuStreamBeginCapture@10010",\n]\noptional = ["cuMulticastCreate@12010"]\n')
+
+
+@pytest.mark.parametrize("engine", ["tree-sitter", "clang"])
+def test_min_driver_is_the_manifest_floor(tmp_path: Path, engine: str) -> None:
+    """A loader that falls back from 12050 to 3020 needs 3020 (each chain's lowest pin), as its manifest does;
+    a request under a driver-version test is optional; both come from entry.driver_floor."""
+    if engine == "clang":
+        pytest.importorskip("clang.cindex")
+    from cuentry.manifest import load
+
+    text, toml = CHAIN_C, CHAIN_TOML
+    if engine == "tree-sitter":   # it sees no driver-version tests: the guarded request is left out
+        text, toml = text[:text.index("  if (driver")] + "  return 0;\n}\n", toml[:toml.index("optional")]
+    (tmp_path / "loader.c").write_text(text)
+    (tmp_path / "loader.toml").write_text(toml)
+    rep = lint_paths([str(tmp_path / "loader.c")], settings=Settings(engine=engine))
+    floor = load(str(tmp_path / "loader.toml")).min_driver()
+    assert rep.min_driver == floor == 10010
+    assert rep.chains["cuCtxCreate"] == {3020, 12050} and rep.pins["cuCtxCreate"] == 3020
+    if engine == "clang":
+        assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
+    code, out, _ = _cli("lint", "--min-driver", "--engine", engine, str(tmp_path / "loader.c"))
+    assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out

@@ -192,12 +192,15 @@ def _print_text(rep: Any, args: argparse.Namespace, out: Out) -> None:
 
 
 def _print_pins(rep: Any, out: Out) -> None:
-    """`--min-driver`: the lowest driver the pins need, and each symbol's highest pin."""
+    """`--min-driver`: the lowest driver the pins need (the manifest's computation), and the pin each symbol's
+    chain needs (its fallbacks, and whether it is optional, after it)."""
     md = rep.min_driver
     out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
               "no literal version pins found")
     for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
-        out.print(f"  {v:>6}  {sym}")
+        more = sorted(rep.chains.get(sym, ()), reverse=True)
+        chain = f" (asked at {', '.join(map(str, more))})" if len(more) > 1 else ""
+        out.print(f"  {v:>6}  {sym}{chain}{' (optional: under a driver-version test)' if sym in rep.optional else ''}")
 
 
 def _print_summary(rep: Any, out: Out) -> None:

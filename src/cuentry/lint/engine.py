@@ -26,6 +26,7 @@ from .rules import RULE_CODES, run
 __all__ = [
     "C_SUFFIXES",
     "ENGINES",
+    "KEEP_SKIPPED",
     "MAX_FILE_BYTES",
     "MAX_PASSES",
     "PY_SUFFIXES",
@@ -41,6 +42,7 @@ __all__ = [
     "lint_text",
     "parse_codes",
     "read_source",
+    "triggered",
 ]
 
 
@@ -123,15 +125,23 @@ class Report:
     findings: list[Finding]
     files: int
     lines: int
-    pins: dict[str, int]            # symbol -> highest literal pin seen
+    pins: dict[str, int]            # symbol -> the pin its chain needs (the lowest it is asked at)
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
+    chains: dict[str, set[int]] = field(default_factory=dict)   # symbol -> every literal pin it is asked at
+    optional: set[str] = field(default_factory=set)              # symbols asked only under a driver-version test
 
     @property
     def min_driver(self) -> int:
-        return max(self.pins.values(), default=0)
+        """The deployment floor of the pins found, by the one computation of it
+        ([driver_floor][cuentry.entry.driver_floor]): each symbol is an entry whose chain is the pins it is
+        asked at (a loader that falls back from 12050 to 3020 needs 3020); a symbol asked only where a test
+        of the driver's version guarantees its pin is optional."""
+        from ..entry import driver_floor
+
+        return driver_floor((sym not in self.optional, sorted(pins)) for sym, pins in self.chains.items())
 
     @property
     def unparsable(self) -> list[str]:
@@ -142,6 +152,8 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
+                "chains": {sym: sorted(v) for sym, v in sorted(self.chains.items())},
+                "optional": sorted(self.optional),
                 "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
                 "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged]}
 
@@ -433,7 +445,9 @@ class _Relevance:
         return self.headers[hdr]
 
 
-def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
+def _pins(unit: Unit, cat: Catalog, rep: Report, required: set[str]) -> None:
+    """Each symbol's chain (the pins it is asked at, an export taken by name at its ABI's version); a
+    request under a test that guarantees a driver at or above its pin does not make its symbol required."""
     for q in unit.queries:
         sym = q.symbol
         if sym is None or sym not in cat:
@@ -441,11 +455,14 @@ def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
         first = cat.versions(sym)[0]
         for v in q.pins:
             if v >= first:
-                pins[sym] = max(pins.get(sym, 0), v)
+                rep.chains.setdefault(sym, set()).add(v)
+                if not (q.guard and q.guard >= v):
+                    required.add(sym)
     for e in unit.exports:
         abi = cat.by_exported(e.name)
         if abi is not None:
-            pins[abi.symbol] = max(pins.get(abi.symbol, 0), abi.version)
+            rep.chains.setdefault(abi.symbol, set()).add(abi.version)
+            required.add(abi.symbol)
 
 
 MAX_PASSES = 4
@@ -577,6 +594,7 @@ def _first(got: dict[str, Any], rep: Report) -> dict[str, _Result]:
 
 
 def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: Catalog) -> None:
+    required: set[str] = set()
     for path in files:
         if path in results:
             got, unit = results[path]
@@ -586,7 +604,9 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
             if unit.lang == "c":
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
-            _pins(unit, cat, rep.pins)
+            _pins(unit, cat, rep, required)
+    rep.optional = set(rep.chains) - required
+    rep.pins.update({sym: min(pins) for sym, pins in rep.chains.items()})
     rep.problems.sort(key=lambda p: p.path)
 
 

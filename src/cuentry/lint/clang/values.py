@@ -56,7 +56,7 @@ def key(c: Any) -> str:
     return c.get_usr() or f"{c.location.file}:{c.location.offset}:{c.spelling}"
 
 
-MACRO_SPAN = 256
+_MACRO_SPAN = 256
 """Bytes of source read for the tokens of a cursor a macro made: its range runs from the macro's body (the
 `#define`) to the use, across every line between; only its start is looked at, so it is read once, bounded."""
 _MACRO_ID = 1 << 31   # clang's SourceLocation: a location inside a macro expansion
@@ -74,7 +74,7 @@ def tokens(c: Any) -> list[str]:
 
 def _macro_tokens(tu: Any, ext: Any) -> list[str]:
     """The tokens clang gives for a macro-made range (from the spelling of its start to the spelling of
-    its end, in one file), at most `MACRO_SPAN` bytes of them."""
+    its end, in one file), at most `_MACRO_SPAN` bytes of them."""
     from clang.cindex import SourceLocation, SourceRange
 
     first = next(iter(tu.get_tokens(extent=SourceRange.from_locations(ext.start, ext.start))), None)
@@ -86,7 +86,7 @@ def _macro_tokens(tu: Any, ext: Any) -> list[str]:
     if f0 is None or f1 is None or f0.name != f1.name or hi < lo:
         return []
     rng = SourceRange.from_locations(SourceLocation.from_offset(tu, f0, lo),
-                                     SourceLocation.from_offset(tu, f0, min(hi, lo + MACRO_SPAN)))
+                                     SourceLocation.from_offset(tu, f0, min(hi, lo + _MACRO_SPAN)))
     return [t.spelling for t in tu.get_tokens(extent=rng)]
 
 

@@ -83,11 +83,11 @@ class Fn:
     tparams: list[str] = field(default_factory=list)
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
-    index: FnIndex | None = None            # built once, on first need (see `_fn_index`)
+    index: _FnIndex | None = None            # built once, on first need (see `_fn_index`)
 
 
 @dataclass
-class FnIndex:
+class _FnIndex:
     """One walk of a function, for every question its requests ask about it (no walk per request)."""
 
     refs: dict[str, int]                                  # declaration key -> references to it in the function
@@ -95,7 +95,7 @@ class FnIndex:
     in_requests: dict[str, int] | None = None             # declaration key -> references inside the requests
 
 
-def _fn_index(fn: Fn) -> FnIndex:
+def _fn_index(fn: Fn) -> _FnIndex:
     """The function's index: the declarations it references (how often) and its casts with the names
     inside each, in the order a depth-first walk (last child first) meets them."""
     if fn.index is not None:
@@ -118,7 +118,7 @@ def _fn_index(fn: Fn) -> FnIndex:
                     casts[i][2].add(h)
         for ch in c.get_children():
             stack.append((ch, in_return or k == K.RETURN_STMT, open_casts))
-    fn.index = FnIndex(refs, [(c, r, frozenset(names)) for c, r, names in casts])
+    fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names in casts])
     return fn.index
 
 
