@@ -132,12 +132,13 @@ _PCH_SENSITIVE = re.compile(r"CUDA_API_PER_THREAD_DEFAULT_STREAM|__CUDA_API_VERS
 
 
 def _pch(ci: Any, args: list[str], text: str) -> str | None:
-    """A precompiled header of the generated cuda.h + cudaTypedefs.h for these flags (built once per process),
-    or None where it could change the meaning: a file that does not include cuda.h itself, or that (or its
-    flags) sets a macro the header reads."""
-    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and "cuentry-lint-cuda" in a), None)
+    """A precompiled header of the CUDA headers the flags name (the real toolkit's or the generated ones;
+    built once per process and flags: a parse against it takes a third of the time), or None where it
+    could change the meaning: a file that does not include cuda.h itself, or that (or its flags) sets a
+    macro the header reads."""
+    cuda = _cuda_dir(args)
     heads = sorted(set(_INCLUDES_CUDA.findall(text)))
-    if gen is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
+    if cuda is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
         return None
     lang = [("c-header" if a == "c" else "c++-header" if a == "c++" else a) for a in args]
     if "cuda" in lang:
@@ -149,7 +150,7 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
             return _PCH[keyed]
         out = None
         try:
-            hdr = os.path.join(gen, f"pch-{os.getpid()}-{len(_PCH)}.h")   # workers forked with one directory
+            hdr = os.path.join(_pch_dir(), f"pch-{len(_PCH)}.h")
             with open(hdr, "w", encoding="utf-8") as fh:
                 fh.write(f"#include <{header}.h>\n")
             tu = _index(ci).parse(hdr, args=lang, options=ci.TranslationUnit.PARSE_INCOMPLETE)
@@ -160,6 +161,30 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
             out = None
         _PCH[keyed] = out
         return out
+
+
+def _cuda_dir(args: list[str]) -> str | None:
+    """The CUDA headers' directory: the last -isystem `arguments` adds (None when it holds no cuda.h)."""
+    at = [i for i, a in enumerate(args) if a == "-isystem" and i + 1 < len(args)]
+    d = args[at[-1] + 1] if at else None
+    return d if d is not None and os.path.isfile(os.path.join(d, "cuda.h")) else None
+
+
+_PCH_DIRS: dict[int, str] = {}
+
+
+def _pch_dir() -> str:
+    """A private directory for this process's precompiled headers, removed when the process ends (a worker
+    process too: multiprocessing runs its finalizers)."""
+    pid = os.getpid()
+    if pid not in _PCH_DIRS:
+        import shutil
+        import tempfile
+        from multiprocessing import util
+
+        _PCH_DIRS[pid] = tempfile.mkdtemp(prefix="cuentry-lint-pch-")
+        util.Finalize(None, shutil.rmtree, args=(_PCH_DIRS[pid], True), exitpriority=0)
+    return _PCH_DIRS[pid]
 
 
 SEARCH_ROUNDS = 6

@@ -214,7 +214,10 @@ class Walker:
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
-        f = c.location.file
+        loc = c.location
+        if loc.is_in_system_header:
+            return False          # cuda.h and the system's headers (-isystem): one call, no file name
+        f = loc.file
         return f is not None and not f.name.startswith(self.skip)
 
     def run(self) -> Walker:
