@@ -19,6 +19,7 @@ from typing import Any
 
 from clang.cindex import CursorKind as K
 from clang.cindex import TypeKind as T
+from clang.cindex import callbacks, conf
 
 from ...catalog import Catalog
 from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
@@ -116,16 +117,44 @@ def _fn_index(fn: Fn) -> _FnIndex:
                 refs[h] = refs.get(h, 0) + 1
                 for i in open_casts:
                     casts[i][2].add(h)
-        for ch in c.get_children():
+        for ch in _kids(c):
             stack.append((ch, in_return or k == K.RETURN_STMT, open_casts))
     fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names in casts])
     return fn.index
 
 
+def _kids(c: Any) -> list[Any]:
+    """A cursor's children: `get_children` without its per-child comparison with the null cursor."""
+    out: list[Any] = []
+    tu = c._tu
+
+    def visit(child: Any, _parent: Any, _data: Any) -> int:
+        child._tu = tu
+        out.append(child)
+        return 1   # CXChildVisit_Continue
+
+    conf.lib.clang_visitChildren(c, callbacks["cursor_visit"](visit), None)
+    return out
+
+
+def _subtree(c: Any) -> list[Any]:
+    """A cursor and its descendants in preorder, with one visit of libclang (no generator per level)."""
+    out: list[Any] = [c]
+    tu = c._tu
+
+    def visit(child: Any, _parent: Any, _data: Any) -> int:
+        child._tu = tu
+        out.append(child)
+        return 2   # CXChildVisit_Recurse
+
+    conf.lib.clang_visitChildren(c, callbacks["cursor_visit"](visit), None)
+    return out
+
+
 def _refs_in(root: Any) -> dict[str, int]:
     """The declarations referenced under one cursor, and how often."""
     out: dict[str, int] = {}
-    for x in root.walk_preorder():
+    for x in _subtree(root):
         if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
             h = key(x.referenced)
             out[h] = out.get(h, 0) + 1
@@ -241,7 +270,7 @@ class Walker:
                 self._call(c, fn, par)
             elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
                 self.flag_uses.append((c.spelling, c.location.line, c.location.column))
-            kids = list(c.get_children())
+            kids = _kids(c)
             sub = [*par[-6:], c]
             for ch in reversed(kids):
                 stack.append((ch, fn, sub))
