@@ -498,6 +498,9 @@ class _Runner:
         if isolate:
             from .parallel import Limits, Workers
 
+            if settings.engine != "tree-sitter":
+                _preload()   # forked workers find libclang loaded (no parse happens here)
+
             self.workers = Workers(jobs, _work, self.state, Limits(settings.timeout, settings.memory))
 
     def close(self) -> None:
@@ -517,6 +520,15 @@ class _Runner:
                 raise UsageError(res.message, hint=res.hint)
             out[path] = Problem(path, res.reason) if isinstance(res, Failed) else res
         return out
+
+
+def _preload() -> None:
+    try:
+        from clang.cindex import conf
+
+        conf.lib  # noqa: B018 - loading the shared library is the point
+    except Exception:
+        return
 
 
 def _clang_installed() -> bool:

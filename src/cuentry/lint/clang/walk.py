@@ -11,6 +11,7 @@ wrapper's callers; what does not depend on the caller (an ignored result) once, 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -85,6 +86,7 @@ class Fn:
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
     index: _FnIndex | None = None            # built once, on first need (see `_fn_index`)
+    at: tuple[list[tuple[Any, Any, int]], int] | None = None   # the walk's nodes, and where this function starts
 
 
 @dataclass
@@ -98,29 +100,76 @@ class _FnIndex:
 
 def _fn_index(fn: Fn) -> _FnIndex:
     """The function's index: the declarations it references (how often) and its casts with the names
-    inside each, in the order a depth-first walk (last child first) meets them."""
+    inside each, in the order a depth-first walk (last child first) meets them. Read from the nodes the
+    walker recorded (no second walk through libclang); a function it did not record is walked here."""
     if fn.index is not None:
         return fn.index
+    nodes, start = fn.at if fn.at is not None else _recorded(fn.cursor)
+    end = start + 1
+    while end < len(nodes) and nodes[end][2] >= start:
+        end += 1
+    size = [1] * (end - start)
+    for j in range(end - 1, start, -1):
+        size[nodes[j][2] - start] += size[j - start]
+    in_return = [False] * (end - start)
+    cast_up: list[int] = [-1] * (end - start)          # the nearest enclosing cast (its index in `casts`)
     refs: dict[str, int] = {}
-    casts: list[tuple[Any, bool, set[str]]] = []
-    stack: list[tuple[Any, bool, tuple[int, ...]]] = [(fn.cursor, False, ())]
-    while stack:
-        c, in_return, open_casts = stack.pop()
-        k = c.kind
+    casts: list[tuple[Any, bool, set[str], int, int]] = []   # cursor, under a return, names, first, end
+    for j in range(start, end):
+        c, k, up = nodes[j]
+        i = j - start
+        if j > start:
+            pk = nodes[up][1]
+            in_return[i] = in_return[up - start] or pk == K.RETURN_STMT
+            cast_up[i] = cast_up[up - start]
         if k in _CASTS:
-            casts.append((c, in_return, set()))
-            open_casts = (*open_casts, len(casts) - 1)
-        elif k == K.DECL_REF_EXPR:
+            casts.append((c, in_return[i], set(), j, j + size[i]))
+            cast_up[i] = len(casts) - 1
+            continue
+        if k == K.DECL_REF_EXPR:
             ref = c.referenced
             if ref is not None:
                 h = key(ref)
                 refs[h] = refs.get(h, 0) + 1
-                for i in open_casts:
-                    casts[i][2].add(h)
-        for ch in _kids(c):
-            stack.append((ch, in_return or k == K.RETURN_STMT, open_casts))
-    fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names in casts])
+                at = cast_up[i]
+                while at >= 0:
+                    casts[at][2].add(h)
+                    at = _cast_parent(casts, at)
+    casts.sort(key=functools.cmp_to_key(_last_child_first))
+    fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names, _, _ in casts])
     return fn.index
+
+
+def _cast_parent(casts: list[tuple[Any, bool, set[str], int, int]], at: int) -> int:
+    """The cast enclosing cast `at` (-1 when none): the nearest earlier one whose range holds it."""
+    first = casts[at][3]
+    for i in range(at - 1, -1, -1):
+        if casts[i][3] < first < casts[i][4]:
+            return i
+    return -1
+
+
+def _last_child_first(a: tuple[Any, bool, set[str], int, int], b: tuple[Any, bool, set[str], int, int]) -> int:
+    """The order a depth-first walk that takes the last child first meets two nodes: an enclosing node
+    first, else the later one first."""
+    if a[3] < b[3] < a[4]:
+        return -1
+    if b[3] < a[3] < b[4]:
+        return 1
+    return -1 if a[3] > b[3] else 1
+
+
+def _recorded(root: Any) -> tuple[list[tuple[Any, Any, int]], int]:
+    """The nodes under `root` as the walker records them: (cursor, kind, index of the parent)."""
+    nodes: list[tuple[Any, Any, int]] = []
+    stack: list[tuple[Any, int]] = [(root, -1)]
+    while stack:
+        c, up = stack.pop()
+        me = len(nodes)
+        nodes.append((c, c.kind, up))
+        for ch in reversed(_kids(c)):
+            stack.append((ch, me))
+    return nodes, 0
 
 
 def _kids(c: Any) -> list[Any]:
@@ -240,6 +289,7 @@ class Walker:
         self._includes: dict[str, list[tuple[int, int]]] | None = None
         self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
+        self.nodes: list[tuple[Any, Any, int]] = []      # every node walked: (cursor, kind, parent's index)
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -260,12 +310,17 @@ class Walker:
         return self
 
     def _walk(self, root: Any, fn: Fn | None, parents: list[Any]) -> None:
-        stack: list[tuple[Any, Fn | None, list[Any]]] = [(root, fn, parents)]
+        stack: list[tuple[Any, Fn | None, list[Any], int]] = [(root, fn, parents, -1)]
+        nodes = self.nodes
         while stack:
-            c, fn, par = stack.pop()
+            c, fn, par, up = stack.pop()
             k = c.kind
+            me = len(nodes)
+            nodes.append((c, k, up))     # for the functions' indexes (`_fn_index`): no second walk
             if k in _FN_KINDS and (k == K.LAMBDA_EXPR or c.is_definition()):
                 fn = self._fn(c)
+                if fn.at is None:
+                    fn.at = (nodes, me)
             elif k == K.CALL_EXPR:
                 self._call(c, fn, par)
             elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
@@ -273,7 +328,7 @@ class Walker:
             kids = _kids(c)
             sub = [*par[-6:], c]
             for ch in reversed(kids):
-                stack.append((ch, fn, sub))
+                stack.append((ch, fn, sub, me))
 
     def _fn(self, c: Any) -> Fn:
         h = key(c)
