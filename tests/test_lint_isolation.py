@@ -30,10 +30,13 @@ GOOD = ('#include <cuda.h>\nint good(void) { void* p; CUdriverProcAddressQueryRe
         '  return 0; }\n')   # a pin below the symbol's first version: CE009, judged by clang
 REQUEST = 'int bad(void) { void* p; return cuGetProcAddress("cuMemAlloc", &p, 3020, 0, 0); }\n'
 RUN = """
-import json, sys
+import json, sys, threading
 from cuentry.lint import lint_paths
 from cuentry.lint.engine import Settings
 a = json.loads(sys.argv[1])
+if a["threaded"]:   # a second thread: the workers are spawned, not forked
+    done = threading.Event()
+    threading.Thread(target=done.wait, daemon=True).start()
 rep = lint_paths(a["paths"], jobs=a["jobs"], settings=Settings(engine="clang", timeout=a["timeout"], memory=a["memory"],
                  commands=a["commands"]))
 print(json.dumps(rep.to_dict()))
@@ -41,9 +44,9 @@ print(json.dumps(rep.to_dict()))
 
 
 def _lint(paths: list[Path], *, jobs: int = 1, timeout: float = 60.0, memory: int = 3 << 30,
-          commands: dict[str, list[str]] | None = None, limit: float = 120.0) -> dict[str, object]:
+          commands: dict[str, list[str]] | None = None, limit: float = 120.0, threaded: bool = False) -> dict[str, object]:
     arg = json.dumps({"paths": [str(p) for p in paths], "jobs": jobs, "timeout": timeout, "memory": memory,
-                      "commands": commands or {}})
+                      "commands": commands or {}, "threaded": threaded})
     got = subprocess.run([sys.executable, "-c", RUN, arg], capture_output=True, text=True, timeout=limit,
                          check=False)
     assert got.returncode == 0, got.stderr[-2000:]
@@ -68,13 +71,13 @@ def _note(doc: dict[str, object], name: str) -> str:
     return str(got[0]["note"])
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_a_crash_of_libclang_costs_that_file_only(tmp_path: Path, jobs: int) -> None:
-    """A valid file with a 20,000-term expression: libclang dies of SIGSEGV on it."""
+@pytest.mark.parametrize(("jobs", "threaded"), [(1, False), (2, False), (2, True)])
+def test_a_crash_of_libclang_costs_that_file_only(tmp_path: Path, jobs: int, threaded: bool) -> None:
+    """A valid file with a 20,000-term expression: libclang dies of SIGSEGV on it (forked or spawned workers)."""
     (tmp_path / "good.c").write_text(GOOD)
     (tmp_path / "deep.c").write_text("#include <cuda.h>\n" + REQUEST + "int sum(void) { return "
                                      + " + ".join(["1"] * 20000) + "; }\n")
-    doc = _lint([tmp_path], jobs=jobs)
+    doc = _lint([tmp_path], jobs=jobs, threaded=threaded)
     _good_kept(doc)
     assert "worker process died on it" in _problem(doc, "deep.c")
 
