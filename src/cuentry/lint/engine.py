@@ -507,18 +507,25 @@ class _Runner:
         if self.workers is not None:
             self.workers.close()
 
-    def run(self, tasks: list[tuple[str, str, str, Any]]) -> dict[str, Any]:
-        """Each task's result by path: a result, or a `Problem` when its worker failed on it."""
+    def run(self, tasks: list[tuple[str, str, str, Any]], done: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Each task's result by path: a result, or a `Problem` when its worker failed on it; `done(n)`
+        after each of them."""
+        out: dict[str, Any] = {}
         if self.workers is None:
-            return {t[1]: _work(self.state, t) for t in tasks}
+            for t in tasks:
+                out[t[1]] = _work(self.state, t)
+                if done:
+                    done(len(out))
+            return out
         from .parallel import Failed, Raised
 
-        out: dict[str, Any] = {}
         for i, res in self.workers.run(tasks):
             path = tasks[i][1]
             if isinstance(res, Raised):
                 raise UsageError(res.message, hint=res.hint)
             out[path] = Problem(path, res.reason) if isinstance(res, Failed) else res
+            if done:
+                done(len(out))
         return out
 
 
@@ -563,7 +570,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     skipped: dict[str, str | None] = {}
     tasks: list[tuple[str, str, str, Any]] = []
     kept = 0
-    for i, path in enumerate(files, 1):
+    for path in files:
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
             texts[path] = text
@@ -574,17 +581,17 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
         elif text is not None:
             kept += len(text)
             skipped[path] = text if kept <= KEEP_SKIPPED else None
-        if progress:
-            progress(i, len(files))
     runner = _Runner(jobs, select, ignore, settings)
+    unparsed = len(files) - len(tasks)
     try:
-        results = _first(runner.run(tasks), rep)
+        results = _first(runner.run(tasks, (lambda n: progress(unparsed + n, len(files))) if progress else None), rep)
         shared = Shared()
         for path in files:
             if path in results:
                 shared.learn(results[path][1])
         passes = _Passes(results, texts, shared, skipped, relevant)
         passes.run(lambda todo: runner.run([("lint", p, texts[p], shared) for p in todo]), max_bytes)
+        rep.problems += passes.problems
     finally:
         runner.close()
     _assemble(rep, files, results, cat)
@@ -645,6 +652,7 @@ class _Passes:
         self.relevant = relevant
         self.done: dict[str, frozenset[str]] = {}
         self.header_words: dict[str, frozenset[str]] = {}
+        self.problems: list[Problem] = []
 
     def run(self, lint: Callable[[list[str]], dict[str, Any]], max_bytes: int) -> None:
         for _ in range(MAX_PASSES):
@@ -663,6 +671,8 @@ class _Passes:
                 if isinstance(res, tuple):       # a worker that failed now keeps the file's earlier result
                     self.results[path] = res
                     learnt |= self.shared.learn(res[1])
+                elif isinstance(res, Problem) and path not in self.results:
+                    self.problems.append(res)    # a file first parsed in this pass
             if not learnt:
                 return
 
