@@ -74,8 +74,9 @@ def tokens(c: Any) -> list[str]:
 
 def _macro_tokens(tu: Any, ext: Any) -> list[str]:
     """The tokens clang gives for a macro-made range (from the spelling of its start to the spelling of
-    its end, in one file), at most `_MACRO_SPAN` bytes of them."""
-    from clang.cindex import SourceLocation, SourceRange
+    its end, in one file); past `_MACRO_SPAN` bytes only the first and the last (no location is made
+    from an offset: that costs clang a pass over every macro expansion of the file)."""
+    from clang.cindex import SourceRange
 
     first = next(iter(tu.get_tokens(extent=SourceRange.from_locations(ext.start, ext.start))), None)
     last = next(iter(tu.get_tokens(extent=SourceRange.from_locations(ext.end, ext.end))), None)
@@ -85,9 +86,9 @@ def _macro_tokens(tu: Any, ext: Any) -> list[str]:
     lo, hi = first.extent.start.offset, last.extent.start.offset
     if f0 is None or f1 is None or f0.name != f1.name or hi < lo:
         return []
-    rng = SourceRange.from_locations(SourceLocation.from_offset(tu, f0, lo),
-                                     SourceLocation.from_offset(tu, f0, min(hi, lo + _MACRO_SPAN)))
-    return [t.spelling for t in tu.get_tokens(extent=rng)]
+    if hi - lo > _MACRO_SPAN:
+        return [first.spelling, last.spelling]
+    return [t.spelling for t in tu.get_tokens(extent=SourceRange.from_locations(first.location, last.location))]
 
 
 def number(text: str) -> int | None:
