@@ -267,3 +267,14 @@ def test_min_driver_is_the_manifest_floor(tmp_path: Path, engine: str) -> None:
         assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
     code, out, _ = _cli("lint", "--min-driver", "--engine", engine, str(tmp_path / "loader.c"))
     assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out
+
+
+def test_a_file_above_the_clang_bound_is_judged_by_tree_sitter_with_a_note(tmp_path: Path) -> None:
+    pytest.importorskip("clang.cindex")
+    from cuentry.lint.engine import CLANG_MAX_BYTES
+
+    big = tmp_path / "big.c"
+    big.write_text("#include <cuda.h>\n" + BAD_C + ("// " + "x" * 1020 + "\n") * (CLANG_MAX_BYTES // 1024 + 8))
+    rep = lint_paths([str(big)])
+    assert [f.code for f in rep.findings] == ["CE009"]
+    assert rep.judged[0].engine == "tree-sitter" and "above 2 MiB" in rep.judged[0].note

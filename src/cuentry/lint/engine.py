@@ -24,6 +24,7 @@ from .facts import Unit
 from .rules import RULE_CODES, run
 
 __all__ = [
+    "CLANG_MAX_BYTES",
     "C_SUFFIXES",
     "ENGINES",
     "KEEP_SKIPPED",
@@ -50,6 +51,9 @@ C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", "
 PY_SUFFIXES = (".py", ".pyi")
 MAX_FILE_BYTES = 64 << 20
 """Files larger than this (64 MiB) are refused with a problem line, not read."""
+CLANG_MAX_BYTES = 2 << 20
+"""Files larger than this (2 MiB) are judged by tree-sitter under `--engine auto`: libclang walks a whole
+file (about 12k lines per CPU second), tree-sitter only the pieces that can hold a request."""
 _PY_ALWAYS = 4 << 20   # Python files below this are always parsed, to report the invalid ones
 _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "build", "dist"}
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
@@ -214,6 +218,9 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     if not clang.available():
         why = "libclang is not installed (pip install 'cuentry[clang]')"
         return None, why if settings.engine == "clang" else ""
+    if settings.engine == "auto" and len(text) > CLANG_MAX_BYTES:
+        return None, (f"above {CLANG_MAX_BYTES >> 20} MiB: judged by tree-sitter, which parses only the pieces that "
+                      "can hold a request (--engine clang parses it whole)")
     if _FUNCTION_MACRO.search(text):
         from .preprocess import preprocess
 
