@@ -267,6 +267,9 @@ def test_min_driver_is_the_manifest_floor(tmp_path: Path, engine: str) -> None:
         assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
     code, out, _ = _cli("lint", "--min-driver", "--engine", engine, str(tmp_path / "loader.c"))
     assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out
+    doc = json.loads(_cli("lint", "--json", "--engine", engine, str(tmp_path / "loader.c"))[1])
+    assert doc["min_driver"] == 10010
+    assert {"symbol": "cuCtxCreate", "asked_at": [3020, 12050], "required": True} in doc["chains"]
 
 
 def test_a_file_above_the_clang_bound_is_judged_by_tree_sitter_with_a_note(tmp_path: Path) -> None:
