@@ -146,3 +146,47 @@ def test_a_blow_up_the_scan_cannot_see_stops_at_the_memory_limit(tmp_path: Path)
     names = {Path(p["path"]).name for p in doc["problems"]}  # type: ignore[attr-defined, index]
     judged = {Path(j["path"]).name: j["engine"] for j in doc["judged"]}  # type: ignore[attr-defined, index]
     assert "macro.c" in names or judged.get("macro.c") == "tree-sitter"
+
+
+WORKERS = """
+import json, os, signal, sys, time
+from cuentry.errors import UsageError
+from cuentry.lint.parallel import Failed, Limits, Raised, Workers
+
+def target(shared, task):
+    if task == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if task == "hang":
+        time.sleep(3600)
+    if task == "hog":
+        return len(bytearray(4 << 30))
+    if task == "usage":
+        raise UsageError("bad flag", hint="drop it")
+    if task == "bug":
+        raise KeyError(task)
+    return shared + task
+
+tasks = ["a", "segv", "b", "hang", "c", "hog", "d", "usage", "bug", "e"]
+with Workers(int(sys.argv[1]), target, "ok-", Limits(seconds=3, memory=1 << 30)) as w:
+    got = dict(w.run(tasks))
+out = {}
+for i, t in enumerate(tasks):
+    r = got[i]
+    out[t] = r if isinstance(r, str) else [type(r).__name__, getattr(r, "reason", getattr(r, "message", ""))]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_workers_survive_a_crash_a_hang_a_hog_and_errors(jobs: int) -> None:
+    """The supervised pool on its own: every task gets an answer, the good ones their result."""
+    got = subprocess.run([sys.executable, "-c", WORKERS, str(jobs)], capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert got.returncode == 0, got.stderr[-2000:]
+    out = json.loads(got.stdout)
+    assert [out[t] for t in "abcde"] == ["ok-a", "ok-b", "ok-c", "ok-d", "ok-e"]
+    assert out["segv"][0] == "Failed" and "SIGSEGV" in out["segv"][1]
+    assert out["hang"] == ["Failed", "it took more than 3 s (a hang?)"]
+    assert out["hog"][0] == "Failed" and "1024 MiB" in out["hog"][1]
+    assert out["usage"] == ["Raised", "bad flag"]
+    assert out["bug"][0] == "Failed" and "KeyError" in out["bug"][1]
