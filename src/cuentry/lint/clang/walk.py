@@ -172,31 +172,28 @@ def _recorded(root: Any) -> tuple[list[tuple[Any, Any, int]], int]:
     return nodes, 0
 
 
+def _visit(child: Any, _parent: Any, data: Any) -> int:
+    """libclang's visitor for `_kids` (1: continue with the next sibling) and `_subtree` (2: recurse)."""
+    out, tu, how = data
+    child._tu = tu
+    out.append(child)
+    return int(how)
+
+
+_VISIT = callbacks["cursor_visit"](_visit)   # one ctypes callback for every visit (none made per node)
+
+
 def _kids(c: Any) -> list[Any]:
     """A cursor's children: `get_children` without its per-child comparison with the null cursor."""
     out: list[Any] = []
-    tu = c._tu
-
-    def visit(child: Any, _parent: Any, _data: Any) -> int:
-        child._tu = tu
-        out.append(child)
-        return 1   # CXChildVisit_Continue
-
-    conf.lib.clang_visitChildren(c, callbacks["cursor_visit"](visit), None)
+    conf.lib.clang_visitChildren(c, _VISIT, (out, c._tu, 1))
     return out
 
 
 def _subtree(c: Any) -> list[Any]:
     """A cursor and its descendants in preorder, with one visit of libclang (no generator per level)."""
     out: list[Any] = [c]
-    tu = c._tu
-
-    def visit(child: Any, _parent: Any, _data: Any) -> int:
-        child._tu = tu
-        out.append(child)
-        return 2   # CXChildVisit_Recurse
-
-    conf.lib.clang_visitChildren(c, callbacks["cursor_visit"](visit), None)
+    conf.lib.clang_visitChildren(c, _VISIT, (out, c._tu, 2))
     return out
 
 
