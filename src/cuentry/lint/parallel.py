@@ -24,13 +24,16 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-__all__ = ["DEPTH", "MAX_JOBS", "Failed", "Limits", "Raised", "Workers"]
+__all__ = ["BACKLOG", "DEPTH", "MAX_JOBS", "Failed", "Limits", "Raised", "Workers"]
 
 
 MAX_JOBS = 64
 """The most worker processes ``-j`` starts."""
 DEPTH = 2
 """Tasks queued to one worker at a time (the next one waits in its pipe while it works)."""
+BACKLOG = 8
+"""Tasks that must be waiting before one more worker is started (a worker's start -- libclang, the
+preamble of cuda.h -- costs about as much as two files: a few files are parsed by the workers already up)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,8 @@ class Workers:
 
     def _feed(self, pending: deque[tuple[int, Any]]) -> None:
         for s in self.slots:
+            if s.proc is None and len(pending) < BACKLOG and any(x.proc is not None for x in self.slots):
+                continue
             while pending and len(s.queued) < DEPTH:
                 if s.proc is None:
                     self._start(s)
