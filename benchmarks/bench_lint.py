@@ -1,7 +1,8 @@
 """cuentry lint timing, as ratios measured in one run (issue 29.6): is the linter linear, fast and parallel?
 
 This is a benchmark, not a test: nothing here fails; each goal is printed next to its number. Every case
-lints with the default engine (libclang when it is installed, in its supervised worker processes).
+lints with the default engine (libclang when it is installed, in its supervised worker processes); the
+scaling cases with libclang whatever the size.
 
 * scaling: the time to lint one file against its size, for four shapes, each from 100 to 20,000: lines of
   ordinary code (a request in one function of fifty), requests in ONE function (each stored and tested),
@@ -38,7 +39,7 @@ from _common import add_src
 add_src()
 
 from cuentry.lint import clang, lint_paths  # noqa: E402
-from cuentry.lint.engine import Report  # noqa: E402
+from cuentry.lint.engine import Report, Settings  # noqa: E402
 
 STORED = ('  CUresult r{i} = cuGetProcAddress("cuMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n'
           '  if (r{i} != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS) return {i};\n')
@@ -80,6 +81,8 @@ def depth_of(n: int) -> str:
             + f"void f(void) {{ void* p; CUdriverProcAddressQueryResult q; C{n - 1}(cuMemAlloc); }}\n")
 
 
+ENGINE = Settings(engine="clang" if clang.available() else "auto")
+"""The scaling cases measure libclang whatever the size (`auto` gives a file above 2 MiB to tree-sitter)."""
 SHAPES: dict[str, Callable[[int], str]] = {"lines": lines_of, "requests_per_function": requests_of,
                                            "defines": defines_of, "macro_depth": depth_of}
 
@@ -112,7 +115,7 @@ def scaling(d: Path, shape: str, sizes: list[int]) -> dict[str, object]:
         path.write_text(SHAPES[shape](n))
         rep: list[Report] = []
         c0 = cpu()
-        took = timed(lambda p=path: rep.append(lint_paths([str(p)])))   # type: ignore[misc]
+        took = timed(lambda p=path: rep.append(lint_paths([str(p)], settings=ENGINE)))   # type: ignore[misc]
         used = cpu() - c0
         points.append((n, used))
         engine = rep[0].judged[0].engine if rep[0].judged else "-"
