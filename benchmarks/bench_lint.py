@@ -29,6 +29,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -210,6 +211,7 @@ def main() -> int:
         took = timed(lambda: lint_paths([str(path)]))
         res["big_file"] = {"mb": round(path.stat().st_size / 1e6, 1), "wall_s": round(took, 2),
                            "cpu_s": round(cpu() - c0, 2), "goal_s": 10.0, "goal_met": took < 10}
+    shutil.rmtree(d, ignore_errors=True)
     if a.json:
         print(json.dumps(res, indent=2))
     else:
