@@ -82,10 +82,14 @@ def _quiet() -> None:
         pass
 
 
-def _serve(conn: Connection, target: Callable[[Any, Any], Any], shared: Any, memory: int) -> None:
-    """A worker's life: tasks in, results out, until the pipe closes."""
+def _serve(conn: Connection, target: Callable[[Any, Any], Any], shared: Any, memory: int, scratch: str) -> None:
+    """A worker's life: tasks in, results out, until the pipe closes. Its temporary files go under
+    `scratch`, which the caller removes however the worker ends (a killed worker runs no clean-up)."""
+    import tempfile
+
     from ..errors import UsageError
 
+    tempfile.tempdir = scratch
     _limit_memory(memory)
     _quiet()
     while True:
@@ -118,6 +122,7 @@ def _serve(conn: Connection, target: Callable[[Any, Any], Any], shared: Any, mem
 class _Slot:
     proc: Any = None
     conn: Connection | None = None
+    scratch: str = ""
     queued: deque[tuple[int, Any]] = field(default_factory=deque)
     since: float = 0.0
 
@@ -142,9 +147,12 @@ class Workers:
             self._stop(s, kill=False)
 
     def _start(self, s: _Slot) -> None:
+        import tempfile
+
         parent, child = self.ctx.Pipe()
-        s.proc = self.ctx.Process(target=_serve, args=(child, self.target, self.shared, self.limits.memory),
-                                  daemon=True, name="cuentry-lint-worker")
+        s.scratch = tempfile.mkdtemp(prefix="cuentry-lint-worker-")
+        s.proc = self.ctx.Process(target=_serve, args=(child, self.target, self.shared, self.limits.memory,
+                                                       s.scratch), daemon=True, name="cuentry-lint-worker")
         s.proc.start()
         child.close()
         s.conn = parent
@@ -174,7 +182,11 @@ class Workers:
                 how = f"exit status {code}"
         if s.conn is not None:
             s.conn.close()
-        s.proc, s.conn = None, None
+        if s.scratch:
+            import shutil
+
+            shutil.rmtree(s.scratch, ignore_errors=True)
+        s.proc, s.conn, s.scratch = None, None, ""
         return how
 
     def run(self, tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
