@@ -154,6 +154,8 @@ from cuentry.errors import UsageError
 from cuentry.lint.parallel import Failed, Limits, Raised, Workers
 
 def target(shared, task):
+    import tempfile
+    tempfile.mkdtemp(prefix="left-by-")   # in the worker's scratch directory, removed by the caller
     if task == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
     if task == "hang":
@@ -178,10 +180,12 @@ print(json.dumps(out))
 
 
 @pytest.mark.parametrize("jobs", [1, 3])
-def test_workers_survive_a_crash_a_hang_a_hog_and_errors(jobs: int) -> None:
-    """The supervised pool on its own: every task gets an answer, the good ones their result."""
+def test_workers_survive_a_crash_a_hang_a_hog_and_errors(jobs: int, tmp_path: Path) -> None:
+    """The supervised pool on its own: every task gets an answer, the good ones their result, and no worker
+    (killed or not) leaves a temporary file behind."""
     got = subprocess.run([sys.executable, "-c", WORKERS, str(jobs)], capture_output=True, text=True, timeout=120,
-                         check=False)
+                         check=False, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert list(tmp_path.iterdir()) == []
     assert got.returncode == 0, got.stderr[-2000:]
     out = json.loads(got.stdout)
     assert [out[t] for t in "abcde"] == ["ok-a", "ok-b", "ok-c", "ok-d", "ok-e"]
