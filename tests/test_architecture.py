@@ -65,6 +65,24 @@ def test_the_docs_list_the_contracts_layers() -> None:
     assert _contracts()["layers"]["containers"] == ["cuentry"] and _contracts()["layers"]["exhaustive"] is True
 
 
+def _doc_sublayers() -> dict[str, list[tuple[str, ...]]]:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    out = {}
+    for m in re.finditer(r"<!-- sublayers: ([\w.]+) -->(.*?)<!-- /sublayers -->", text, re.S):
+        out[m.group(1)] = [_norm(x) for x in re.findall(r"^\d+\.\s+(.+)$", m.group(2), re.M)]
+    return out
+
+
+def test_the_docs_list_each_packages_own_layers() -> None:
+    """lint's sub-packages: each `layers` contract over one package is a block of docs/architecture.md."""
+    own = {c["containers"][0]: [_norm(x) for x in c["layers"]] for c in _contracts().values()
+           if c["type"] == "layers" and c["containers"] != ["cuentry"]}
+    assert {"cuentry.lint", "cuentry.lint.clang", "cuentry.lint.cfamily"} <= set(own)
+    assert _doc_sublayers() == own
+    for container in own:
+        assert _contracts()[next(k for k, c in _contracts().items() if c["containers"] == [container])]["exhaustive"]
+
+
 def test_every_room_is_in_exactly_one_layer_and_has_a_row() -> None:
     named = [r for layer in _doc_layers() for r in layer]
     assert len(named) == len(set(named))

@@ -19,7 +19,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from cuentry.cli import main  # noqa: E402
 from cuentry.errors import LintConfigError  # noqa: E402
-from cuentry.lint import config, fix  # noqa: E402
+from cuentry.lint import apply, config, fix  # noqa: E402
 from cuentry.lint.sarif import language  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -449,7 +449,7 @@ def test_a_file_that_cannot_be_written_keeps_its_findings(tmp_path: Path, monkey
     def refuse(path: str, text: str) -> None:
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr(fix, "write", refuse)
+    monkeypatch.setattr(apply, "write", refuse)
     code, out, err = lint("--fix", "--isolated", str(tmp_path))
     assert code == 1 and "pins.cpp: fixes not written: Permission denied" in err
     assert "CE010" in out and "fixed" not in out and (tmp_path / "pins.cpp").read_text() == PINS

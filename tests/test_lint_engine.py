@@ -210,3 +210,74 @@ def test_a_default_version_two_wrappers_down_is_the_pin(tmp_path: Path) -> None:
     rep = lint_paths([str(tmp_path)], settings=Settings(engine="tree-sitter"))
     (hit,) = [f for f in rep.findings if f.code == "CE010"]
     assert hit.path.endswith("use.cpp") and "cuStreamGetCtx asked at 12010" in hit.message
+
+
+def test_the_pre_filter_admits_only_files_that_can_ask(tmp_path: Path) -> None:
+    """A project-wide header with a dlsym wrapper does not make every file that includes it a parse; a file
+    that names a driver symbol through it, or pulls in a table of driver symbols, is parsed."""
+    inc = tmp_path / "include"
+    inc.mkdir()
+    (inc / "platform.h").write_text('#pragma once\n#include <dlfcn.h>\n'
+                                    'static inline void *plat_sym(void *h, const char *n) { return dlsym(h, n); }\n')
+    (inc / "rows.inc").write_text("ROW(cuMemAlloc)\nROW(cuMemFree)\n")
+    (tmp_path / "plain.c").write_text('#include "platform.h"\nint add(int a, int b) { return a + b; }\n')
+    (tmp_path / "named.c").write_text('#include "platform.h"\nvoid *f(void *h) { return plat_sym(h, "cuMemAlloc"); }\n')
+    (tmp_path / "table.c").write_text('#include "platform.h"\n#define ROW(x) plat_sym(0, #x);\n'
+                                      'void g(void) {\n#include "rows.inc"\n}\n')
+    rep = lint_paths([str(tmp_path)], include_dirs=[str(inc)], settings=Settings(engine="tree-sitter",
+                                                                               include_dirs=[str(inc)]))
+    assert sorted(Path(j.path).name for j in rep.judged) == ["named.c", "platform.h", "table.c"]
+
+
+CHAIN_C = ('#include <cuda.h>\nstatic void *create, *capture, *multicast;\nint load(void) {\n  int driver = 0;\n'
+           '  CUdriverProcAddressQueryResult q;\n'
+           '  CUresult r = cuGetProcAddress("cuCtxCreate", &create, 12050, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS)\n'
+           '    r = cuGetProcAddress("cuCtxCreate", &create, 3020, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r || q) return 1;\n'
+           '  r = cuGetProcAddress("cuStreamBeginCapture", &capture, 10010, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '  if (r || q) return 1;\n'
+           '  cuDriverGetVersion(&driver);\n'
+           '  if (driver >= 12010) {\n'
+           '    r = cuGetProcAddress("cuMulticastCreate", &multicast, 12010, CU_GET_PROC_ADDRESS_DEFAULT, &q);\n'
+           '    if (r || q) return 1;\n  }\n  return 0;\n}\n')
+CHAIN_TOML = ('[table]\nstream = "legacy"\nrequired = [\n'
+              '  { symbol = "cuCtxCreate", version = 12050, fallback = "cuCtxCreate@3020" },\n'
+              '  "cuStreamBeginCapture@10010",\n]\noptional = ["cuMulticastCreate@12010"]\n')
+
+
+@pytest.mark.parametrize("engine", ["tree-sitter", "clang"])
+def test_min_driver_is_the_manifest_floor(tmp_path: Path, engine: str) -> None:
+    """A loader that falls back from 12050 to 3020 needs 3020 (each chain's lowest pin), as its manifest does;
+    a request under a driver-version test is optional; both come from entry.driver_floor."""
+    if engine == "clang":
+        pytest.importorskip("clang.cindex")
+    from cuentry.manifest import load
+
+    text, toml = CHAIN_C, CHAIN_TOML
+    if engine == "tree-sitter":   # it sees no driver-version tests: the guarded request is left out
+        text, toml = text[:text.index("  if (driver")] + "  return 0;\n}\n", toml[:toml.index("optional")]
+    (tmp_path / "loader.c").write_text(text)
+    (tmp_path / "loader.toml").write_text(toml)
+    rep = lint_paths([str(tmp_path / "loader.c")], settings=Settings(engine=engine))
+    floor = load(str(tmp_path / "loader.toml")).min_driver()
+    assert rep.min_driver == floor == 10010
+    assert rep.chains["cuCtxCreate"] == {3020, 12050} and rep.pins["cuCtxCreate"] == 3020
+    if engine == "clang":
+        assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
+    code, out, _ = _cli("lint", "--min-driver", "--engine", engine, str(tmp_path / "loader.c"))
+    assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out
+    doc = json.loads(_cli("lint", "--json", "--engine", engine, str(tmp_path / "loader.c"))[1])
+    assert doc["min_driver"] == 10010
+    assert {"symbol": "cuCtxCreate", "asked_at": [3020, 12050], "required": True} in doc["chains"]
+
+
+def test_a_file_above_the_clang_bound_is_judged_by_tree_sitter_with_a_note(tmp_path: Path) -> None:
+    pytest.importorskip("clang.cindex")
+    from cuentry.lint.engine import CLANG_MAX_BYTES
+
+    big = tmp_path / "big.c"
+    big.write_text("#include <cuda.h>\n" + BAD_C + ("// " + "x" * 1020 + "\n") * (CLANG_MAX_BYTES // 1024 + 8))
+    rep = lint_paths([str(big)])
+    assert [f.code for f in rep.findings] == ["CE009"]
+    assert rep.judged[0].engine == "tree-sitter" and "above 2 MiB" in rep.judged[0].note

@@ -255,7 +255,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
 def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: list[str] | None,
            ignore: list[str], tmp: str | None, out: Out) -> Any:
     """Mark each finding with its fix kind; with --fix/--diff apply (or show) the fixes."""
-    from ..lint import fix
+    from ..lint import apply as fix
 
     unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else cfg.unsafe_fixes
     want = (args.fix if args.fix is not None else cfg.fix) or args.diff
@@ -270,7 +270,7 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
 
 def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out) -> None:
     """--diff: print each file's diff; --fix: rewrite each file (standard input's fixed text is printed)."""
-    from ..lint import fix
+    from ..lint import apply as fix
 
     for path, new in plan.texts.items():
         name = args.stdin_filename or STDIN_NAME if path == tmp else path
@@ -427,12 +427,15 @@ def _print_statistics(rep: Any, out: Out) -> None:
 
 
 def _print_pins(rep: Any, out: Out) -> None:
-    """`--min-driver`: the lowest driver the pins need, and each symbol's highest pin."""
+    """`--min-driver`: the lowest driver the pins need (the manifest's computation), and the pin each symbol's
+    chain needs (its fallbacks, and whether it is optional, after it)."""
     md = rep.min_driver
     out.print(f"minimum driver for the pins found: {format_version(md)} ({md})" if md else
               "no literal version pins found")
     for sym, v in sorted(rep.pins.items(), key=lambda kv: (-kv[1], kv[0])):
-        out.print(f"  {v:>6}  {sym}")
+        more = sorted(rep.chains.get(sym, ()), reverse=True)
+        chain = f" (asked at {', '.join(map(str, more))})" if len(more) > 1 else ""
+        out.print(f"  {v:>6}  {sym}{chain}{' (optional: under a driver-version test)' if sym in rep.optional else ''}")
 
 
 def _print_summary(rep: Any, out: Out) -> None:

@@ -25,8 +25,10 @@ from .fix import candidate, span
 from .rules import RULE_CODES, run
 
 __all__ = [
+    "CLANG_MAX_BYTES",
     "C_SUFFIXES",
     "ENGINES",
+    "KEEP_SKIPPED",
     "MAX_FILE_BYTES",
     "MAX_PASSES",
     "PY_SUFFIXES",
@@ -42,6 +44,7 @@ __all__ = [
     "lint_text",
     "parse_codes",
     "read_source",
+    "triggered",
 ]
 
 
@@ -49,11 +52,11 @@ C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", "
 PY_SUFFIXES = (".py", ".pyi")
 MAX_FILE_BYTES = 64 << 20
 """Files larger than this (64 MiB) are refused with a problem line, not read."""
+CLANG_MAX_BYTES = 2 << 20
+"""Files larger than this (2 MiB) are judged by tree-sitter under `--engine auto`: libclang walks a whole
+file (about 12k lines per CPU second), tree-sitter only the pieces that can hold a request."""
 _PY_ALWAYS = 4 << 20   # Python files below this are always parsed, to report the invalid ones
 _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "build", "dist"}
-_TRIGGERS = re.compile(
-    r"cuGetProcAddress|cudaGetDriverEntryPoint|dlv?sym|GetProcAddress|CU_GET_PROC_ADDRESS|cudaEnable"
-    r"|FUNCTYPE|\bcu[A-Z]\w*_(?:v\d|pt[ds])|\bCDLL\b|\bargtypes\b|\bcuentry\b|\.cdef\(")
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
@@ -108,6 +111,8 @@ class Settings:
     commands: dict[str, list[str]] = field(default_factory=dict)
     floor: int = 0
     pedantic: bool = False
+    timeout: float = 120.0      # seconds one file may take in its worker (then it is a problem, not a hang)
+    memory: int = 8 << 30       # bytes of address space a worker may use (then the file is a problem)
 
 
 ENGINES = ("auto", "clang", "tree-sitter")
@@ -130,16 +135,24 @@ class Report:
     findings: list[Finding]
     files: int
     lines: int
-    pins: dict[str, int]            # symbol -> highest literal pin seen
+    pins: dict[str, int]            # symbol -> the pin its chain needs (the lowest it is asked at)
     problems: list[Problem] = field(default_factory=list)
     linted: list[str] = field(default_factory=list)
     judged: list[Judged] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)   # files linted only in part ("not fully expanded: ...")
     unused_suppressions: list[Problem] = field(default_factory=list)   # comments naming no finding/unknown codes
+    chains: dict[str, set[int]] = field(default_factory=dict)   # symbol -> every literal pin it is asked at
+    optional: set[str] = field(default_factory=set)              # symbols asked only under a driver-version test
 
     @property
     def min_driver(self) -> int:
-        return max(self.pins.values(), default=0)
+        """The deployment floor of the pins found, by the one computation of it
+        ([driver_floor][cuentry.entry.driver_floor]): each symbol is an entry whose chain is the pins it is
+        asked at (a loader that falls back from 12050 to 3020 needs 3020); a symbol asked only where a test
+        of the driver's version guarantees its pin is optional."""
+        from ..entry import driver_floor
+
+        return driver_floor((sym not in self.optional, sorted(pins)) for sym, pins in self.chains.items())
 
     @property
     def unparsable(self) -> list[str]:
@@ -150,6 +163,8 @@ class Report:
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
                 "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
+                "chains": [{"symbol": sym, "asked_at": sorted(v), "required": sym not in self.optional}
+                           for sym, v in sorted(self.chains.items())],
                 "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
                 "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged],
                 "unused_suppressions": [p.to_dict() for p in self.unused_suppressions]}
@@ -211,6 +226,9 @@ def _clang(text: str, path: str, settings: Settings, shared: Shared | None = Non
     if not clang.available():
         why = "libclang is not installed (pip install 'cuentry[lint]')"
         return None, why if settings.engine == "clang" else ""
+    if settings.engine == "auto" and len(text) > CLANG_MAX_BYTES:
+        return None, (f"above {CLANG_MAX_BYTES >> 20} MiB: judged by tree-sitter, which parses only the pieces that "
+                      "can hold a request (--engine clang parses it whole)")
     if _FUNCTION_MACRO.search(text):
         from .preprocess import preprocess
 
@@ -378,54 +396,92 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+_WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PROC_ADDRESS", "cudaEnable",
+          "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
+"""Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
+_VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
+_CU = re.compile(r"cu[A-Z]")
+
+
+def _word_at(text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` matches at the start of a word (checked by hand: a leading \\b makes a search slow)."""
+    for m in pattern.finditer(text):
+        i = m.start()
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            return True
+    return False
+
+
+def _cuda_word(text: str) -> bool:
+    """Whether a text names something of the CUDA driver API (`cuX`, `CU_X`, `PFN_cuX`)."""
+    return "CU_" in text or "PFN_cu" in text or _word_at(text, _CU)
+
+
+def triggered(text: str) -> bool:
+    """Whether a text names a request API or a versioned driver symbol (the pre-filter's test of one file)."""
+    if any(w in text for w in _WORDS):
+        return True
+    return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
+
+
 class _Relevance:
-    """Skips the parse of files that cannot hold a request (no trigger word in them or their headers)."""
+    """Skips the parse of files that cannot hold a request. A file is parsed when it names a request API
+    itself; or when it includes a header that does (a wrapper, a loader macro) and it, or another header
+    it includes (an X-macro table), names a CUDA driver symbol; or when it calls a loader-like macro on a
+    driver symbol and includes a header that is not found. Everything is a substring or one-regex check,
+    and each header is read once per run."""
 
     def __init__(self, include_dirs: Sequence[str]) -> None:
         self.include_dirs = include_dirs
-        self.headers: dict[str, bool] = {}
+        self.headers: dict[str, tuple[bool, bool]] = {}     # header -> (triggered, names a CUDA symbol)
         self.missing: dict[str, bool] = {}
+        self.found: dict[tuple[str, str], str | None] = {}
 
     def __call__(self, text: str, path: str) -> bool:
-        if _TRIGGERS.search(text):
+        if triggered(text):
             return True
-        if path.endswith(PY_SUFFIXES):
+        if path.endswith(PY_SUFFIXES) or "#" not in text:
             return False
-        from .preprocess import find_header
-
-        missing = False
-        for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:
-            hdr = find_header(m.group(1), path, self.include_dirs)
-            if hdr is not None and self._header(hdr):
-                return True
-            missing |= hdr is None or self._misses(hdr)
+        hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
+        facts = [self._header(h) for h in hdrs if h is not None]
+        if any(t for t, _ in facts) and (_cuda_word(text) or any(c and not t for t, c in facts)):
+            return True
+        missing = any(h is None or self._misses(h) for h in hdrs)
         return missing and _LOADER_CALL.search(text) is not None   # parsed, to say what it could not see
+
+    def _find(self, name: str, path: str) -> str | None:
+        k = (os.path.dirname(path), name)
+        if k not in self.found:
+            from .preprocess import find_header
+
+            self.found[k] = find_header(name, path, self.include_dirs)
+        return self.found[k]
 
     def _misses(self, hdr: str) -> bool:
         """Whether a header includes (quoted) one that cannot be found."""
         if hdr not in self.missing:
             self.missing[hdr] = False
-            from .preprocess import find_header
-
             try:
                 text = read_source(hdr, 4 << 20)
             except (OSError, ValueError):
                 return False
-            self.missing[hdr] = any(find_header(m.group(1), hdr, self.include_dirs) is None
-                                    for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
+            self.missing[hdr] = any(self._find(m.group(1), hdr) is None for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
         return self.missing[hdr]
 
-    def _header(self, hdr: str) -> bool:
+    def _header(self, hdr: str) -> tuple[bool, bool]:
         if hdr not in self.headers:
-            self.headers[hdr] = False
+            self.headers[hdr] = (False, False)
             try:
-                self.headers[hdr] = bool(_TRIGGERS.search(read_source(hdr, 4 << 20)))
+                text = read_source(hdr, 4 << 20)
             except (OSError, ValueError):
-                pass
+                return self.headers[hdr]
+            self.headers[hdr] = (triggered(text), _cuda_word(text))
         return self.headers[hdr]
 
 
-def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
+def _pins(unit: Unit, cat: Catalog, rep: Report, required: set[str]) -> None:
+    """Each symbol's chain (the pins it is asked at, an export taken by name at its ABI's version); a
+    request under a test that guarantees a driver at or above its pin does not make its symbol required."""
     for q in unit.queries:
         sym = q.symbol
         if sym is None or sym not in cat:
@@ -433,15 +489,96 @@ def _pins(unit: Unit, cat: Catalog, pins: dict[str, int]) -> None:
         first = cat.versions(sym)[0]
         for v in q.pins:
             if v >= first:
-                pins[sym] = max(pins.get(sym, 0), v)
+                rep.chains.setdefault(sym, set()).add(v)
+                if not (q.guard and q.guard >= v):
+                    required.add(sym)
     for e in unit.exports:
         abi = cat.by_exported(e.name)
         if abi is not None:
-            pins[abi.symbol] = max(pins.get(abi.symbol, 0), abi.version)
+            rep.chains.setdefault(abi.symbol, set()).add(abi.version)
+            required.add(abi.symbol)
 
 
 MAX_PASSES = 4
 """Passes over the C-family files that call wrappers defined in other files (one more layer each)."""
+KEEP_SKIPPED = 256 << 20
+"""Bytes of skipped files' text kept for the later passes (beyond it they are read again)."""
+
+_Result = tuple[list[Finding], Unit]
+
+
+def _work(state: tuple[Sequence[str] | None, Sequence[str] | None, Settings], task: tuple[str, str, str, Any]) -> Any:
+    """One task in a worker process: ("lint", path, text, shared) -> (findings, unit); ("check", path, text,
+    None) -> why the Python file is not valid ('' when it is)."""
+    select, ignore, settings = state
+    kind, path, text, shared = task
+    if kind == "check":
+        from .python import syntax_problem
+
+        return syntax_problem(text, path)
+    return lint_text(text, path, select=select, ignore=ignore, include_dirs=settings.include_dirs, cat=catalog(),
+                     shared=shared, settings=settings)
+
+
+class _Runner:
+    """Where files are linted: in supervised worker processes (always when libclang may parse, and with
+    `-j` above 1), so a crash, hang or blow-up costs one file; in this process only for tree-sitter at -j 1."""
+
+    def __init__(self, jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
+                 settings: Settings) -> None:
+        self.state = (select, ignore, settings)
+        isolate = jobs > 1 or (settings.engine != "tree-sitter" and _clang_installed())
+        self.workers: Any = None
+        if isolate:
+            from .parallel import Limits, Workers
+
+            if settings.engine != "tree-sitter":
+                _preload()   # forked workers find libclang loaded (no parse happens here)
+
+            self.workers = Workers(jobs, _work, self.state, Limits(settings.timeout, settings.memory))
+
+    def close(self) -> None:
+        if self.workers is not None:
+            self.workers.close()
+
+    def run(self, tasks: list[tuple[str, str, str, Any]], done: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Each task's result by path: a result, or a `Problem` when its worker failed on it; `done(n)`
+        after each of them."""
+        out: dict[str, Any] = {}
+        if self.workers is None:
+            for t in tasks:
+                out[t[1]] = _work(self.state, t)
+                if done:
+                    done(len(out))
+            return out
+        from .parallel import Failed, Raised
+
+        for i, res in self.workers.run(tasks):
+            path = tasks[i][1]
+            if isinstance(res, Raised):
+                raise UsageError(res.message, hint=res.hint)
+            out[path] = Problem(path, res.reason) if isinstance(res, Failed) else res
+            if done:
+                done(len(out))
+        return out
+
+
+def _preload() -> None:
+    try:
+        from clang.cindex import conf
+
+        conf.lib  # noqa: B018 - loading the shared library is the point
+    except Exception:
+        return
+
+
+def _clang_installed() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("clang") is not None
+    except (ImportError, ValueError):   # an import hook that refuses it: not installed, as far as we can use it
+        return False
 
 
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
@@ -450,10 +587,12 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
                jobs: int = 1) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
 
-    A wrapper defined in one file (`get_driver_entry_point` in a loader, a template in a header) is
-    an API in every other file: files that call such wrappers are linted again with them, until no
-    pass finds a new one. With `jobs` above 1 the first pass runs in that many processes (the
-    report is the same).
+    This process reads each file once and keeps only those the pre-filter admits; they are parsed in
+    `jobs` supervised worker processes (see `cuentry.lint.parallel`), where a crash, a hang or a blow-up
+    costs that file (a problem in the report), never the run. A wrapper defined in one file
+    (`get_driver_entry_point` in a loader, a template in a header) is an API in every other file:
+    files that call such wrappers are linted again with them, until no pass finds a new one. The report
+    does not depend on `jobs`.
     """
     parse_codes(select)
     parse_codes(ignore)
@@ -467,31 +606,56 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
         require()
     cat = catalog()
     rep = Report([], 0, 0, {}, problems)
-    relevant = _Relevance(include_dirs)
-    shared = Shared()
-    results: dict[str, tuple[list[Finding], Unit]] = {}
+    relevant = _Relevance(settings.include_dirs or include_dirs)
     texts: dict[str, str] = {}
-    skipped: list[str] = []
-    from .parallel import first_pass
-
-    first = first_pass(files, jobs, select, ignore, include_dirs, max_bytes, settings) if jobs > 1 else {}
-    for i, path in enumerate(files, 1):
+    skipped: dict[str, str | None] = {}
+    tasks: list[tuple[str, str, str, Any]] = []
+    kept = 0
+    for path in files:
         text = _read(path, max_bytes, rep)
         if text is not None and relevant(text, path):
-            got = first.get(path)
-            results[path] = got if isinstance(got, tuple) else lint_text(
-                text, path, select=select, ignore=ignore, include_dirs=include_dirs, cat=cat, settings=settings)
             texts[path] = text
-            shared.learn(results[path][1])
+            tasks.append(("lint", path, text, None))
         elif text is not None and path.endswith(PY_SUFFIXES):
-            _check_python(text, path, rep, getattr(first.get(path), "problem", None))
+            if len(text) < _PY_ALWAYS:
+                tasks.append(("check", path, text, None))
         elif text is not None:
-            skipped.append(path)
-        if progress:
-            progress(i, len(files))
-    passes = _Passes(results, texts, shared, skipped, relevant)
-    passes.run(lambda text, path: lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                                            cat=cat, shared=shared, settings=settings), max_bytes)
+            kept += len(text)
+            skipped[path] = text if kept <= KEEP_SKIPPED else None
+    runner = _Runner(jobs, select, ignore, settings)
+    unparsed = len(files) - len(tasks)
+    try:
+        results = _first(runner.run(tasks, (lambda n: progress(unparsed + n, len(files))) if progress else None), rep)
+        shared = Shared()
+        for path in files:
+            if path in results:
+                shared.learn(results[path][1])
+        passes = _Passes(results, texts, shared, skipped, relevant)
+        passes.run(lambda todo: runner.run([("lint", p, texts[p], shared) for p in todo]), max_bytes)
+        rep.problems += passes.problems
+    finally:
+        runner.close()
+    _assemble(rep, files, results, cat, select, ignore)
+    return rep
+
+
+def _first(got: dict[str, Any], rep: Report) -> dict[str, _Result]:
+    """The first pass's results; its problems (a file a worker failed on, an invalid Python file) into `rep`."""
+    results: dict[str, _Result] = {}
+    for path, res in got.items():
+        if isinstance(res, Problem):
+            rep.problems.append(res)
+        elif isinstance(res, str):
+            if res:
+                rep.problems.append(Problem(path, res))
+        else:
+            results[path] = res
+    return results
+
+
+def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: Catalog,
+              select: Sequence[str] | None, ignore: Sequence[str] | None) -> None:
+    required: set[str] = set()
     for path in files:
         if path in results:
             got, unit = results[path]
@@ -502,9 +666,10 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _unused_suppressions(rep, path, unit, cat, select, ignore)
-            _pins(unit, cat, rep.pins)
+            _pins(unit, cat, rep, required)
+    rep.optional = set(rep.chains) - required
+    rep.pins.update({sym: min(pins) for sym, pins in rep.chains.items()})
     rep.problems.sort(key=lambda p: p.path)
-    return rep
 
 
 def _unused_suppressions(rep: Report, path: str, unit: Unit, cat: Catalog, select: Sequence[str] | None,
@@ -515,15 +680,6 @@ def _unused_suppressions(rep: Report, path: str, unit: Unit, cat: Catalog, selec
 
         active = (parse_codes(select) or set(RULE_CODES)) - (parse_codes(ignore) or set())
         rep.unused_suppressions.extend(Problem(path, m, ln) for ln, m in unused(unit, cat, active))
-
-
-def _check_python(text: str, path: str, rep: Report, checked: str | None = None) -> None:
-    from .python import syntax_problem
-
-    if len(text) < _PY_ALWAYS:
-        problem = syntax_problem(text, path) if checked is None else checked   # checked: by a -j worker
-        if problem:
-            rep.problems.append(Problem(path, problem))
 
 
 def _read(path: str, max_bytes: int, rep: Report) -> str | None:
@@ -543,14 +699,15 @@ class _Passes:
     """Later passes: files that call a wrapper defined elsewhere, or mention one (or include a header
     that does) but had no trigger word of their own, are linted with every wrapper known so far."""
 
-    def __init__(self, results: dict[str, tuple[list[Finding], Unit]], texts: dict[str, str], shared: Shared,
-                 skipped: list[str], relevant: _Relevance) -> None:
+    def __init__(self, results: dict[str, _Result], texts: dict[str, str], shared: Shared,
+                 skipped: dict[str, str | None], relevant: _Relevance) -> None:
         self.results, self.texts, self.shared, self.skipped = results, texts, shared, skipped
         self.relevant = relevant
         self.done: dict[str, frozenset[str]] = {}
         self.header_words: dict[str, frozenset[str]] = {}
+        self.problems: list[Problem] = []
 
-    def run(self, lint: Callable[[str, str], tuple[list[Finding], Unit]], max_bytes: int) -> None:
+    def run(self, lint: Callable[[list[str]], dict[str, Any]], max_bytes: int) -> None:
         for _ in range(MAX_PASSES):
             names = frozenset(self.shared.apis)
             if not names:
@@ -563,30 +720,34 @@ class _Passes:
             learnt = False
             for path in again:
                 self.done[path] = names
-                self.results[path] = lint(self.texts[path], path)
-                learnt |= self.shared.learn(self.results[path][1])
+            for path, res in lint(again).items():
+                if isinstance(res, tuple):       # a worker that failed now keeps the file's earlier result
+                    self.results[path] = res
+                    learnt |= self.shared.learn(res[1])
+                elif isinstance(res, Problem) and path not in self.results:
+                    self.problems.append(res)    # a file first parsed in this pass
             if not learnt:
                 return
 
     def newly_relevant(self, names: frozenset[str], max_bytes: int) -> list[str]:
         out = []
-        keep = []
-        for path in self.skipped:
+        for path, kept in list(self.skipped.items()):
             try:
-                text = read_source(path, max_bytes)
+                text = kept if kept is not None else read_source(path, max_bytes)
             except (OSError, ValueError):
+                del self.skipped[path]
                 continue
             if self.mentions(text, path, names):
                 self.texts[path] = text
                 out.append(path)
-            else:
-                keep.append(path)
-        self.skipped = keep
+                del self.skipped[path]
         return out
 
     def mentions(self, text: str, path: str, names: frozenset[str]) -> bool:
-        if not names.isdisjoint(_WORD.findall(text)):
+        if any(n in text for n in names) and not names.isdisjoint(_WORD.findall(text)):
             return True
+        if not _cuda_word(text):
+            return False    # a header's wrapper is linted in the header; this file asks for nothing by name
         from .preprocess import find_header
 
         for m in list(_QUOTED_INCLUDE.finditer(text))[:64]:

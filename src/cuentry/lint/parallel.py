@@ -1,78 +1,262 @@
-"""`cuentry lint -j N`: the first pass over the files in worker processes.
+"""Supervised worker processes: where the lint engine parses files (libclang never runs in the caller).
 
-Each worker reads a file, decides whether it can hold a request (the same pre-filter as
-the engine) and lints it; the engine then consumes the results in its own file order,
-so the report is the same as with one process. Files linted again with wrappers from
-other files (the later passes) stay in the calling process: they need every file's
-wrappers. A worker that fails on a file returns nothing for it, and the engine lints
-that file itself (so an error surfaces exactly as it would with `-j 1`); workers that cannot
-be started (a spawn from an interactive session) leave every file to the engine.
+`Workers` keeps N processes (`-j N`; one with `-j 1`, so one file is isolated as well as many). Each
+worker runs with a limit on its address space (`RLIMIT_AS`), and each task (one file) with a limit on
+its time. A worker that dies on a task (a signal: libclang's SIGSEGV on a 20,000-term expression),
+overruns its time (a hang) or its memory (a blow-up) costs that task only: the caller gets a `Failed`
+for it, with the reason, and a fresh worker takes the tasks that follow. A `UsageError` in a worker
+comes back as `Raised`, for the caller to raise as it would have in one process.
+
+This module knows nothing of linting: the caller gives the function a worker runs (a module-level
+function, so a spawned worker can import it) and the state every task shares (sent once per worker).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import pickle
+import os
+import signal
 import threading
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
-__all__ = ["MAX_JOBS", "PY_ALWAYS", "PY_SUFFIXES", "Checked", "first_pass"]
+__all__ = ["BACKLOG", "DEPTH", "MAX_JOBS", "Failed", "Limits", "Raised", "Workers"]
 
 
 MAX_JOBS = 64
 """The most worker processes ``-j`` starts."""
-PY_SUFFIXES = (".py", ".pyi")
-PY_ALWAYS = 4 << 20
+DEPTH = 2
+"""Tasks queued to one worker at a time (the next one waits in its pipe while it works)."""
+BACKLOG = 8
+"""Tasks that must be waiting before one more worker is started (a worker's start -- libclang, the
+preamble of cuda.h -- costs about as much as two files: a few files are parsed by the workers already up)."""
 
 
 @dataclass(frozen=True)
-class Checked:
-    """A Python file with nothing to lint, checked to be valid Python: why it is not ('' when it is)."""
+class Limits:
+    """Per task: seconds of wall time; per worker: bytes of address space."""
 
-    problem: str
+    seconds: float = 120.0
+    memory: int = 8 << 30
 
 
-def _one(job: tuple[str, Sequence[str] | None, Sequence[str] | None, Sequence[str], int, Any]) -> tuple[str, Any]:
-    from ..catalog import catalog
-    from .engine import _Relevance, lint_text, read_source
+@dataclass(frozen=True)
+class Failed:
+    """A task whose worker crashed, hung or ran out of memory (or raised something unexpected): why."""
 
-    path, select, ignore, include_dirs, max_bytes, settings = job
+    reason: str
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A `UsageError` raised by a task (bad input the whole run shares): raised again by the caller."""
+
+    message: str
+    hint: str = ""
+
+
+def _limit_memory(limit: int) -> None:
     try:
-        text = read_source(path, max_bytes)
-        if not _Relevance(include_dirs)(text, path):
-            if path.endswith(PY_SUFFIXES) and len(text) < PY_ALWAYS:
-                from .python import syntax_problem
+        import resource
 
-                return path, Checked(syntax_problem(text, path))   # only checked to be valid Python
-            return path, None
-        return path, lint_text(text, path, select=select, ignore=ignore, include_dirs=include_dirs,
-                               cat=catalog(), settings=settings)
-    except Exception:   # the engine lints this file itself and reports what happens exactly as with -j 1
-        return path, None
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        if soft == resource.RLIM_INFINITY or want < soft:
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass
 
 
-def first_pass(files: Sequence[str], jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
-               include_dirs: Sequence[str], max_bytes: int, settings: Any = None) -> dict[str, Any]:
-    """Findings and facts of each file that the pre-filter lets through, linted in `jobs` processes."""
-    jobs = max(1, min(jobs, MAX_JOBS, len(files)))
-    if jobs < 2:
-        return {}
-    work = [(f, select, ignore, tuple(include_dirs), max_bytes, settings) for f in files]
+def _quiet() -> None:
+    """The worker's stderr to /dev/null: libclang writes its crash reports there ("LLVM ERROR: out of
+    memory"); the caller reports the file's problem in one line instead."""
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
-            got = pool.map(_one, work, chunksize=max(1, min(16, len(files) // (jobs * 4) or 1)))
-            return {path: res for path, res in got if res is not None}
-    except (BrokenProcessPool, OSError, RuntimeError, pickle.PicklingError):
-        return {}      # workers could not be started or died: the engine lints every file itself
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 2)
+        os.close(fd)
+    except OSError:
+        pass
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _serve(conn: Connection, target: Callable[[Any, Any], Any], shared: Any, memory: int, scratch: str) -> None:
+    """A worker's life: tasks in, results out, until the pipe closes. Its temporary files go under
+    `scratch`, which the caller removes however the worker ends (a killed worker runs no clean-up)."""
+    import tempfile
+
+    from ..errors import UsageError
+
+    tempfile.tempdir = scratch
+    _limit_memory(memory)
+    _quiet()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        fatal = False
+        try:
+            res: Any = target(shared, task)
+        except UsageError as exc:
+            res = Raised(exc.message, exc.hint)
+        except MemoryError:
+            res, fatal = Failed(f"it needs more than the {memory >> 20} MiB the linter allows a file"), True
+        except RecursionError:
+            res = Failed("it nests deeper than the linter follows")
+        except Exception as exc:   # a defect: the file is reported, the run goes on
+            res = Failed(f"the linter failed on it ({type(exc).__name__}: {exc}); please report this")
+        try:
+            conn.send(res)
+        except Exception as exc:
+            conn.send(Failed(f"its result could not be returned ({type(exc).__name__})"))
+        if fatal:
+            return
+
+
+@dataclass
+class _Slot:
+    proc: Any = None
+    conn: Connection | None = None
+    scratch: str = ""
+    queued: deque[tuple[int, Any]] = field(default_factory=deque)
+    since: float = 0.0
+
+
+class Workers:
+    """N supervised worker processes running `target(shared, task)` for each task."""
+
+    def __init__(self, jobs: int, target: Callable[[Any, Any], Any], shared: Any, limits: Limits | None = None) -> None:
+        self.jobs = max(1, min(jobs, MAX_JOBS))
+        self.target, self.shared, self.limits = target, shared, limits or Limits()
+        self.slots = [_Slot() for _ in range(self.jobs)]
+        self.ctx = _context()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for s in self.slots:
+            self._stop(s, kill=False)
+
+    def _start(self, s: _Slot) -> None:
+        import tempfile
+
+        parent, child = self.ctx.Pipe()
+        s.scratch = tempfile.mkdtemp(prefix="cuentry-lint-worker-")
+        s.proc = self.ctx.Process(target=_serve, args=(child, self.target, self.shared, self.limits.memory,
+                                                       s.scratch), daemon=True, name="cuentry-lint-worker")
+        s.proc.start()
+        child.close()
+        s.conn = parent
+
+    def _stop(self, s: _Slot, *, kill: bool) -> str:
+        """Stop a worker; how it ended (a signal's name, an exit status)."""
+        how = ""
+        if s.proc is not None:
+            if kill:
+                s.proc.kill()
+            else:
+                try:
+                    s.conn.send(None) if s.conn is not None else None
+                except OSError:
+                    pass
+            s.proc.join(2.0)
+            if s.proc.is_alive():
+                s.proc.kill()
+                s.proc.join(2.0)
+            code = s.proc.exitcode
+            if code is not None and code < 0:
+                try:
+                    how = signal.Signals(-code).name
+                except ValueError:
+                    how = f"signal {-code}"
+            elif code:
+                how = f"exit status {code}"
+        if s.conn is not None:
+            s.conn.close()
+        if s.scratch:
+            import shutil
+
+            shutil.rmtree(s.scratch, ignore_errors=True)
+        s.proc, s.conn, s.scratch = None, None, ""
+        return how
+
+    def run(self, tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """(index, result) for each task, in the order they finish; a `Failed` for a task that cost its worker."""
+        pending: deque[tuple[int, Any]] = deque(enumerate(tasks))
+        while True:
+            self._feed(pending)
+            busy = [s for s in self.slots if s.queued]
+            if not busy:
+                return
+            now = time.monotonic()
+            left = min(s.since + self.limits.seconds for s in busy) - now
+            ready = wait([s.conn for s in busy if s.conn is not None], timeout=max(0.0, left))
+            for s in busy:
+                if s.conn in ready:
+                    yield from self._receive(s, pending)
+                elif time.monotonic() - s.since > self.limits.seconds:
+                    i, _ = s.queued.popleft()
+                    self._stop(s, kill=True)
+                    pending.extendleft(reversed(s.queued))
+                    s.queued.clear()
+                    yield i, Failed(f"it took more than {self.limits.seconds:g} s (a hang?)")
+
+    def _feed(self, pending: deque[tuple[int, Any]]) -> None:
+        for s in self.slots:
+            if s.proc is None and len(pending) < BACKLOG and any(x.proc is not None for x in self.slots):
+                continue
+            while pending and len(s.queued) < DEPTH:
+                if s.proc is None:
+                    self._start(s)
+                i, task = pending.popleft()
+                try:
+                    assert s.conn is not None
+                    s.conn.send(task)
+                except OSError:
+                    pending.appendleft((i, task))
+                    break
+                if not s.queued:
+                    s.since = time.monotonic()
+                s.queued.append((i, task))
+
+    def _receive(self, s: _Slot, pending: deque[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+        try:
+            assert s.conn is not None
+            res = s.conn.recv()
+        except (EOFError, OSError):
+            i, _ = s.queued.popleft()
+            how = self._stop(s, kill=True)
+            pending.extendleft(reversed(s.queued))
+            s.queued.clear()
+            yield i, Failed(f"the linter's worker process died on it ({how or 'killed'}): a crash in the parser, "
+                            "or more memory than it is allowed")
+            return
+        i, _ = s.queued.popleft()
+        s.since = time.monotonic()
+        if isinstance(res, Failed) and s.proc is not None and not _alive(s.proc):
+            self._stop(s, kill=True)
+            pending.extendleft(reversed(s.queued))
+            s.queued.clear()
+        yield i, res
+
+
+def _alive(proc: Any) -> bool:
+    proc.join(0.05)
+    return bool(proc.is_alive())
+
+
+def _context() -> Any:
     """Fork when this process has one thread (fast, nothing to re-import), else spawn (a fork of a
     threaded process can inherit a held lock)."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    if os.name == "posix" and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")

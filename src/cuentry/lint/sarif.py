@@ -77,7 +77,7 @@ def _rule(r: Rule) -> dict[str, Any]:
 def sarif(report: Report, version: str, *, command: list[str] | None = None, root: str | None = None,
           fixes: dict[Any, Any] | None = None) -> dict[str, Any]:
     """The report as SARIF 2.1.0, for code scanning: URIs relative to `root` (%SRCROOT%, default the working
-    directory), regions with their ends, and `fixes` (from [plan][cuentry.lint.fix.plan]) as SARIF fixes."""
+    directory), regions with their ends, and `fixes` (from [plan][cuentry.lint.apply.plan]) as SARIF fixes."""
     root = os.path.abspath(root or os.getcwd())
     fixes = fixes or {}
     files = list(dict.fromkeys([*report.linted, *(f.path for f in report.findings), *(p.path for p in report.problems),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import os
 import re
+import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -139,14 +140,15 @@ _PCH_SENSITIVE = re.compile(r"CUDA_API_PER_THREAD_DEFAULT_STREAM|__CUDA_API_VERS
 
 
 def _pch(ci: Any, args: list[str], text: str) -> str | None:
-    """A precompiled header of the generated cuda.h + cudaTypedefs.h for these flags (built once per process),
-    or None where it could change the meaning: a file that does not include cuda.h itself, or that (or its
-    flags) sets a macro the header reads."""
-    from .headers import is_generated, scratch_dir
+    """A precompiled header of the CUDA headers the flags name (the real toolkit's or the generated ones;
+    built once per process and flags: a parse against it takes a third of the time), or None where it
+    could change the meaning: a file that does not include cuda.h itself, or that (or its flags) sets a
+    macro the header reads."""
+    from .headers import scratch_dir
 
-    gen = next((a for i, a in enumerate(args) if i and args[i - 1] == "-isystem" and is_generated(a)), None)
+    cuda = _cuda_dir(args)
     heads = sorted(set(_INCLUDES_CUDA.findall(text)))
-    if gen is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
+    if cuda is None or not heads or _PCH_SENSITIVE.search(text) or any(_PCH_SENSITIVE.search(a) for a in args):
         return None
     lang = [("c-header" if a == "c" else "c++-header" if a == "c++" else a) for a in args]
     if "cuda" in lang:
@@ -171,6 +173,13 @@ def _pch(ci: Any, args: list[str], text: str) -> str | None:
         return out
 
 
+def _cuda_dir(args: list[str]) -> str | None:
+    """The CUDA headers' directory: the last -isystem `arguments` adds (None when it holds no cuda.h)."""
+    at = [i for i, a in enumerate(args) if a == "-isystem" and i + 1 < len(args)]
+    d = args[at[-1] + 1] if at else None
+    return d if d is not None and os.path.isfile(os.path.join(d, "cuda.h")) else None
+
+
 SEARCH_ROUNDS = 6
 """How many times a file is parsed again with the directories of the headers it could not find."""
 SEARCH_LEVELS = 8
@@ -180,9 +189,14 @@ _NOT_FOUND = re.compile(r"^'([^']+)' file not found")
 
 def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, searched: bool) -> Any:
     """Parse; where a header is not found and `searched` (no compile command names the file's flags),
-    look for it where projects keep their headers (see `header_dirs`) and parse again with those."""
+    look for it where projects keep their headers (see `header_dirs`) and parse again with those.
+
+    Before each parse, the includes the parse can reach are checked (`refuse_special`), and clang's
+    debugging pragmas (`#pragma clang __debug ...`: crash, hang, overflow the stack) are blanked."""
     tried: set[str] = set()
+    text = _DEBUG_PRAGMA.sub(lambda m: " " * len(m.group(0)), text) if "__debug" in text else text
     for _ in range(SEARCH_ROUNDS + 1):
+        refuse_special(path, text, args)
         try:
             tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
         except ci.TranslationUnitLoadError as exc:
@@ -195,6 +209,104 @@ def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, search
         tried.update(found)
         args = [*args, *(f"-I{d}" for d in found)]
     return tu
+
+
+_DEBUG_PRAGMA = re.compile(r'^[ \t]*#[ \t]*pragma[ \t]+clang[ \t]+__debug\b[^\n]*'
+                           r'|_Pragma[ \t]*\([ \t]*"clang[ \t]+__debug[^"\n]*"[ \t]*\)', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include_next|include|import|embed)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+SCAN_HEADERS = 4096
+"""Headers read, at most, to check what a file's includes reach (per process; each is read once)."""
+_SCANNED: dict[str, list[tuple[bool, str]]] = {}
+_SYSTEM = (RESOURCE_DIR, "/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/local/cuda")
+
+
+class Refused(NotParsed):
+    """An include (or `-include`) names something that is not a regular file: a device, a FIFO, a socket."""
+
+
+def refuse_special(path: str, text: str, args: Sequence[str]) -> None:
+    """Raise `Refused` when the file, a header it reaches (through the include directories of `args`) or
+    a `-include` of `args` names a target that is not a regular file (`/dev/zero`, a FIFO, a symlink to
+    one): libclang would read it without end or block on it. Headers under the system directories are
+    taken as they are."""
+    quote, angle, forced = _search_dirs(args)
+    for name in forced:
+        _check(name, True, os.getcwd(), quote, angle, "the -include of its flags")
+    todo = [(os.path.abspath(path), _includes(text))]
+    seen = {os.path.abspath(path)}
+    while todo:
+        src, incs = todo.pop()
+        for quoted, name in incs:
+            got = _check(name, quoted, os.path.dirname(src), quote, angle, os.path.basename(src))
+            if got is None or got in seen or got.startswith(_SYSTEM) or "cuentry-lint-cuda" in got:
+                continue
+            seen.add(got)
+            if len(_SCANNED) < SCAN_HEADERS or got in _SCANNED:
+                todo.append((got, _header_includes(got)))
+
+
+def _includes(text: str) -> list[tuple[bool, str]]:
+    return [(m.group(1) == '"', m.group(2).strip()) for m in _INCLUDE.finditer(text)] if "#" in text else []
+
+
+def _header_includes(hdr: str) -> list[tuple[bool, str]]:
+    if hdr not in _SCANNED:
+        _SCANNED[hdr] = []
+        try:
+            fd = os.open(hdr, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        except OSError:
+            return []
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    _SCANNED[hdr] = _includes(fh.read(16 << 20).decode("utf-8", "replace"))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return _SCANNED[hdr]
+
+
+def _search_dirs(args: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """The directories `#include "..."` and `#include <...>` search (in order), and the `-include` files."""
+    quote: list[str] = []
+    angle: list[str] = []
+    forced: list[str] = []
+    for i, a in enumerate(args):
+        nxt = args[i + 1] if i + 1 < len(args) else ""
+        if a == "-iquote" and nxt:
+            quote.append(nxt)
+        elif a in ("-I", "-isystem", "-idirafter") and nxt:
+            angle.append(nxt)
+        elif a.startswith("-I") and len(a) > 2:
+            angle.append(a[2:])
+        elif a.startswith("-isystem") and len(a) > 8:
+            angle.append(a[8:])
+        elif a == "-include" and nxt:
+            forced.append(nxt)
+        elif a.startswith("-include") and len(a) > 8 and not a.startswith("-include-pch"):
+            forced.append(a[8:])
+    return quote, angle, forced
+
+
+def _check(name: str, quoted: bool, here: str, quote: list[str], angle: list[str], where: str) -> str | None:
+    """The file clang would open for an include (None: none found), refused when it is not a regular file."""
+    cands = [name] if os.path.isabs(name) else \
+        [os.path.join(d, name) for d in ([here, *quote, *angle] if quoted else angle)]
+    for cand in cands:
+        try:
+            st = os.stat(cand)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
+                stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file"
+            raise Refused(f"{where} includes {name}, which is {kind} ({os.path.realpath(cand)}): not parsed "
+                          "(reading it would never end)")
+        return os.path.abspath(cand)
+    return None
 
 
 def _missing_dirs(tu: Any, path: str) -> list[str]:
@@ -313,6 +425,6 @@ def extract(text: str, path: str, opts: Options) -> Unit:
 
 
 __all__ = [
-    "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options", "arguments",
-    "available", "extract", "header_dirs", "include_dirs",
+    "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options",
+    "Refused", "arguments", "available", "extract", "header_dirs", "include_dirs", "refuse_special",
 ]

@@ -56,11 +56,39 @@ def key(c: Any) -> str:
     return c.get_usr() or f"{c.location.file}:{c.location.offset}:{c.spelling}"
 
 
+_MACRO_SPAN = 256
+"""Bytes of source read for the tokens of a cursor a macro made: its range runs from the macro's body (the
+`#define`) to the use, across every line between; only its start is looked at, so it is read once, bounded."""
+_MACRO_ID = 1 << 31   # clang's SourceLocation: a location inside a macro expansion
+
+
 def tokens(c: Any) -> list[str]:
     try:
-        return [t.spelling for t in c.get_tokens()]
+        ext = c.extent
+        if not (ext.begin_int_data | ext.end_int_data) & _MACRO_ID:
+            return [t.spelling for t in c.get_tokens()]
+        return _macro_tokens(c.translation_unit, ext)
     except Exception:
         return []
+
+
+def _macro_tokens(tu: Any, ext: Any) -> list[str]:
+    """The tokens clang gives for a macro-made range (from the spelling of its start to the spelling of
+    its end, in one file); past `_MACRO_SPAN` bytes only the first and the last (no location is made
+    from an offset: that costs clang a pass over every macro expansion of the file)."""
+    from clang.cindex import SourceRange
+
+    first = next(iter(tu.get_tokens(extent=SourceRange.from_locations(ext.start, ext.start))), None)
+    last = next(iter(tu.get_tokens(extent=SourceRange.from_locations(ext.end, ext.end))), None)
+    if first is None or last is None:
+        return []
+    f0, f1 = first.location.file, last.location.file
+    lo, hi = first.extent.start.offset, last.extent.start.offset
+    if f0 is None or f1 is None or f0.name != f1.name or hi < lo:
+        return []
+    if hi - lo > _MACRO_SPAN:
+        return [first.spelling, last.spelling]
+    return [t.spelling for t in tu.get_tokens(extent=SourceRange.from_locations(first.location, last.location))]
 
 
 def number(text: str) -> int | None:

@@ -11,6 +11,7 @@ wrapper's callers; what does not depend on the caller (an ignored result) once, 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -19,6 +20,7 @@ from typing import Any
 
 from clang.cindex import CursorKind as K
 from clang.cindex import TypeKind as T
+from clang.cindex import callbacks, conf
 
 from ...catalog import Catalog
 from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
@@ -83,6 +85,126 @@ class Fn:
     tparams: list[str] = field(default_factory=list)
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
+    index: _FnIndex | None = None            # built once, on first need (see `_fn_index`)
+    at: tuple[list[tuple[Any, Any, int]], int] | None = None   # the walk's nodes, and where this function starts
+
+
+@dataclass
+class _FnIndex:
+    """One walk of a function, for every question its requests ask about it (no walk per request)."""
+
+    refs: dict[str, int]                                  # declaration key -> references to it in the function
+    casts: list[tuple[Any, bool, frozenset[str]]]         # each cast in walk order: under a return, names in it
+    in_requests: dict[str, int] | None = None             # declaration key -> references inside the requests
+
+
+def _fn_index(fn: Fn) -> _FnIndex:
+    """The function's index: the declarations it references (how often) and its casts with the names
+    inside each, in the order a depth-first walk (last child first) meets them. Read from the nodes the
+    walker recorded (no second walk through libclang); a function it did not record is walked here."""
+    if fn.index is not None:
+        return fn.index
+    nodes, start = fn.at if fn.at is not None else _recorded(fn.cursor)
+    end = start + 1
+    while end < len(nodes) and nodes[end][2] >= start:
+        end += 1
+    size = [1] * (end - start)
+    for j in range(end - 1, start, -1):
+        size[nodes[j][2] - start] += size[j - start]
+    in_return = [False] * (end - start)
+    cast_up: list[int] = [-1] * (end - start)          # the nearest enclosing cast (its index in `casts`)
+    refs: dict[str, int] = {}
+    casts: list[tuple[Any, bool, set[str], int, int]] = []   # cursor, under a return, names, first, end
+    for j in range(start, end):
+        c, k, up = nodes[j]
+        i = j - start
+        if j > start:
+            pk = nodes[up][1]
+            in_return[i] = in_return[up - start] or pk == K.RETURN_STMT
+            cast_up[i] = cast_up[up - start]
+        if k in _CASTS:
+            casts.append((c, in_return[i], set(), j, j + size[i]))
+            cast_up[i] = len(casts) - 1
+            continue
+        if k == K.DECL_REF_EXPR:
+            ref = c.referenced
+            if ref is not None:
+                h = key(ref)
+                refs[h] = refs.get(h, 0) + 1
+                at = cast_up[i]
+                while at >= 0:
+                    casts[at][2].add(h)
+                    at = _cast_parent(casts, at)
+    casts.sort(key=functools.cmp_to_key(_last_child_first))
+    fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names, _, _ in casts])
+    return fn.index
+
+
+def _cast_parent(casts: list[tuple[Any, bool, set[str], int, int]], at: int) -> int:
+    """The cast enclosing cast `at` (-1 when none): the nearest earlier one whose range holds it."""
+    first = casts[at][3]
+    for i in range(at - 1, -1, -1):
+        if casts[i][3] < first < casts[i][4]:
+            return i
+    return -1
+
+
+def _last_child_first(a: tuple[Any, bool, set[str], int, int], b: tuple[Any, bool, set[str], int, int]) -> int:
+    """The order a depth-first walk that takes the last child first meets two nodes: an enclosing node
+    first, else the later one first."""
+    if a[3] < b[3] < a[4]:
+        return -1
+    if b[3] < a[3] < b[4]:
+        return 1
+    return -1 if a[3] > b[3] else 1
+
+
+def _recorded(root: Any) -> tuple[list[tuple[Any, Any, int]], int]:
+    """The nodes under `root` as the walker records them: (cursor, kind, index of the parent)."""
+    nodes: list[tuple[Any, Any, int]] = []
+    stack: list[tuple[Any, int]] = [(root, -1)]
+    while stack:
+        c, up = stack.pop()
+        me = len(nodes)
+        nodes.append((c, c.kind, up))
+        for ch in reversed(_kids(c)):
+            stack.append((ch, me))
+    return nodes, 0
+
+
+def _visit(child: Any, _parent: Any, data: Any) -> int:
+    """libclang's visitor for `_kids` (1: continue with the next sibling) and `_subtree` (2: recurse)."""
+    out, tu, how = data
+    child._tu = tu
+    out.append(child)
+    return int(how)
+
+
+_VISIT = callbacks["cursor_visit"](_visit)   # one ctypes callback for every visit (none made per node)
+
+
+def _kids(c: Any) -> list[Any]:
+    """A cursor's children: `get_children` without its per-child comparison with the null cursor."""
+    out: list[Any] = []
+    conf.lib.clang_visitChildren(c, _VISIT, (out, c._tu, 1))
+    return out
+
+
+def _subtree(c: Any) -> list[Any]:
+    """A cursor and its descendants in preorder, with one visit of libclang (no generator per level)."""
+    out: list[Any] = [c]
+    conf.lib.clang_visitChildren(c, _VISIT, (out, c._tu, 2))
+    return out
+
+
+def _refs_in(root: Any) -> dict[str, int]:
+    """The declarations referenced under one cursor, and how often."""
+    out: dict[str, int] = {}
+    for x in _subtree(root):
+        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
+            h = key(x.referenced)
+            out[h] = out.get(h, 0) + 1
+    return out
 
 
 @dataclass
@@ -164,10 +286,14 @@ class Walker:
         self._includes: dict[str, list[tuple[int, int]]] | None = None
         self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
+        self.nodes: list[tuple[Any, Any, int]] = []      # every node walked: (cursor, kind, parent's index)
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
-        f = c.location.file
+        loc = c.location
+        if loc.is_in_system_header:
+            return False          # cuda.h and the system's headers (-isystem): one call, no file name
+        f = loc.file
         return f is not None and not f.name.startswith(self.skip)
 
     def run(self) -> Walker:
@@ -181,20 +307,25 @@ class Walker:
         return self
 
     def _walk(self, root: Any, fn: Fn | None, parents: list[Any]) -> None:
-        stack: list[tuple[Any, Fn | None, list[Any]]] = [(root, fn, parents)]
+        stack: list[tuple[Any, Fn | None, list[Any], int]] = [(root, fn, parents, -1)]
+        nodes = self.nodes
         while stack:
-            c, fn, par = stack.pop()
+            c, fn, par, up = stack.pop()
             k = c.kind
+            me = len(nodes)
+            nodes.append((c, k, up))     # for the functions' indexes (`_fn_index`): no second walk
             if k in _FN_KINDS and (k == K.LAMBDA_EXPR or c.is_definition()):
                 fn = self._fn(c)
+                if fn.at is None:
+                    fn.at = (nodes, me)
             elif k == K.CALL_EXPR:
                 self._call(c, fn, par)
             elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
                 self.flag_uses.append((c.spelling, c.location.line, c.location.column))
-            kids = list(c.get_children())
+            kids = _kids(c)
             sub = [*par[-6:], c]
             for ch in reversed(kids):
-                stack.append((ch, fn, sub))
+                stack.append((ch, fn, sub, me))
 
     def _fn(self, c: Any) -> Fn:
         h = key(c)
@@ -374,14 +505,14 @@ class Walker:
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
         h = key(d)
-        inside = 0
-        for call, cfn, _ in self.direct:
-            if cfn is fn:
-                inside += sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR
-                              and x.referenced is not None and key(x.referenced) == h)
-        total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                    and key(x.referenced) == h)
-        return total > inside
+        index = _fn_index(fn)
+        if index.in_requests is None:
+            index.in_requests = {}
+            for call, cfn, _ in self.direct:
+                if cfn is fn:
+                    for name, n in _refs_in(call).items():
+                        index.in_requests[name] = index.in_requests.get(name, 0) + n
+        return index.refs.get(h, 0) > index.in_requests.get(h, 0)
 
     def _toolkit_words(self, written: str, depth: int = 0) -> bool:
         """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
@@ -454,19 +585,12 @@ class Walker:
     def _cast_of(self, d: Any, fn: Fn) -> Any:
         """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
         h = key(d)
-        stack = [(fn.cursor, False)]
-        while stack:
-            c, in_return = stack.pop()
-            if c.kind in _CASTS:
-                refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                        and key(x.referenced) == h]
-                if refs:
-                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
-                            and _dependent(c.type)):
-                        return ("return",)
-                    return self.type_info(c.type)
-            for ch in c.get_children():
-                stack.append((ch, in_return or c.kind == K.RETURN_STMT))
+        for c, in_return, names in _fn_index(fn).casts:
+            if h in names:
+                if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
+                        and _dependent(c.type)):
+                    return ("return",)
+                return self.type_info(c.type)
         return None
 
     def _landing(self, c: Any, par: list[Any]) -> Any:
@@ -767,12 +891,7 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
 def _used_after(fn: Fn, d: Any, call: Any) -> bool:
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
-
-    def refs(root: Any) -> int:
-        return sum(1 for x in root.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                   and key(x.referenced) == h)
-
-    return refs(fn.cursor) > refs(call)
+    return _fn_index(fn).refs.get(h, 0) > _refs_in(call).get(h, 0)
 
 
 def _chain(ty: Any) -> list[str]:
