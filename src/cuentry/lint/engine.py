@@ -84,9 +84,14 @@ class Judged:
     engine: str
     headers: str = ""
     note: str = ""
+    requests: int = 0                                  # clang: requests found in the file
+    judged: int = 0                                    # clang: how many of them were judged
+    unjudged: tuple[tuple[int, str], ...] = ()         # clang: (line, why) of the others
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["unjudged"] = [{"line": line, "why": why} for line, why in self.unjudged]
+        return out
 
 
 @dataclass
@@ -468,7 +473,8 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c":
-                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note))
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, unit.requests, unit.judged,
+                                         tuple(unit.unjudged)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _pins(unit, cat, rep.pins)
     rep.problems.sort(key=lambda p: p.path)

@@ -149,6 +149,9 @@ class Unit:
     note: str = ""                          # why the preferred engine did not judge it (a missing include...)
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
+    requests: int = 0                       # clang: the requests (and exports taken by name) found in the file
+    judged: int = 0                         # clang: how many of them were judged (their symbol known)
+    unjudged: list[tuple[int, str]] = field(default_factory=list)   # clang: (line, why) of those that were not
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -399,7 +399,7 @@ RULES: tuple[Rule, ...] = (
          severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
-         bad='CUdriverProcAddressQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
+         bad='CUdriverProcAddressQueryResult q; decltype(&cuMemAlloc) p;\n'
              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),

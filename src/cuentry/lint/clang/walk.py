@@ -40,6 +40,7 @@ _THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
 _DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
+_WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
 class Macros(Mapping[str, list[str]]):
@@ -164,6 +165,15 @@ class Walker:
         self._includes: dict[str, list[tuple[int, int]]] | None = None
         self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
+        self.driver_vars: set[str] = set()               # every variable or field a version query fills
+        self.stores: dict[str, list[Any]] = {}            # variable/field -> the assignments to it
+        self.refs: dict[tuple[str, str], int] = {}        # (function, variable) -> how often it is named there
+        self.casts: dict[str, list[tuple[Any, Fn | None]]] = {}   # variable -> the casts of it, and where
+        self._in_requests: dict[str, dict[str, int]] = {}
+        self.returned: set[tuple[str, str]] = set()         # (function, variable) it returns as it is
+        self._lines: list[str] | None = None
+        self._fn_names: set[str] | None = None
+        self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -189,12 +199,44 @@ class Walker:
                 fn = self._fn(c)
             elif k == K.CALL_EXPR:
                 self._call(c, fn, par)
-            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
-                self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+            elif k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+                self._store(c)
+            elif k == K.DECL_REF_EXPR:
+                self._ref(c, fn, par)
+            elif k == K.RETURN_STMT and fn is not None:
+                d = _decl_of(c)
+                if d is not None:
+                    self.returned.add((key(fn.cursor), key(d)))
+            elif k in _CASTS:
+                d = _decl_of(c)
+                if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+                    self.casts.setdefault(key(d), []).append((c, fn))
             kids = list(c.get_children())
             sub = [*par[-6:], c]
             for ch in reversed(kids):
                 stack.append((ch, fn, sub))
+
+    def _ref(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+        """A name used: counted per function (for "is it read again"), and a stream flag's use noted."""
+        if c.spelling in FLAG_MODES and not _or_ed(par):
+            self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+        ref = c.referenced
+        if fn is not None and ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL):
+            h = (key(fn.cursor), key(ref))
+            self.refs[h] = self.refs.get(h, 0) + 1
+
+    def uses(self, fn: Fn, d: Any) -> int:
+        """How often the variable `d` is named in `fn` (its nested lambdas are functions of their own)."""
+        return self.refs.get((key(fn.cursor), key(d)), 0)
+
+    def _store(self, c: Any) -> None:
+        """An assignment to a variable or field (checked for `=` only when its value is asked)."""
+        lhs = next(iter(c.get_children()), None)
+        if lhs is None or lhs.kind not in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.UNEXPOSED_EXPR):
+            return
+        d = _decl_of(lhs)
+        if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL):
+            self.stores.setdefault(key(d), []).append(c)
 
     def _fn(self, c: Any) -> Fn:
         h = key(c)
@@ -219,8 +261,9 @@ class Walker:
         return self._getters
 
     def api_of(self, c: Any) -> str | None:
-        """The request API a call is: by name, or by the canonical type of a pointer it calls through."""
-        name = c.spelling
+        """The request API a call is: by name, or by the canonical type of a pointer it calls through (a
+        call clang kept with an error in it, `cuGetProcAddress(..., &undeclared->fn, ...)`, by the name it calls)."""
+        name = c.spelling or _recovered_callee(c)
         ref = c.referenced
         if ref is not None and ref.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
             # a call through a pointer is the getter its type is, whatever it is named (a field named
@@ -236,20 +279,23 @@ class Walker:
         if api is not None:
             self.direct.append((c, fn, par))
             self.api_names[key(c)] = api
-        elif c.spelling in VERSION_QUERIES and fn is not None:
+        elif c.spelling in VERSION_QUERIES:
             for a in c.get_arguments():
                 d = _decl_of(a)
                 if d is not None:
-                    fn.driver_vars.add(key(d))
+                    self.driver_vars.add(key(d))   # a global or a field filled here is the driver's anywhere
+                    if fn is not None:
+                        fn.driver_vars.add(key(d))
         else:
             self.calls.append((c, fn, par))
 
     # --- evaluation ---------------------------------------------------------------------------------------
     def env(self, fn: Fn | None) -> Env:
         if fn is None:
-            return Env(self.macros)
+            return Env(self.macros, driver_vars=frozenset(self.driver_vars), stores=self.stores)
         return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
-                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(fn.driver_vars))
+                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(self.driver_vars),
+                   stores=self.stores)
 
     def value(self, r: Role, depth: int = 0) -> Val:
         if r.fixed is not None:
@@ -337,22 +383,35 @@ class Walker:
                     (), (spec["name"],), False, roles=(r0, r1, r2), parents=tuple(par))
 
     def _direct(self, c: Any, fn: Fn | None, par: list[Any]) -> Site | None:
-        args = list(c.get_arguments())
+        args = _arguments(c)
         env = self.env(fn)
-        used, unchecked_result = _result_use(c, par, fn)
-        api = self.api_names.get(key(c), c.spelling)
+        used, unchecked_result = _result_use(c, par, fn, self)
+        api = self.api_names.get(key(c)) or c.spelling or _recovered_callee(c) or ""
+        if api not in ROLES and api not in EXPORT_APIS:
+            return None
         if api in EXPORT_APIS:
             i = EXPORT_APIS[api]
             if len(args) <= i:
                 return None
             role = Role(args[i], fn)
-            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par), "",
+            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par, fn), "",
                         True, (), export=True, roles=(role, Role(fixed=UNKNOWN), Role(fixed=UNKNOWN)))
         si, pi, vi, fi, sti = ROLES[api]
         if len(args) <= max(si, pi, fi):
             return None
+        status, unchecked = self._status(api, args, sti, fn, env, list(unchecked_result))
+        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
+        written = self._written(args, vi) if vi is not None else ""
+        if self._toolkit_words(written):
+            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
+        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
+        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
+                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+
+    def _status(self, api: str, args: list[Any], sti: int | None, fn: Fn | None, env: Env,
+                unchecked: list[str]) -> tuple[str, list[str]]:
+        """How the query result is passed (given, null, missing), and the results never tested."""
         status = "not_applicable"
-        unchecked = list(unchecked_result)
         if sti is not None and len(args) > sti:
             st = evaluate(args[sti], env)
             status = "null" if st.value == 0 else "given"
@@ -363,25 +422,21 @@ class Walker:
                 unchecked.append(d.spelling)
         elif sti is not None and api != "cuGetProcAddress":
             status = "missing"
-        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
-        written = self._written(args, vi) if vi is not None else ""
-        if self._toolkit_words(written):
-            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
-        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
-        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
-                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+        return status, unchecked
 
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
-        h = key(d)
-        inside = 0
-        for call, cfn, _ in self.direct:
-            if cfn is fn:
-                inside += sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR
-                              and x.referenced is not None and key(x.referenced) == h)
-        total = sum(1 for x in fn.cursor.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                    and key(x.referenced) == h)
-        return total > inside
+        h = key(fn.cursor)
+        inside = self._in_requests.get(h)
+        if inside is None:
+            inside = self._in_requests[h] = {}
+            for call, cfn, _ in self.direct:
+                if cfn is fn:
+                    for x in call.walk_preorder():
+                        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
+                            k = key(x.referenced)
+                            inside[k] = inside.get(k, 0) + 1
+        return self.uses(fn, d) > inside.get(key(d), 0)
 
     def _toolkit_words(self, written: str, depth: int = 0) -> bool:
         """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
@@ -429,7 +484,7 @@ class Walker:
         exp = _written_export(c)
         if own is not None and exp is not None and own.pfn is None:
             own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
-        return own if own is not None and own.sig is not None else self._landing(c, par)
+        return own if own is not None and own.sig is not None else self._landing(c, par, caller)
 
     def _default(self, fn: Fn, i: int) -> Val:
         if i >= len(fn.params):
@@ -446,42 +501,42 @@ class Walker:
             for i, p in enumerate(fn.params):
                 if key(p) == key(d):
                     return ("param", i)
-        ty = d.type
-        if ty.get_canonical().kind == T.POINTER and ty.get_canonical().get_pointee().kind == T.VOID and fn is not None:
+        if _void_pointer(d.type):
             return self._cast_of(d, fn)
-        return self.type_info(ty)
+        return self.type_info(d.type)
 
-    def _cast_of(self, d: Any, fn: Fn) -> Any:
-        """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
-        h = key(d)
-        stack = [(fn.cursor, False)]
-        while stack:
-            c, in_return = stack.pop()
-            if c.kind in _CASTS:
-                refs = [x for x in c.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                        and key(x.referenced) == h]
-                if refs:
-                    if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
-                            and _dependent(c.type)):
-                        return ("return",)
-                    return self.type_info(c.type)
-            for ch in c.get_children():
-                stack.append((ch, in_return or c.kind == K.RETURN_STMT))
+    def _cast_of(self, d: Any, fn: Fn | None) -> Any:
+        """Where a `void *` that received the pointer goes: a cast of it that gives it a type (in the same
+        function first, then anywhere in the translation unit: a `static void *` cast at its call in another
+        function or a template functor), or the function's return."""
+        casts = self.casts.get(key(d), [])
+        for c, cfn in sorted(casts, key=lambda x: x[1] is not fn):
+            if _dependent(c.type) or "type-parameter" in c.type.spelling:
+                if cfn is fn:
+                    return ("return",)
+                continue
+            info = self.type_info(c.type)
+            if info is not None:
+                return info
+        if fn is not None and (key(fn.cursor), key(d)) in self.returned:
+            return ("return",)     # returned as it is: its type is given where the function is called
         return None
 
-    def _landing(self, c: Any, par: list[Any]) -> Any:
+    def _landing(self, c: Any, par: list[Any], fn: Fn | None = None) -> Any:
         """The type a returned pointer lands in: the cast around the call, the variable it initializes,
-        the left side it is assigned to."""
+        the left side it is assigned to (a `void *` variable, field or element: the cast that gives it a type)."""
         for p in reversed(par):
             if p.kind in _THROUGH:
                 continue
             if p.kind in _CASTS:
                 return ("return",) if _dependent(p.type) else self.type_info(p.type)
             if p.kind == K.VAR_DECL:
-                return self.type_info(p.type)
+                return self._cast_of(p, fn) if _void_pointer(p.type) else self.type_info(p.type)
             if p.kind == K.BINARY_OPERATOR:
                 lhs = next(iter(p.get_children()), None)
                 d = _decl_of(lhs) if lhs is not None else None
+                if d is not None and lhs is not None and _void_pointer(lhs.type):
+                    return self._cast_of(d, fn)
                 return self.type_info(d.type if d is not None else lhs.type) if lhs is not None else None
             if p.kind == K.RETURN_STMT:
                 return ("return",)
@@ -521,8 +576,10 @@ class Walker:
             if at is None:
                 continue
             line, col, row = at
-            here = where(s) + (f" (the row at {row}, a table included here)" if row else "")
+            here = where(s) + (f" (the row at {row}, a table included here)" if row else "") + self._expanded(s)
             tinfo = s.target if isinstance(s.target, TypeInfo) else None
+            if not s.callers:
+                self.tally.append((line, _unjudged(s)))
             if s.export:
                 if isinstance(s.symbol.value, str):
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
@@ -532,6 +589,26 @@ class Walker:
                 continue
             queries.append(self._query(s, tinfo, line, col, here))
         return queries, exports
+
+    def _expanded(self, s: Site) -> str:
+        """" (expanded from the macro M)" when the request is written in this file as a macro's invocation."""
+        loc = s.call.location
+        if loc.file is None or os.path.abspath(loc.file.name) != os.path.abspath(self.path):
+            return ""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        line = self._lines[loc.line - 1] if 0 < loc.line <= len(self._lines) else ""
+        m = _WORD_CALL.match(line, max(loc.column - 1, 0))
+        name = m.group(1) if m else ""
+        if name and name not in (s.call.spelling, s.api, _recovered_callee(s.call)) and name not in ROLES \
+                and name not in EXPORT_APIS and name not in self.fn_names():
+            return f" (expanded from the macro {name})"
+        return ""
+
+    def fn_names(self) -> set[str]:
+        if self._fn_names is None:
+            self._fn_names = {f.name for f in self.fns.values()}
+        return self._fn_names
 
     def _place(self, s: Site) -> tuple[int, int, str] | None:
         """Where this file reports a request: its own line; or, for a row of a table the file pulls in
@@ -594,6 +671,81 @@ class Walker:
             guard=_guard(s.parents, s.fn))
 
 
+def _unjudged(s: Site) -> str:
+    """Why a request cannot be judged ("" when its symbol is known: the facts that are known are judged)."""
+    if isinstance(s.symbol.value, str):
+        return ""
+    what = "exported name" if s.export else "symbol"
+    text = s.symbol.text
+    if not text and s.roles[0].cursor is not None:
+        text = " ".join(tokens(s.roles[0].cursor))[:60]
+    if s.symbol.kind == "param":
+        return f"the {what} is a parameter ({text}) of a function no call of which is seen"
+    return f"the {what} ({text}) is not a constant the linter can follow" if text else f"the {what} is not known"
+
+
+def lost_requests(tu: Any, path: str, errors: list[tuple[int, str]], seen: set[int]) -> list[tuple[str, int, int, str, str]]:
+    """Requests clang dropped at an error (a call with an undeclared identifier in it is not in the AST):
+    (api, line, col, symbol when its argument is one string literal, the error). Found by their tokens in the
+    file, on the lines of an error, where no request was seen."""
+    if not errors:
+        return []
+    bad = sorted({line for line, _ in errors if line})
+    if not bad:
+        return []
+    out: list[tuple[str, int, int, str, str]] = []
+    for i, t, toks in _request_tokens(tu, path):
+        args, end = _call_args(toks, i + 2)
+        lines = range(t.location.line, end + 1)
+        why = next((msg for line, msg in errors if line in lines), None)
+        if why is None or any(x in seen for x in lines):
+            continue
+        name = t.spelling
+        k = EXPORT_APIS.get(name, ROLES[name][0] if name in ROLES else 0)
+        arg = args[k] if k < len(args) else []
+        sym = arg[0][1:-1] if len(arg) == 1 and arg[0].startswith('"') else ""
+        out.append((name, t.location.line, t.location.column, sym, why))
+    return out
+
+
+def _request_tokens(tu: Any, path: str) -> Iterator[tuple[int, Any, list[Any]]]:
+    """The tokens of this file that name a request API followed by `(` (not in a `#define`, not `&name`)."""
+    try:
+        toks = list(tu.cursor.get_tokens())
+    except Exception:
+        return
+    me = os.path.abspath(path)
+    for i, t in enumerate(toks[:-1]):
+        name = t.spelling
+        if (name not in ROLES and name not in EXPORT_APIS) or toks[i + 1].spelling != "(":
+            continue
+        loc = t.location
+        if loc.file is None or os.path.abspath(loc.file.name) != me or (i and toks[i - 1].spelling in ("define", "&")):
+            continue
+        yield i, t, toks
+
+
+def _call_args(toks: list[Any], i: int) -> tuple[list[list[str]], int]:
+    """The arguments of a call whose `(` is just before `toks[i]`, as token spellings, and its last line."""
+    out: list[list[str]] = [[]]
+    level = 0
+    last = toks[i - 1].location.line
+    for t in toks[i:i + 512]:
+        sp = t.spelling
+        last = t.location.line
+        if sp in ("(", "[", "{"):
+            level += 1
+        elif sp in (")", "]", "}"):
+            if level == 0:
+                break
+            level -= 1
+        elif sp == "," and level == 0:
+            out.append([])
+            continue
+        out[-1].append(sp)
+    return out, last
+
+
 def _version(s: Site) -> tuple[int | None, str]:
     """The pin (when it is a number) and where the version came from."""
     if s.api == "cudaGetDriverEntryPoint":
@@ -615,6 +767,27 @@ def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
     """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
     return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
                 s.status, s.result_used, s.unchecked, s.via, s.export, callers=callers)
+
+
+def _recovered_callee(c: Any) -> str | None:
+    """The name a call clang kept with an error in its arguments calls (its callee an unresolved reference)."""
+    callee = next(iter(c.get_children()), None)
+    for _ in range(4):
+        if callee is None:
+            return None
+        if callee.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR) and callee.spelling:
+            name = str(callee.spelling)
+            return name if name in ROLES or name in EXPORT_APIS else None
+        callee = next(iter(callee.get_children()), None)
+    return None
+
+
+def _arguments(c: Any) -> list[Any]:
+    """A call's arguments (for a call clang kept with an error in it: its children after the callee)."""
+    args = list(c.get_arguments())
+    if args or c.spelling:
+        return args
+    return list(c.get_children())[1:]
 
 
 def _lambda_of(c: Any) -> Any:
@@ -750,7 +923,7 @@ def _decl_of(expr: Any) -> Any:
     return None
 
 
-def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str, ...]]:
+def _result_use(c: Any, par: list[Any], fn: Fn | None, w: Walker | None = None) -> tuple[bool, tuple[str, ...]]:
     for p in reversed(par):
         if p.kind in _THROUGH:
             continue
@@ -758,21 +931,18 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
             return False, ()
         if p.kind == K.CSTYLE_CAST_EXPR and p.type.kind == T.VOID:
             return False, ()
-        if p.kind == K.VAR_DECL and fn is not None and not _used_after(fn, p, c):
+        if p.kind == K.VAR_DECL and fn is not None and w is not None and not _used_after(w, fn, p, c):
             return True, (p.spelling,)
         return True, ()
     return True, ()
 
 
-def _used_after(fn: Fn, d: Any, call: Any) -> bool:
+def _used_after(w: Walker, fn: Fn, d: Any, call: Any) -> bool:
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
-
-    def refs(root: Any) -> int:
-        return sum(1 for x in root.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
-                   and key(x.referenced) == h)
-
-    return refs(fn.cursor) > refs(call)
+    inside = sum(1 for x in call.walk_preorder() if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                 and key(x.referenced) == h)
+    return w.uses(fn, d) > inside
 
 
 def _chain(ty: Any) -> list[str]:
@@ -791,6 +961,11 @@ def _chain(ty: Any) -> list[str]:
     if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
         out.append(t.spelling)
     return out
+
+
+def _void_pointer(ty: Any) -> bool:
+    can = ty.get_canonical()
+    return bool(can.kind == T.POINTER and can.get_pointee().kind == T.VOID)
 
 
 def _dependent(ty: Any) -> bool:
@@ -840,4 +1015,4 @@ def _guarantee(cond: Any, fn: Fn) -> int:
     return 0
 
 
-__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker"]
+__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker", "lost_requests"]
