@@ -31,7 +31,7 @@ struct DriverAPI {
 
 DriverAPI create() {
   DriverAPI api;
-  DRIVER_API_REQUIRED(LOOKUP) // expect: CE004 CE007 CE010
+  DRIVER_API_REQUIRED(LOOKUP) // expect: CE004 CE007 (one finding per cause: the rows' CE010 notes, at the 12.0 floor ByVersion implies, are in it)
   DRIVER_API_OPTIONAL(LOOKUP) // expect: CE004 CE010 expect[clang]: CE002 (cuCtxCreate is cuCtxCreate_v4 in 13.0 headers)
   return api;
 }

@@ -9,6 +9,7 @@ came from when it was found through a macro or a version branch. `bad` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,7 @@ __all__ = [
     "RULES",
     "RULE_CODES",
     "SEVERITIES",
+    "TABLE_ROWS",
     "Hit",
     "Rule",
     "bound",
@@ -444,10 +446,63 @@ RULES: tuple[Rule, ...] = (
 RULE_CODES = tuple(r.code for r in RULES)
 
 
+TABLE_ROWS = 3
+"""Requests of at least this many symbols at one place are a table's rows (an X-macro expanded there, a
+table included there): their findings are one finding per cause."""
+_VERSION_CODES = ("CE002", "CE009", "CE010", "CE004")   # one cause, the version asked at (in this order of weight)
+_SEVERITY = {"error": 0, "warning": 1, "note": 2}
+_SYMBOL = re.compile(r"\bcu[A-Z]\w*")
+
+
 def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
-    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default)."""
+    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default); the hits of a
+    table's rows (see `TABLE_ROWS`) made one finding per cause."""
     cat = catalog() if cat is None else cat
+    hits: list[tuple[Rule, tuple[int, int, str, str]]] = []
     for rule in RULES:
         for hit in rule.check(unit, cat):
             sev = hit[3] if len(hit) == 4 else rule.severity
-            yield rule, (hit[0], hit[1], hit[2], sev)
+            hits.append((rule, (hit[0], hit[1], hit[2], sev)))
+    at: dict[tuple[int, int], list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+    for h in hits:
+        at.setdefault((h[1][0], h[1][1]), []).append(h)
+    for (line, col), here in at.items():
+        symbols = {m.group(0) for _, h in here if (m := _SYMBOL.search(h[2]))}
+        if len(symbols) < TABLE_ROWS:
+            yield from here
+            continue
+        causes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+        for rule, h in here:
+            causes.setdefault("version" if rule.code in _VERSION_CODES else rule.code, []).append((rule, h))
+        for group in causes.values():
+            yield _one_finding(group, line, col) if len(group) > 1 else group[0]
+
+
+def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
+                 col: int) -> tuple[Rule, tuple[int, int, str, str]]:
+    """A table's rows with one cause as one finding: the entries whose consequence is an error (a wrong ABI bound,
+    a lookup that never resolves) each said in full, the others named, as notes."""
+    order = [*_VERSION_CODES, *RULE_CODES]
+    group = sorted(group, key=lambda g: (_SEVERITY.get(g[1][3], 3), order.index(g[0].code)))
+    rule, first = group[0]
+    errors = [h[2] for _, h in group if h[3] == "error"]
+    wrong = {m.group(0) for text in errors if (m := _SYMBOL.search(text))}
+    rest = [h[2] for _, h in group if h[3] != "error" and _symbol(h[2]) not in wrong]
+    names = sorted({_symbol(text) for text in rest} - {""})
+    n = len({m.group(0) for _, h in group if (m := _SYMBOL.search(h[2]))})
+    head = f"one cause for {n} entries of the table here: "
+    if errors:
+        more = (f"; the other {len(names)} entries ({_listed(names)}) are notes: they bind the ABI their type has "
+                f"(e.g. {rest[0]})") if rest else ""
+        return rule, (line, col, head + f"{len(errors)} bind the wrong ABI or never resolve: " + "; ".join(errors)
+                      + more, "error")
+    return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
+
+
+def _symbol(text: str) -> str:
+    m = _SYMBOL.search(text)
+    return m.group(0) if m else ""
+
+
+def _listed(names: list[str], most: int = 12) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
