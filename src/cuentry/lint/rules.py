@@ -464,8 +464,8 @@ def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[in
             sev = hit[3] if len(hit) == 4 else rule.severity
             hits.append((rule, (hit[0], hit[1], hit[2], sev)))
     at: dict[tuple[int, int], list[tuple[Rule, tuple[int, int, str, str]]]] = {}
-    for h in hits:
-        at.setdefault((h[1][0], h[1][1]), []).append(h)
+    for one in hits:
+        at.setdefault((one[1][0], one[1][1]), []).append(one)
     for (line, col), here in at.items():
         symbols = {m.group(0) for _, h in here if (m := _SYMBOL.search(h[2]))}
         if len(symbols) < TABLE_ROWS:
