@@ -172,6 +172,7 @@ class Walker:
         self._in_requests: dict[str, dict[str, int]] = {}
         self.returned: set[tuple[str, str]] = set()         # (function, variable) it returns as it is
         self._lines: list[str] | None = None
+        self.ranges: dict[str, Any] = {}                 # a range-for's loop variable -> the table it walks
         self._fn_names: set[str] | None = None
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
 
@@ -203,6 +204,11 @@ class Walker:
                 self._store(c)
             elif k == K.DECL_REF_EXPR:
                 self._ref(c, fn, par)
+            elif k == K.CXX_FOR_RANGE_STMT:
+                kids = list(c.get_children())
+                d = _decl_of(kids[1]) if len(kids) > 2 and kids[0].kind == K.VAR_DECL else None
+                if d is not None:
+                    self.ranges[key(kids[0])] = d
             elif k == K.RETURN_STMT and fn is not None:
                 d = _decl_of(c)
                 if d is not None:
@@ -328,7 +334,8 @@ class Walker:
 
     def sites(self) -> Iterator[Site]:
         """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
-        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+        pending = [r for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None
+                   for r in self._rows(s)]
         by_callee = self._callees()
         local = {key(f.cursor) for f in self.fns.values()}
         for usr, spec in self.foreign.items():
@@ -407,6 +414,43 @@ class Walker:
         roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
         return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
                     self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+
+    def _rows(self, s: Site) -> list[Site]:
+        """A request made in a loop over a table (`for (auto& e : table) get(e.name, e.fn, e.version)`, `table[i]`,
+        `names[i]`): one request per row of the table's initializer, each role that reads the row bound to the
+        row's value, the pointer to the row's target. The request itself when its symbol is not read from a table."""
+        if isinstance(s.symbol.value, str) or s.roles[0].cursor is None:
+            return [s]
+        table = self._table(s.roles[0].cursor)
+        if table is None:
+            return [s]
+        decl, rows = table
+        out = []
+        args = _arguments(s.call)
+        pi = None if s.export else ROLES[s.api][1]
+        for row in rows[:MAX_ROWS]:
+            roles = tuple(Role(fixed=evaluate(got, Env(self.macros))) if (got := _row_value(r.cursor, decl, row))
+                          is not None else r for r in s.roles)
+            target = s.target
+            if pi is not None and pi < len(args):
+                at = _row_value(args[pi], decl, row)
+                target = self._target(at, None) if at is not None else target
+            if not isinstance(self.value(roles[0]).value, str):
+                return [s]
+            r0, r1, r2 = roles
+            out.append(Site(s.call, s.fn, s.api, self.value(r0), self.value(r1), self.value(r2), target, s.status,
+                            s.result_used, s.unchecked, s.via, s.export, roles=(r0, r1, r2), parents=s.parents))
+        return out or [s]
+
+    def _table(self, expr: Any) -> tuple[Any, list[Any]] | None:
+        """The table an argument reads (`e.name` of a range-for over it, `t[i].name`, `names[i]`) and its rows."""
+        decl = _table_decl(expr, self.ranges)
+        if decl is None:
+            return None
+        init = next((x for x in decl.get_children() if x.kind == K.INIT_LIST_EXPR), None)
+        if init is None:
+            return None
+        return decl, [x for x in init.get_children() if x.kind.is_expression()]
 
     def _status(self, api: str, args: list[Any], sti: int | None, fn: Fn | None, env: Env,
                 unchecked: list[str]) -> tuple[str, list[str]]:
@@ -767,6 +811,71 @@ def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
     """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
     return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
                 s.status, s.result_used, s.unchecked, s.via, s.export, callers=callers)
+
+
+MAX_ROWS = 1024
+"""The most rows of one table a request in a loop is judged for."""
+
+
+def _bare(c: Any) -> Any:
+    while c is not None and c.kind in _THROUGH | _CASTS:
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    return c
+
+
+def _element(c: Any, ranges: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """(the table, the field read or None) for `e.f` (e a range-for's variable over the table), `t[i].f`, `t[i]`."""
+    c = _bare(c)
+    if c is None:
+        return None
+    field_ = None
+    if c.kind == K.MEMBER_REF_EXPR and c.referenced is not None and c.referenced.kind == K.FIELD_DECL:
+        field_ = c.referenced
+        c = _bare(next(iter(c.get_children()), None))
+        if c is None:
+            return None
+    if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        base = _bare(next(iter(c.get_children()), None))
+        d = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
+        return (d, field_) if d is not None and d.kind == K.VAR_DECL else None
+    if c.kind == K.DECL_REF_EXPR and c.referenced is not None and field_ is not None:
+        d = ranges.get(key(c.referenced))
+        return (d, field_) if d is not None else None
+    return None
+
+
+def _table_decl(expr: Any, ranges: Mapping[str, Any]) -> Any:
+    got = _element(expr, ranges)
+    return got[0] if got is not None else None
+
+
+def _row_value(expr: Any, decl: Any, row: Any) -> Any:
+    """The part of a table's row an argument reads (`e.name`: the row's `name`), when it reads this table's row."""
+    c = _bare(expr) if expr is not None else None
+    if c is None or c.kind == K.UNARY_OPERATOR:   # `&e.fn`: the address of the table's own member, not a row value
+        return None
+    got = _element(expr, {})
+    if got is None:
+        # a range-for's variable `e.f`: the field of the row's record
+        ranged = c.referenced if c.kind == K.MEMBER_REF_EXPR else None
+    elif key(got[0]) == key(decl):
+        ranged = got[1]
+        if ranged is None:
+            return row
+    else:
+        return None
+    return _field_of_row(ranged, row)
+
+
+def _field_of_row(f: Any, row: Any) -> Any:
+    if f is None or f.kind != K.FIELD_DECL or row.kind != K.INIT_LIST_EXPR:
+        return None
+    parent = f.semantic_parent
+    fields = [x for x in parent.get_children() if x.kind == K.FIELD_DECL] if parent is not None else []
+    idx = next((i for i, x in enumerate(fields) if key(x) == key(f)), None)
+    elems = [x for x in row.get_children() if x.kind.is_expression()]
+    return elems[idx] if idx is not None and idx < len(elems) else None
 
 
 def _recovered_callee(c: Any) -> str | None:
