@@ -278,6 +278,13 @@ class Walker:
             got = self.getters().get(signless(info.sig)) if info is not None and info.sig else None
             if got is not None or (name not in ROLES and name not in EXPORT_APIS):
                 return got
+        if ref is None and not name:
+            # a call through an expression: `((PFN_cuGetProcAddress_v12000)addr)(...)`, a getter from an integer
+            callee = next(iter(c.get_children()), None)
+            while callee is not None and callee.kind in _THROUGH and callee.type.get_canonical().kind != T.POINTER:
+                callee = next(iter(callee.get_children()), None)
+            info = self.type_info(callee.type) if callee is not None else None
+            return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
         return str(name) if name in ROLES or name in EXPORT_APIS else None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
