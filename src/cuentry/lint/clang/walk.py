@@ -652,7 +652,7 @@ class Walker:
         m = _WORD_CALL.match(line, max(loc.column - 1, 0))
         name = m.group(1) if m else ""
         if name and name not in (s.call.spelling, s.api, _recovered_callee(s.call)) and name not in ROLES \
-                and name not in EXPORT_APIS and name not in self.fn_names():
+                and name not in EXPORT_APIS and name not in self.fn_names() and name not in _callee_names(s.call):
             return f" (expanded from the macro {name})"
         return ""
 
@@ -883,6 +883,14 @@ def _field_of_row(f: Any, row: Any) -> Any:
     idx = next((i for i, x in enumerate(fields) if key(x) == key(f)), None)
     elems = [x for x in row.get_children() if x.kind.is_expression()]
     return elems[idx] if idx is not None and idx < len(elems) else None
+
+
+def _callee_names(c: Any) -> set[str]:
+    """The names a call's callee expression refers to (`get` of a lambda `get(...)`, `obj.load`)."""
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return set()
+    return {str(x.spelling) for x in callee.walk_preorder() if x.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR)}
 
 
 def _recovered_callee(c: Any) -> str | None:
