@@ -650,6 +650,23 @@ class Catalog:
                             "naming an export"),)
         return Verdict(name, abi.version, None, "dlsym", abi, abi.version, faults)
 
+    def decltype_abis(self, symbol: str) -> tuple[Abi, ...]:
+        """The ABIs `decltype(&symbol)` can name in the supported toolkits: each toolkit's cuda.h declares the
+        newest ABI of each stream mode at or below its own version (`#define cuX cuX_v2`, per-thread ones under
+        CUDA_API_PER_THREAD_DEFAULT_STREAM). One ABI: the decltype cannot name another."""
+        out: list[Abi] = []
+        for tk in self.history or ("13.0",):
+            major, _, minor = tk.partition(".")
+            v = int(major) * 1000 + int(minor or 0) * 10
+            for per_thread in (False, True):
+                best = None
+                for a in self.abis(symbol):
+                    if bool(a.variant) == per_thread and a.version <= v and (not a.toolkits or tk in a.toolkits):
+                        best = a
+                if best is not None and best not in out:
+                    out.append(best)
+        return tuple(out)
+
     def pick(self, symbol: str, version: int, stream: Stream = "legacy") -> Abi | None:
         """The driver's rule, for any requested version: newest ABI of the mode at or below it."""
         abis = self.abis(symbol)

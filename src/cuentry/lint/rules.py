@@ -146,6 +146,11 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
     norm = normalizer(cat)
     for pin in q.pins:
         abi = bound(q, cat, pin)
+        if abi is not None and norm.abi(abi) == q.target_sig:
+            hit = _decltype_mismatch(q, cat, abi, pin)
+            if hit is not None:
+                yield hit
+                return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
         signs = sign_only(norm.abi(abi), q.target_sig)
@@ -155,6 +160,31 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
                f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
         yield q.line, q.col, msg, "warning" if signs else "error"
         return
+
+
+def _decltype_risk(cat: Catalog, abi: Abi) -> Abi | None:
+    """An ABI of another signature that `decltype(&symbol)` names in a supported toolkit (of the same stream mode
+    as `abi`): a pointer typed so binds `abi` only with some toolkits' headers."""
+    norm = normalizer(cat)
+    mine = norm.abi(abi)
+    return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and norm.abi(a) != mine), None)
+
+
+def _toolkits_of(abi: Abi) -> str:
+    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.1+`: the first that declares it)."""
+    return f"{abi.toolkits[0]}+" if abi.toolkits else "newer"
+
+
+def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None:
+    """clang: a decltype-typed pointer whose type is the bound ABI's with these headers, but another toolkit's
+    cuda.h renames the name to an ABI of another signature (an error: that build binds the wrong ABI)."""
+    other = _decltype_risk(cat, abi) if q.target_export is not None else None
+    if other is None:
+        return None
+    return (q.line, q.col, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
+            f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but with CUDA "
+            f"{_toolkits_of(other)} headers decltype names {other.pfn} ({other.signature.returns} "
+            f"({other.signature.c_params(names=False)})), another ABI: declare it as {abi.pfn}{q.where}", "error")
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -216,15 +246,21 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
-    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity."""
-    single = _known(q, cat) and q.symbol is not None and len(cat.abis(q.symbol)) == 1
+    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity. A decltype
+    that can name only one ABI in every supported toolkit and mode is a note."""
+    single = _known(q, cat) and q.symbol is not None and len(cat.decltype_abis(q.symbol)) == 1
     decl = q.target_export is not None or "decltype" in (q.handwritten or "")
     if q.target_sig is not None and q.symbol in cat and q.pins:
         assert q.symbol is not None
         abi = bound(q, cat, q.pins[0])
         if abi is None or normalizer(cat).abi(abi) != q.target_sig:
             return None   # a mismatch: CE002 reports it as an error
+        if decl and q.target_export is not None and _decltype_risk(cat, abi) is not None:
+            return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
         return ("note" if single else "warning") if decl else None
+    if decl and single and q.symbol is not None and q.pins:
+        # tree-sitter: the one ABI the decltype can name against the ABI the pin binds
+        return "note" if bound(q, cat, q.pins[0]) == cat.decltype_abis(q.symbol)[0] else "warning"
     return "note" if decl and single else "warning"
 
 
@@ -322,11 +358,17 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         m = PFN_RE.search(e.target_type or "")
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
-        if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
+        risk = _decltype_risk(cat, abi) if e.target_export is not None else None
+        if risk is not None:
+            return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
+                    f"with decltype of {e.target_export}: the export's type with these headers, but with CUDA "
+                    f"{_toolkits_of(risk)} headers decltype names {risk.pfn}, another ABI: declare it as "
+                    f"{abi.pfn}", "error")
+        if e.target_export is not None and [a for a in cat.decltype_abis(abi.symbol) if a != abi] == []:
             return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
                     f"own type: declare it as {abi.pfn} to say so", "note")
         if e.target_export is not None:
-            others = ", ".join(a.pfn for a in cat.abis(abi.symbol) if a != abi)
+            others = ", ".join(a.pfn for a in cat.decltype_abis(abi.symbol) if a != abi)
             return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
                     f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
                     f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
