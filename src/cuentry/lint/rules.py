@@ -251,17 +251,20 @@ def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
     single = _known(q, cat) and q.symbol is not None and len(cat.decltype_abis(q.symbol)) == 1
     decl = q.target_export is not None or "decltype" in (q.handwritten or "")
     if q.target_sig is not None and q.symbol in cat and q.pins:
-        assert q.symbol is not None
-        abi = bound(q, cat, q.pins[0])
-        if abi is None or normalizer(cat).abi(abi) != q.target_sig:
-            return None   # a mismatch: CE002 reports it as an error
-        if decl and q.target_export is not None and _decltype_risk(cat, abi) is not None:
-            return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
-        return ("note" if single else "warning") if decl else None
+        return _clang_handwritten(q, cat, decl, single)
     if decl and single and q.symbol is not None and q.pins:
         # tree-sitter: the one ABI the decltype can name against the ABI the pin binds
         return "note" if bound(q, cat, q.pins[0]) == cat.decltype_abis(q.symbol)[0] else "warning"
     return "note" if decl and single else "warning"
+
+
+def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str | None:
+    abi = bound(q, cat, q.pins[0])
+    if abi is None or normalizer(cat).abi(abi) != q.target_sig:
+        return None   # a mismatch: CE002 reports it as an error
+    if decl and q.target_export is not None and _decltype_risk(cat, abi) is not None:
+        return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
+    return ("note" if single else "warning") if decl else None
 
 
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -358,21 +361,7 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         m = PFN_RE.search(e.target_type or "")
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
-        risk = _decltype_risk(cat, abi) if e.target_export is not None else None
-        if risk is not None:
-            return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
-                    f"with decltype of {e.target_export}: the export's type with these headers, but with CUDA "
-                    f"{_toolkits_of(risk)} headers decltype names {risk.pfn}, another ABI: declare it as "
-                    f"{abi.pfn}", "error")
-        if e.target_export is not None and [a for a in cat.decltype_abis(abi.symbol) if a != abi] == []:
-            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
-                    f"own type: declare it as {abi.pfn} to say so", "note")
-        if e.target_export is not None:
-            others = ", ".join(a.pfn for a in cat.decltype_abis(abi.symbol) if a != abi)
-            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
-                    f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
-                    f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
-        return None
+        return _export_decltype(e, cat, abi) if e.target_export is not None else None
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
@@ -380,6 +369,24 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
             f"{_SIGN_NOTE if signs else ''}: {fix}, or resolve {abi.symbol!r} at a pinned version with "
             "cuGetProcAddress", "warning" if signs else "error")
+
+
+def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:
+    """A decltype-typed pointer with the export's type with these headers: an error when another supported
+    toolkit's decltype names an ABI of another signature, a note when it can name only this one."""
+    risk = _decltype_risk(cat, abi)
+    if risk is not None:
+        return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
+                f"with decltype of {e.target_export}: the export's type with these headers, but with CUDA "
+                f"{_toolkits_of(risk)} headers decltype names {risk.pfn}, another ABI: declare it as "
+                f"{abi.pfn}", "error")
+    others = ", ".join(a.pfn for a in cat.decltype_abis(abi.symbol) if a != abi)
+    if not others:
+        return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
+                f"own type: declare it as {abi.pfn} to say so", "note")
+    return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
+            f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
+            f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
 
 
 def _export_check(e: Export, cat: Catalog) -> str | None:
