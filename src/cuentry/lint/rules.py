@@ -17,7 +17,7 @@ from ..catalog import Abi, Catalog, Fault, Verdict, catalog
 from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
-from .signature import normalizer, sign_only
+from .signature import normalizer, sign_only, struct_pointee_only
 
 __all__ = [
     "HELP_URI",
@@ -137,6 +137,8 @@ def _stream(q: Query, variant: str | None) -> str:
 
 
 _SIGN_NOTE = " (only the signedness of an integer differs: called alike today, but not the ABI's type)"
+_STRUCT_NOTE = (" (only the struct a pointer points to differs: called alike, and the same call if the two structs' "
+                "layouts agree; not the ABI's type)")
 
 
 def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
@@ -153,10 +155,10 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
                 return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        signs = sign_only(norm.abi(abi), q.target_sig)
+        signs = sign_only(norm.abi(abi), q.target_sig) or struct_pointee_only(norm.abi(abi), q.target_sig)
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}{_SIGN_NOTE if signs else ''}: "
+               f"{q.target_sig}{_why_alike(norm.abi(abi), q.target_sig)}: "
                f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
         yield q.line, q.col, msg, "warning" if signs else "error"
         return
@@ -185,6 +187,10 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
             f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but with CUDA "
             f"{_toolkits_of(other)} headers decltype names {other.pfn} ({other.signature.returns} "
             f"({other.signature.c_params(names=False)})), another ABI: declare it as {abi.pfn}{q.where}", "error")
+
+
+def _why_alike(a: str, b: str) -> str:
+    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if struct_pointee_only(a, b) else ""
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -365,10 +371,11 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
+    alias = struct_pointee_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
-            f"{_SIGN_NOTE if signs else ''}: {fix}, or resolve {abi.symbol!r} at a pinned version with "
-            "cuGetProcAddress", "warning" if signs else "error")
+            f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
+            "pinned version with cuGetProcAddress", "warning" if signs or alias else "error")
 
 
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:

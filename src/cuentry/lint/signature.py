@@ -158,8 +158,7 @@ def normalizer(cat: Catalog) -> Normalizer:
     return got
 
 
-__all__ = ["Normalizer", "normalizer", "platform_map", "sign_only", "signless"]
-
+__all__ = ["Normalizer", "normalizer", "platform_map", "sign_only", "signless", "struct_pointee_only"]
 
 
 _SIGNED = re.compile(r"\b(?:un)?signed\s+(?=(?:char|short|int|long)\b)")
@@ -169,6 +168,16 @@ _BARE = re.compile(r"\b(?:un)?signed\b")
 def signless(x: str) -> str:
     """A normalized type with integer signedness dropped (`unsigned int` -> `int`)."""
     return _BARE.sub("int", _SIGNED.sub("", x))
+
+
+_STRUCT_POINTEE = re.compile(r"\b\w+_st\b(?=(?:\s*const)?\s*\*)")
+
+
+def struct_pointee_only(a: str, b: str) -> bool:
+    """Two normalized signatures that differ only in which struct a pointer points to (a project's
+    `typedef SIGNAL_PARAMS WAIT_PARAMS`): passed alike (a pointer), the same call when the layouts agree; a rule
+    broken, not a wrong ABI."""
+    return a != b and _STRUCT_POINTEE.sub("struct", a) == _STRUCT_POINTEE.sub("struct", b)
 
 
 def sign_only(a: str, b: str) -> bool:
