@@ -175,7 +175,7 @@ def test_toolkit_choice_changes_what_decltype_binds(tmp_path: Path) -> None:
     f12, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="12.4"))
     f13, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="13.0"))
     # 11040 is what 12.4's decltype names, but 12.5+ headers name cuCtxCreate_v4: an error in a supported build
-    assert [f.code for f in f12] == ["CE002"] and f12[0].severity == "error" and "12.5+" in f12[0].message
+    assert [f.code for f in f12] == ["CE002"] and f12[0].severity == "warning" and "12.5+" in f12[0].message
     assert [f.code for f in f13] == ["CE002"] and f13[0].severity == "error"
     assert "CUDA 13.0" in f13[0].headers and "12050" in f13[0].message
 

@@ -164,12 +164,19 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
         return
 
 
+_RENAME_SEVERITY = "warning"
+"""A newer toolkit's decltype: a warning, as the catalog records each ABI's toolkits but not whether that cuda.h
+renames the base name to it (`cuCtxCreate_v4` is a rename in 13.0; `cuCtxSynchronize_v2` a name of its own)."""
+
+
 def _decltype_risk(cat: Catalog, abi: Abi) -> Abi | None:
-    """An ABI of another signature that `decltype(&symbol)` names in a supported toolkit (of the same stream mode
-    as `abi`): a pointer typed so binds `abi` only with some toolkits' headers."""
+    """A newer ABI of another signature that `decltype(&symbol)` names in a newer supported toolkit (of the same
+    stream mode as `abi`): a pointer typed so binds `abi` only until the code is built with those headers. (An
+    older toolkit's is not counted: code that pins a newer ABI is not built with headers older than it.)"""
     norm = normalizer(cat)
     mine = norm.abi(abi)
-    return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and norm.abi(a) != mine), None)
+    return next((a for a in cat.decltype_abis(abi.symbol)
+                 if a.variant == abi.variant and a.version > abi.version and norm.abi(a) != mine), None)
 
 
 def _toolkits_of(abi: Abi) -> str:
@@ -184,9 +191,10 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
     if other is None:
         return None
     return (q.line, q.col, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
-            f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but with CUDA "
-            f"{_toolkits_of(other)} headers decltype names {other.pfn} ({other.signature.returns} "
-            f"({other.signature.c_params(names=False)})), another ABI: declare it as {abi.pfn}{q.where}", "error")
+            f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but CUDA "
+            f"{_toolkits_of(other)} has {other.pfn} ({other.signature.returns} ({other.signature.c_params(names=False)}))"
+            f", and where its cuda.h renames {q.symbol} to it, decltype names that ABI and the pin binds the wrong "
+            f"one: declare it as {abi.pfn}{q.where}", _RENAME_SEVERITY)
 
 
 def _why_alike(a: str, b: str) -> str:
@@ -384,9 +392,9 @@ def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | Non
     risk = _decltype_risk(cat, abi)
     if risk is not None:
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
-                f"with decltype of {e.target_export}: the export's type with these headers, but with CUDA "
-                f"{_toolkits_of(risk)} headers decltype names {risk.pfn}, another ABI: declare it as "
-                f"{abi.pfn}", "error")
+                f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "
+                f"{_toolkits_of(risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
+                f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY)
     others = ", ".join(a.pfn for a in cat.decltype_abis(abi.symbol) if a != abi)
     if not others:
         return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
