@@ -295,8 +295,17 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    by_macro: dict[int, list[Query]] = {}
     for q in u.queries:
-        if q.api != "cudaGetDriverEntryPoint" or q.wrapped:
+        if q.api == "cudaGetDriverEntryPoint" and not q.wrapped and q.macro_line:
+            by_macro.setdefault(q.macro_line, []).append(q)
+    for line, qs in by_macro.items():   # one cause: the macro that calls it, once, with its expansions
+        at = ", ".join(map(str, sorted({q.line for q in qs})[:12])) + (", ..." if len({q.line for q in qs}) > 12 else "")
+        yield line, 1, (f"cudaGetDriverEntryPoint in this macro asks at the runtime's own version and fails on older "
+                        f"drivers (expanded at line{'s' if len(qs) > 1 else ''} {at}): use "
+                        "cudaGetDriverEntryPointByVersion with the version of each typedef")
+    for q in u.queries:
+        if q.api != "cudaGetDriverEntryPoint" or q.wrapped or q.macro_line:
             continue
         pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
             if _known(q, cat) and q.symbol else " with the version of the typedef you call through"
@@ -465,8 +474,8 @@ RULES: tuple[Rule, ...] = (
          severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
-         bad='CUdriverProcAddressQueryResult q; decltype(&cuMemAlloc) p;\n'
-             'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         bad='CUdriverProcAddressQueryResult q; decltype(&cuMemsetD32Async) p;\n'
+             'if (cuGetProcAddress("cuMemsetD32Async", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
