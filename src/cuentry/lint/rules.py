@@ -17,7 +17,7 @@ from ..catalog import Abi, Catalog, Fault, Verdict, catalog
 from ..names import FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
-from .signature import normalizer, sign_only, struct_pointee_only
+from .signature import normalizer, pointee_only, sign_only
 
 __all__ = [
     "HELP_URI",
@@ -137,8 +137,8 @@ def _stream(q: Query, variant: str | None) -> str:
 
 
 _SIGN_NOTE = " (only the signedness of an integer differs: called alike today, but not the ABI's type)"
-_STRUCT_NOTE = (" (only the struct a pointer points to differs: called alike, and the same call if the two structs' "
-                "layouts agree; not the ABI's type)")
+_STRUCT_NOTE = (" (only what a pointer points to differs: passed alike, and the same call if the pointees agree in "
+                "layout; not the ABI's type)")
 
 
 def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
@@ -155,7 +155,7 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
                 return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        signs = sign_only(norm.abi(abi), q.target_sig) or struct_pointee_only(norm.abi(abi), q.target_sig)
+        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig)
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
                f"{q.target_sig}{_why_alike(norm.abi(abi), q.target_sig)}: "
@@ -169,14 +169,23 @@ _RENAME_SEVERITY = "warning"
 renames the base name to it (`cuCtxCreate_v4` is a rename in 13.0; `cuCtxSynchronize_v2` a name of its own)."""
 
 
-def _decltype_risk(cat: Catalog, abi: Abi) -> Abi | None:
+def _decltype_risk(cat: Catalog, abi: Abi, parsed: int = 0) -> Abi | None:
     """A newer ABI of another signature that `decltype(&symbol)` names in a newer supported toolkit (of the same
     stream mode as `abi`): a pointer typed so binds `abi` only until the code is built with those headers. (An
     older toolkit's is not counted: code that pins a newer ABI is not built with headers older than it.)"""
     norm = normalizer(cat)
     mine = norm.abi(abi)
-    return next((a for a in cat.decltype_abis(abi.symbol)
-                 if a.variant == abi.variant and a.version > abi.version and norm.abi(a) != mine), None)
+    return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and a.version > abi.version
+                 and norm.abi(a) != mine and _first_toolkit(a) > parsed), None)
+
+
+def _first_toolkit(abi: Abi) -> int:
+    """The CUDA_VERSION of the first toolkit that declares the ABI (the headers parsed against are authoritative for
+    it and every older one: their decltype is what clang saw)."""
+    if not abi.toolkits:
+        return 1 << 30
+    major, _, minor = abi.toolkits[0].partition(".")
+    return int(major) * 1000 + int(minor or 0) * 10
 
 
 def _toolkits_of(abi: Abi) -> str:
@@ -187,7 +196,7 @@ def _toolkits_of(abi: Abi) -> str:
 def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None:
     """clang: a decltype-typed pointer whose type is the bound ABI's with these headers, but another toolkit's
     cuda.h renames the name to an ABI of another signature (an error: that build binds the wrong ABI)."""
-    other = _decltype_risk(cat, abi) if q.target_export is not None else None
+    other = _decltype_risk(cat, abi, q.toolkit) if q.target_export is not None else None
     if other is None:
         return None
     return (q.line, q.col, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
@@ -198,7 +207,7 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
 
 
 def _why_alike(a: str, b: str) -> str:
-    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if struct_pointee_only(a, b) else ""
+    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if pointee_only(a, b) else ""
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -276,7 +285,7 @@ def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str 
     abi = bound(q, cat, q.pins[0])
     if abi is None or normalizer(cat).abi(abi) != q.target_sig:
         return None   # a mismatch: CE002 reports it as an error
-    if decl and q.target_export is not None and _decltype_risk(cat, abi) is not None:
+    if decl and q.target_export is not None and _decltype_risk(cat, abi, q.toolkit) is not None:
         return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
     return ("note" if single else "warning") if decl else None
 
@@ -388,7 +397,7 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
-    alias = struct_pointee_only(norm.abi(abi), e.target_sig)
+    alias = pointee_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
             f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
@@ -398,7 +407,7 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:
     """A decltype-typed pointer with the export's type with these headers: an error when another supported
     toolkit's decltype names an ABI of another signature, a note when it can name only this one."""
-    risk = _decltype_risk(cat, abi)
+    risk = _decltype_risk(cat, abi, e.toolkit)
     if risk is not None:
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
                 f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "

@@ -344,6 +344,11 @@ def extract(text: str, path: str, opts: Options) -> Unit:
         return ""
 
     unit.queries, unit.exports = w.facts(where)
+    tk = _cuda_version(args)
+    for q in unit.queries:
+        q.toolkit = tk
+    for e in unit.exports:
+        e.toolkit = tk
     _lost(unit, w, tu, path, errors, missing)
     unit.requests = len(w.tally)
     unit.unjudged = sorted((line, why) for line, why in w.tally if why)
@@ -353,6 +358,22 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(f.name for f in w.fns.values())
     return unit
+
+
+_CUDA_VERSION = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)", re.M)
+
+
+def _cuda_version(args: list[str]) -> int:
+    """The CUDA_VERSION of the cuda.h in the -isystem directories (0 when none is found)."""
+    for i, a in enumerate(args):
+        if i and args[i - 1] == "-isystem" and os.path.isfile(os.path.join(a, "cuda.h")):
+            try:
+                with open(os.path.join(a, "cuda.h"), encoding="utf-8", errors="replace") as fh:
+                    m = _CUDA_VERSION.search(fh.read(1 << 20))
+            except OSError:
+                return 0
+            return int(m.group(1)) if m else 0
+    return 0
 
 
 def _note(missing: list[str], errors: list[tuple[int, str]]) -> str:
