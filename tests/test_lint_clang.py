@@ -363,7 +363,7 @@ def test_wrapper_defined_in_another_file_with_a_prototype_default(tmp_path: Path
     default its header prototype declares."""
     _clang()
     (tmp_path / "loader.h").write_text(
-        "#pragma once\n#include <cuda.h>\nCUresult get_entry(const char* name, void** fn, int version = 12000);\n")
+        "#pragma once\n#include <cuda.h>\nCUresult get_entry(const char* name, void** fn, int version = 12010);\n")
     (tmp_path / "loader.cpp").write_text(
         '#include "loader.h"\nCUresult get_entry(const char* name, void** fn, int version) {\n'
         "  CUdriverProcAddressQueryResult q;\n"

@@ -238,7 +238,8 @@ def check_symbol(symbol: object) -> str:
 
 MAX_VERSION = 0x7FFFFFFF  # the C int the driver takes
 BY_VERSION_DRIVER_FLOOR = 12000
-"""The driver cudaGetDriverEntryPointByVersion implies: it needs a 12.x runtime, and a 12.x runtime a 12.0 driver."""
+"""The driver cudaGetDriverEntryPointByVersion and cuGetProcAddress_v2 imply: ByVersion needs a 12.x runtime, and a
+12.x runtime a 12.0 driver; the 12000 getter is exported from the 12.0 driver on."""
 
 
 def check_version(version: object) -> int:

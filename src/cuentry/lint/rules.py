@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ..catalog import Abi, Catalog, Fault, Verdict, catalog
-from ..names import FLAGS, VERSIONED_APIS, split_suffix
+from ..names import BY_VERSION_DRIVER_FLOOR, FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 from .signature import normalizer, pointee_only, sign_only
@@ -95,7 +95,9 @@ def _sig_fix(cat: Catalog, sym: str, sig: str) -> str:
 
 
 def _floor(u: Unit, q: Query) -> int:
-    return max(u.floor, q.guard)
+    """The driver floor a request's pin is weighed against: the one the code states, a version check around it, and
+    (clang, which sees cuda.h rename the call) the 12.0 driver that the 12000 getter cuGetProcAddress_v2 needs."""
+    return max(u.floor, q.guard, BY_VERSION_DRIVER_FLOOR if q.api == "cuGetProcAddress_v2" else 0)
 
 
 def _known(q: Query, cat: Catalog) -> bool:
@@ -177,6 +179,17 @@ def _decltype_risk(cat: Catalog, abi: Abi, parsed: int = 0) -> Abi | None:
     mine = norm.abi(abi)
     return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and a.version > abi.version
                  and norm.abi(a) != mine and _first_toolkit(a) > parsed), None)
+
+
+def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
+    """The ABIs `decltype(&symbol)` can name (`Catalog.decltype_abis`), less the legacy ones of the toolkits up to
+    the real headers parsed against (clang saw what their decltype names: the one they keep is the ABI bound)."""
+    got = cat.decltype_abis(symbol)
+    if not parsed:
+        return got
+    kept = tuple(a for a in got if a.variant or _first_toolkit(a) > parsed)
+    newest_old = [a for a in got if not a.variant and _first_toolkit(a) <= parsed]
+    return (*newest_old[-1:], *kept)
 
 
 def _first_toolkit(abi: Abi) -> int:
@@ -271,7 +284,7 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
     """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity. A decltype
     that can name only one ABI in every supported toolkit and mode is a note."""
-    single = _known(q, cat) and q.symbol is not None and len(cat.decltype_abis(q.symbol)) == 1
+    single = _known(q, cat) and q.symbol is not None and len(_decltype_names(cat, q.symbol, q.toolkit)) == 1
     decl = q.target_export is not None or "decltype" in (q.handwritten or "")
     if q.target_sig is not None and q.symbol in cat and q.pins:
         return _clang_handwritten(q, cat, decl, single)
@@ -413,7 +426,7 @@ def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | Non
                 f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "
                 f"{_toolkits_of(risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
                 f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY)
-    others = ", ".join(a.pfn for a in cat.decltype_abis(abi.symbol) if a != abi)
+    others = ", ".join(a.pfn for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi)
     if not others:
         return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
                 f"own type: declare it as {abi.pfn} to say so", "note")
@@ -515,8 +528,8 @@ RULES: tuple[Rule, ...] = (
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
               'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
-         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
-             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v11040 p;\n'
+             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 12010, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
               'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
