@@ -233,8 +233,8 @@ def test_a_missing_header_costs_only_the_requests_that_need_it(tmp_path: Path) -
     out = io.StringIO()
     assert main(["lint", "--json", "--engine", "clang", "--toolkit", "13.0", str(tmp_path)], stdout=out) == 1
     (row,) = json.loads(out.getvalue())["judged"]
-    assert row["requests"] == 4 and row["judged"] == 2 and row["unjudged"][0]["line"] == 4
-    assert "ALLOC_PIN" in row["unjudged"][0]["why"]
+    assert row["requests_found"] == 4 and row["requests_judged"] == 2 and row["requests_unjudged"][0]["line"] == 4
+    assert "ALLOC_PIN" in row["requests_unjudged"][0]["why"]
 
 
 def test_a_project_header_is_found_where_projects_keep_them(tmp_path: Path) -> None:

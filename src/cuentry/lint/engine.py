@@ -90,7 +90,10 @@ class Judged:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        out["unjudged"] = [{"line": line, "why": why} for line, why in self.unjudged]
+        # JSON keys of their own (a key has one kind across the schemas: `judged` is the list, `requests` trace's)
+        out["requests_found"] = out.pop("requests")
+        out["requests_judged"] = out.pop("judged")
+        out["requests_unjudged"] = [{"line": line, "why": why} for line, why in out.pop("unjudged")]
         return out
 
 

@@ -1162,4 +1162,5 @@ def _guarantee(cond: Any, fn: Fn) -> int:
     return 0
 
 
-__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker", "lost_requests"]
+__all__ = ["EXPORT_APIS", "MAX_ROWS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker",
+           "lost_requests"]
