@@ -31,7 +31,7 @@ struct DriverAPI {
 
 DriverAPI create() {
   DriverAPI api;
-  DRIVER_API_REQUIRED(LOOKUP) // expect: CE004 CE007 (one finding per cause: the rows' CE010 notes, at the 12.0 floor ByVersion implies, are in it)
+  DRIVER_API_REQUIRED(LOOKUP) // expect: CE007 expect[tree-sitter]: CE004 expect[clang]: CE010 (one finding per cause; clang: each decltype has the bound ABI's signature, notes)
   DRIVER_API_OPTIONAL(LOOKUP) // expect: CE004 CE010 expect[clang]: CE002 (cuCtxCreate is cuCtxCreate_v4 in 13.0 headers)
   return api;
 }

@@ -300,6 +300,12 @@ def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str 
         return None   # a mismatch: CE002 reports it as an error
     if decl and q.target_export is not None and _decltype_risk(cat, abi, q.toolkit) is not None:
         return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
+    if decl and q.symbol is not None:
+        # a note when whatever the decltype can name has the bound ABI's signature (a _ptsz twin under
+        # CUDA_API_PER_THREAD_DEFAULT_STREAM is called alike)
+        norm = normalizer(cat)
+        mine = norm.abi(abi)
+        single = single or all(norm.abi(a) == mine for a in _decltype_names(cat, q.symbol, q.toolkit))
     return ("note" if single else "warning") if decl else None
 
 
@@ -496,8 +502,8 @@ RULES: tuple[Rule, ...] = (
          severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
-         bad='CUdriverProcAddressQueryResult q; decltype(&cuMemsetD32Async) p;\n'
-             'if (cuGetProcAddress("cuMemsetD32Async", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         bad='cudaDriverEntryPointQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
+             'if (cudaGetDriverEntryPoint("cuMemAlloc", (void**)&p, cudaEnableLegacyStream, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
