@@ -5,10 +5,10 @@
 #include <cudaTypedefs.h>
 static PFN_cuMemAlloc_v3020 p_alloc;
 static PFN_cuMemFree_v3020 p_free;
-#define LOAD_SYM(sym, pfn) /* expect: CE005/warning */                                  \
+#define LOAD_SYM(sym, pfn)                                                              \
   do {                                                                                  \
     cudaDriverEntryPointQueryResult qr;                                                 \
-    if (cudaGetDriverEntryPoint(#sym, (void**)&pfn, cudaEnableLegacyStream, &qr) || qr) \
+    if (cudaGetDriverEntryPoint(#sym, (void**)&pfn, cudaEnableLegacyStream, &qr) || qr) /* expect: CE005/warning */ \
       return false;                                                                     \
   } while (0)
 bool load() {

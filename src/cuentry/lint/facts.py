@@ -83,7 +83,7 @@ class Query:
     target_sig: str | None = None          # clang: the pointer's canonical function type, normalized
     target_export: str | None = None       # clang: decltype(&cuX) resolved to this export (after renames)
     guard: int = 0                         # a driver version a check around the request guarantees
-    macro_line: int = 0                    # clang: the line of this file's #define that writes the request
+    macro_lines: tuple[int, ...] = ()      # clang: the lines of this file's #defines that write the request
     toolkit: int = 0                       # clang: the CUDA_VERSION of the cuda.h the file was parsed against
 
 

@@ -325,15 +325,16 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
     by_macro: dict[int, list[Query]] = {}
     for q in u.queries:
-        if q.api == "cudaGetDriverEntryPoint" and not q.wrapped and q.macro_line:
-            by_macro.setdefault(q.macro_line, []).append(q)
+        if q.api == "cudaGetDriverEntryPoint" and not q.wrapped:
+            for line in q.macro_lines:
+                by_macro.setdefault(line, []).append(q)
     for line, qs in by_macro.items():   # one cause: the macro that calls it, once, with its expansions
         at = ", ".join(map(str, sorted({q.line for q in qs})[:12])) + (", ..." if len({q.line for q in qs}) > 12 else "")
         yield line, 1, (f"cudaGetDriverEntryPoint in this macro asks at the runtime's own version and fails on older "
                         f"drivers (expanded at line{'s' if len(qs) > 1 else ''} {at}): use "
                         "cudaGetDriverEntryPointByVersion with the version of each typedef")
     for q in u.queries:
-        if q.api != "cudaGetDriverEntryPoint" or q.wrapped or q.macro_line:
+        if q.api != "cudaGetDriverEntryPoint" or q.wrapped or q.macro_lines:
             continue
         pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
             if _known(q, cat) and q.symbol else " with the version of the typedef you call through"

@@ -40,7 +40,7 @@ _THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
 _DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
-_DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*\(")
+_DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 _WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
@@ -175,7 +175,7 @@ class Walker:
         self._lines: list[str] | None = None
         self.ranges: dict[str, Any] = {}                 # a range-for's loop variable -> the table it walks
         self._fn_names: set[str] | None = None
-        self._defines: list[tuple[int, str]] | None = None
+        self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
 
     # --- the walk -------------------------------------------------------------------------------------
@@ -641,28 +641,33 @@ class Walker:
                                           target_export=tinfo.export if tinfo else None))
                 continue
             q = self._query(s, tinfo, line, col, here)
-            if here.endswith(")") and "expanded from the macro" in here and not s.via:
-                q.macro_line = self._macro_line(s.api)
+            name = re.search(r"expanded from the macro (\w+)\)", here)
+            if name is not None and not s.via:
+                q.macro_lines = self._macro_lines(s.api, name.group(1))
             queries.append(q)
         return queries, exports
 
-    def _macro_line(self, api: str) -> int:
-        """The line of this file's one function-like `#define` whose body calls `api` (0: none, or several)."""
+    def _macro_lines(self, api: str, name: str) -> tuple[int, ...]:
+        """The lines of this file where a function-like `#define` calls `api` in its body: the definitions of the
+        macro `name` (one per `#if` branch), or else the one definition that calls it (none: several do)."""
         if self._defines is None:
             self._defines = []
             lines = self.text.splitlines()
             i = 0
             while i < len(lines):
-                start = i
-                if _DEFINE_FN.match(lines[i]):
-                    body = lines[i]
-                    while body.endswith("\\") and i + 1 < len(lines):
+                m = _DEFINE_FN.match(lines[i])
+                if m:
+                    body = [(i + 1, lines[i])]
+                    while body[-1][1].endswith("\\") and i + 1 < len(lines):
                         i += 1
-                        body = body[:-1] + lines[i]
-                    self._defines.append((start + 1, body))
+                        body.append((i + 1, lines[i]))
+                    self._defines.append((m.group(1), body))
                 i += 1
-        got = [line for line, body in self._defines if re.search(rf"\b{re.escape(api)}\s*\(", body)]
-        return got[0] if len(got) == 1 else 0
+        call = re.compile(rf"\b{re.escape(api)}\s*\(")
+        hits = [(n, next(line for line, text in body if call.search(text))) for n, body in self._defines
+                if any(call.search(text) for _, text in body)]
+        own = tuple(line for n, line in hits if n == name)
+        return own or (tuple(line for _, line in hits) if len(hits) == 1 else ())
 
     def _expanded(self, s: Site) -> str:
         """" (expanded from the macro M)" when the request is written in this file as a macro's invocation."""
