@@ -30,6 +30,7 @@ ROWS = [
     ("release_number", "cuMemAlloc", 12000, FLAG_LEGACY, {}, "PFN_cuMemAlloc_v3020"),
     ("between_abis", "cuMemAlloc", 2500, FLAG_LEGACY, {}, "PFN_cuMemAlloc_v2000"),
     ("above_newest_abi", "cuMemAlloc", 4000, FLAG_LEGACY, {}, "PFN_cuMemAlloc_v3020"),
+    ("above_every_driver", "cuMemAlloc", 110400, FLAG_LEGACY, {}, None),   # a typo of 11040: fails on every driver
     ("driver_too_old", "cuMulticastCreate", 12010, FLAG_LEGACY, {"driver_version": 11080},
      "PFN_cuMulticastCreate_v12010"),
     ("above_driver", "cuCtxCreate", 12050, FLAG_LEGACY, {"driver_version": 12040}, "PFN_cuCtxCreate_v12050"),
@@ -39,7 +40,8 @@ ROWS = [
     ("old_export", "cuMemAlloc", None, None, {"api": "dlsym"}, "PFN_cuMemAlloc_v2000"),
 ]
 BIND_REFUSES = {"unknown_symbol", "misspelled", "suffixed_name", "negative_version", "below_first_abi",
-                "no_abi_of_mode", "mixed_stream_modes", "release_number", "between_abis", "above_newest_abi"}
+                "no_abi_of_mode", "mixed_stream_modes", "release_number", "between_abis", "above_newest_abi",
+                "above_every_driver"}
 
 
 def test_every_kind_has_a_row() -> None:

@@ -356,7 +356,7 @@ static PFN_cuCtxCreate_v3020 p_cuCtxCreate;
 static PFN_cuCtxDestroy_v4000 p_cuCtxDestroy;
 
 #define LOAD(name) \\
-  if (cuGetProcAddress(#name, (void **)&p_##name, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 0
+  if (cuGetProcAddress(#name, (void **)&p_##name, 12040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 0
 #define LOAD_AT(name, v) \\
   if (cuGetProcAddress(#name, (void **)&p_##name, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 0
 
@@ -388,7 +388,7 @@ def test_macro_pins_are_fixed_at_the_definition_only_when_every_expansion_agrees
     text = f.read_text()
     assert "LOAD_AT(cuCtxCreate, 3020);" in text                 # a macro's argument: fixed where it is written
     assert ("&p_##name, 3020, CU_GET" in text) is definition_fixed
-    assert ("&p_##name, 12000, CU_GET" in text) is not definition_fixed
+    assert ("&p_##name, 12040, CU_GET" in text) is not definition_fixed
     assert text.count("3020") == MACROS.count("3020") + 1 + definition_fixed
 
 
@@ -409,12 +409,12 @@ def test_a_decltype_pointer_becomes_the_pfn_typedef_of_the_bound_abi(tmp_path: P
     _clang_only()
     f = tmp_path / "d.cpp"
     f.write_text(DECLTYPE)
-    _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", str(f))
+    _, out, _ = lint("--json", "--isolated", "--pedantic", "--toolkit", "12.4", str(f))
     assert [(x["code"], x["fix"]) for x in json.loads(out)["findings"]] == [("CE004", "safe")]
-    lint("--fix", "--isolated", "--toolkit", "12.4", str(f))
+    lint("--fix", "--isolated", "--pedantic", "--toolkit", "12.4", str(f))
     assert f.read_text() == DECLTYPE.replace("decltype(&cuMemAlloc) p_alloc", "PFN_cuMemAlloc_v3020 p_alloc")
     f.write_text(DECLTYPE.replace("#include <cudaTypedefs.h>\n", ""))   # no typedefs to name it by: no fix
-    _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", str(f))
+    _, out, _ = lint("--json", "--isolated", "--pedantic", "--toolkit", "12.4", str(f))
     assert [x["fix"] for x in json.loads(out)["findings"] if x["code"] == "CE004"] == ["none"]
 
 

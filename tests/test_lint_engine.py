@@ -95,21 +95,21 @@ def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_wrapper_in_a_header_is_used_by_other_files(tmp_path: Path) -> None:
     (tmp_path / "loader.h").write_text(
-        'static CUresult get_entry(const char* name, void** fn, int version = 12000) {\n'
+        'static CUresult get_entry(const char* name, void** fn, int version = 12010) {\n'
         '  CUdriverProcAddressQueryResult q;\n'
         '  CUresult r = cuGetProcAddress(name, fn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);\n'
         '  return r == CUDA_SUCCESS && q == CU_GET_PROC_ADDRESS_SUCCESS ? r : CUDA_ERROR_NOT_FOUND;\n}\n')
     (tmp_path / "use.cpp").write_text(
         '#include "loader.h"\n'
         'void init(void** a, void** b) {\n'
-        '  get_entry("cuMemCreate", a);\n'           # default 12000 > newest ABI 10020
+        '  get_entry("cuMemCreate", a);\n'           # default 12010 > newest ABI 10020
         '  get_entry("cuCtxCreate_v2", b, 3020);\n'
         '}\n')
     rep = lint_paths([str(tmp_path)])
     got = {(Path(f.path).name, f.line, f.code) for f in rep.findings}
     assert got == {("use.cpp", 3, "CE010"), ("use.cpp", 4, "CE003")}
     code, out, _ = _cli("lint", "--min-driver", str(tmp_path))
-    assert "12000  cuMemCreate" in out or "12.0 (12000)" in out
+    assert "12010  cuMemCreate" in out or "12.1 (12010)" in out
 
 
 def test_min_driver_through_macros(tmp_path: Path) -> None:

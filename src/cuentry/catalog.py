@@ -17,6 +17,7 @@ import os
 from . import _forksafe
 from .errors import CatalogDataError, UnknownSymbolError, UnknownVariantError, UnknownVersionError, UsageError
 from .names import (
+    BY_VERSION_DRIVER_FLOOR,
     DRIVER_GETTERS,
     FAULTS,
     FLAG_DEFAULT,
@@ -519,7 +520,8 @@ class Catalog:
             driver_version: the driver the request meets, when known (enables `above_driver`).
             runtime: the request is a CUDA runtime's own (default flags are its business).
             variant: the suffix of the typedef the result lands in (`"ptsz"`), when known.
-            floor: the driver floor the code states; a pin that raises it is a warning, one
+            floor: the driver floor the code states (for cudaGetDriverEntryPointByVersion at least
+                12000: it needs a 12.x runtime); a pin that raises it is a warning, one
                 that stays at or below it a note.
 
         Returns:
@@ -543,6 +545,9 @@ class Catalog:
         abi: Abi | None = None
         needs: int | None = None
         if version is not None and api in VERSIONED_APIS:
+            if api == "cudaGetDriverEntryPointByVersion":
+                # the API needs a 12.x runtime, which needs a 12.0 driver: a pin at or below that costs nothing
+                floor = max(floor or 0, BY_VERSION_DRIVER_FLOOR)
             abi, version_faults = self._judge_version(symbol, version, stream, variant, floor)
             faults += version_faults
             needs = version if abi is not None else None
@@ -597,10 +602,23 @@ class Catalog:
             first = self.first_version(symbol, stream)
             return None, [Fault("no_abi_of_mode", f"{symbol}@{version} has no {stream_label(stream)} ABI at or "
                                 f"below {version}", f"pin {first} (the first {stream_label(stream)} ABI)")]
-        return picked, [self._not_an_abi(symbol, version, vs, picked, floor)]
+        fault = self._not_an_abi(symbol, version, vs, picked, floor)
+        return (None if fault.kind == "above_every_driver" else picked), [fault]
+
+    def beyond_drivers(self) -> int:
+        """The lowest version no driver has or will soon have: two majors above the newest release the catalog
+        knows (a pin there, a typo like 110400, fails on every driver)."""
+        newest = self.history[-1] if self.history else "13.0"
+        return (int(newest.split(".")[0]) + 2) * 1000
 
     def _not_an_abi(self, symbol: str, version: int, vs: tuple[int, ...], picked: Abi, floor: int | None) -> Fault:
         gives = f"the driver gives {picked.pfn}" + (f" ({picked.exported})" if picked.exported else "")
+        if version >= self.beyond_drivers():
+            newest = self.history[-1] if self.history else "13.0"
+            return Fault("above_every_driver", f"{symbol} asked at {version}, above every driver's version (the newest "
+                         f"release is {newest}; its ABIs are {', '.join(map(str, vs))}): CUDA_ERROR_INVALID_VALUE on "
+                         "every driver, so it never resolves (a typo?)",
+                         f"pin {picked.version} (PFN_{symbol}_v{picked.version}), the ABI the code means")
         fix = f"pin {picked.version} (PFN_{symbol}_v{picked.version}) to say so"
         release = looks_like_release(version)
         kind = "release_number" if release else ("above_newest_abi" if version > vs[-1] else "between_abis")
@@ -649,6 +667,23 @@ class Catalog:
                             f"resolve {abi.symbol!r} with cuGetProcAddress at the version of its typedef instead of "
                             "naming an export"),)
         return Verdict(name, abi.version, None, "dlsym", abi, abi.version, faults)
+
+    def decltype_abis(self, symbol: str) -> tuple[Abi, ...]:
+        """The ABIs `decltype(&symbol)` can name in the supported toolkits: each toolkit's cuda.h declares the
+        newest ABI of each stream mode at or below its own version (`#define cuX cuX_v2`, per-thread ones under
+        CUDA_API_PER_THREAD_DEFAULT_STREAM). One ABI: the decltype cannot name another."""
+        out: list[Abi] = []
+        for tk in self.history or ("13.0",):
+            major, _, minor = tk.partition(".")
+            v = int(major) * 1000 + int(minor or 0) * 10
+            for per_thread in (False, True):
+                best = None
+                for a in self.abis(symbol):
+                    if bool(a.variant) == per_thread and a.version <= v and (not a.toolkits or tk in a.toolkits):
+                        best = a
+                if best is not None and best not in out:
+                    out.append(best)
+        return tuple(out)
 
     def pick(self, symbol: str, version: int, stream: Stream = "legacy") -> Abi | None:
         """The driver's rule, for any requested version: newest ABI of the mode at or below it."""

@@ -22,6 +22,7 @@ else:
     Stream = Mode = str
 
 __all__ = [
+    "BY_VERSION_DRIVER_FLOOR",
     "CAI_VERSIONS",
     "CUDA_ERROR_INVALID_VALUE",
     "CUDA_ERROR_NOT_FOUND",
@@ -238,6 +239,9 @@ def check_symbol(symbol: object) -> str:
 
 
 MAX_VERSION = 0x7FFFFFFF  # the C int the driver takes
+BY_VERSION_DRIVER_FLOOR = 12000
+"""The driver cudaGetDriverEntryPointByVersion and cuGetProcAddress_v2 imply: ByVersion needs a 12.x runtime, and a
+12.x runtime a 12.0 driver; the 12000 getter is exported from the 12.0 driver on."""
 
 
 def check_version(version: object) -> int:
@@ -374,6 +378,7 @@ FAULTS: dict[str, tuple[str, str | None, str | None, str | None]] = {
     "release_number":    ("warning", "CE010", "CT003", "not_an_abi_version"),
     "between_abis":      ("warning", "CE010", "CT003", "not_an_abi_version"),
     "above_newest_abi":  ("note",    "CE009", "CT003", "not_an_abi_version"),
+    "above_every_driver": ("error",  "CE009", "CT003", "not_an_abi_version"),
     "driver_too_old":    ("error",   None,    "CT004", "driver_too_old"),
     "above_driver":      ("error",   None,    "CT004", "version_above_driver"),
     "default_flags":     ("warning", "CE007", "CT005", None),

@@ -8,7 +8,7 @@ void pins() {
   CUresult r;
   r = cuGetProcAddress("cuMemAlloc", &p, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
   r = cuGetProcAddress("cuMemAlloc", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE009
-  r = cuGetProcAddress("cuCtxCreate", &p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
+  r = cuGetProcAddress("cuCtxCreate", &p, 12040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE010
   r = cuGetProcAddress("CUMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE003
   r = cuGetProcAddress("cuMemcpy_ptds", &p, 7000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE003
   r = cuGetProcAddress("cuMemcpyAsync", &p, 4000, 0, &q); // expect: CE007

@@ -16,7 +16,7 @@ inline void* get_symbol(const char* symbol) {
 template <typename... ArgTs>
 inline CUresult call(const char* symbol, ArgTs... args) {
   using FuncT = CUresult(ArgTs...);
-  FuncT* func = reinterpret_cast<FuncT*>(get_symbol(symbol)); // expect: CE004
+  FuncT* func = reinterpret_cast<FuncT*>(get_symbol(symbol)); // expect[tree-sitter]: CE004
   return (*func)(args...);
 }
 

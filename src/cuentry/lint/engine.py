@@ -93,9 +93,17 @@ class Judged:
     headers: str = ""
     note: str = ""
     configs: tuple[str, ...] = ()   # clang: the other configurations it was judged in (branches its flags skip)
+    requests: int = 0                                  # clang: requests found in the file
+    judged: int = 0                                    # clang: how many of them were judged
+    unjudged: tuple[tuple[int, str], ...] = ()         # clang: (line, why) of the others
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        # JSON keys of their own (a key has one kind across the schemas: `judged` is the list, `requests` trace's)
+        out["requests_found"] = out.pop("requests")
+        out["requests_judged"] = out.pop("judged")
+        out["requests_unjudged"] = [{"line": line, "why": why} for line, why in out.pop("unjudged")]
+        return out
 
 
 @dataclass
@@ -663,7 +671,8 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c":
-                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs)))
+                rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
+                                         unit.judged, tuple(unit.unjudged)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _unused_suppressions(rep, path, unit, cat, select, ignore)
             _pins(unit, cat, rep, required)

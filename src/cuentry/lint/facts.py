@@ -84,6 +84,8 @@ class Query:
     target_export: str | None = None       # clang: decltype(&cuX) resolved to this export (after renames)
     guard: int = 0                         # a driver version a check around the request guarantees
     config: str = ""                       # the configuration it was judged in, when not the flags' own
+    macro_lines: tuple[int, ...] = ()      # clang: the lines of this file's #defines that write the request
+    toolkit: int = 0                       # clang: the CUDA_VERSION of the cuda.h the file was parsed against
 
 
 @dataclass
@@ -100,6 +102,7 @@ class Export:
     target_sig: str | None = None           # clang: the pointer's canonical function type, normalized
     target_export: str | None = None
     config: str = ""                        # the configuration it was judged in, when not the flags' own
+    toolkit: int = 0                        # clang: the CUDA_VERSION of the cuda.h the file was parsed against
 
 
 @dataclass
@@ -152,6 +155,9 @@ class Unit:
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
     configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")
+    requests: int = 0                       # clang: the requests (and exports taken by name) found in the file
+    judged: int = 0                         # clang: how many of them were judged (their symbol known)
+    unjudged: list[tuple[int, str]] = field(default_factory=list)   # clang: (line, why) of those that were not
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:

@@ -199,7 +199,8 @@ def _typed(q: Query, cat: Catalog, symbol: str) -> int | None:
 def _query(u: Unit, line: int, col: int) -> Query | None:
     for q in u.queries:
         if (q.line, q.col) == (line, col) or (q.symbol_line, q.symbol_col) == (line, col):
-            if q.wrapped or q.via or q.where or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
+            macro_only = q.where.startswith(" (expanded from the macro ") and q.where.count("(") == 1
+            if q.wrapped or q.via or (q.where and not macro_only) or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
                 return None
             return q
     return None

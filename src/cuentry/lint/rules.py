@@ -9,20 +9,22 @@ came from when it was found through a macro or a version branch. `bad` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ..catalog import Abi, Catalog, Fault, Verdict, catalog
-from ..names import FLAGS, VERSIONED_APIS, split_suffix
+from ..names import BY_VERSION_DRIVER_FLOOR, FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
-from .signature import normalizer, sign_only
+from .signature import normalizer, pointee_only, sign_only
 
 __all__ = [
     "HELP_URI",
     "RULES",
     "RULE_CODES",
     "SEVERITIES",
+    "TABLE_ROWS",
     "Hit",
     "Rule",
     "bound",
@@ -93,7 +95,9 @@ def _sig_fix(cat: Catalog, sym: str, sig: str) -> str:
 
 
 def _floor(u: Unit, q: Query) -> int:
-    return max(u.floor, q.guard)
+    """The driver floor a request's pin is weighed against: the one the code states, a version check around it, and
+    (clang, which sees cuda.h rename the call) the 12.0 driver that the 12000 getter cuGetProcAddress_v2 needs."""
+    return max(u.floor, q.guard, BY_VERSION_DRIVER_FLOOR if q.api == "cuGetProcAddress_v2" else 0)
 
 
 def _known(q: Query, cat: Catalog) -> bool:
@@ -135,6 +139,8 @@ def _stream(q: Query, variant: str | None) -> str:
 
 
 _SIGN_NOTE = " (only the signedness of an integer differs: called alike today, but not the ABI's type)"
+_STRUCT_NOTE = (" (only what a pointer points to differs: passed alike, and the same call if the pointees agree in "
+                "layout; not the ABI's type)")
 
 
 def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
@@ -144,15 +150,77 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
     norm = normalizer(cat)
     for pin in q.pins:
         abi = bound(q, cat, pin)
+        if abi is not None and norm.abi(abi) == q.target_sig:
+            hit = _decltype_mismatch(q, cat, abi, pin)
+            if hit is not None:
+                yield hit
+                return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        signs = sign_only(norm.abi(abi), q.target_sig)
+        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig)
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}{_SIGN_NOTE if signs else ''}: "
+               f"{q.target_sig}{_why_alike(norm.abi(abi), q.target_sig)}: "
                f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
         yield q.line, q.col, msg, "warning" if signs else "error"
         return
+
+
+_RENAME_SEVERITY = "warning"
+"""A newer toolkit's decltype: a warning, as the catalog records each ABI's toolkits but not whether that cuda.h
+renames the base name to it (`cuCtxCreate_v4` is a rename in 13.0; `cuCtxSynchronize_v2` a name of its own)."""
+
+
+def _decltype_risk(cat: Catalog, abi: Abi, parsed: int = 0) -> Abi | None:
+    """A newer ABI of another signature that `decltype(&symbol)` names in a newer supported toolkit (of the same
+    stream mode as `abi`): a pointer typed so binds `abi` only until the code is built with those headers. (An
+    older toolkit's is not counted: code that pins a newer ABI is not built with headers older than it.)"""
+    norm = normalizer(cat)
+    mine = norm.abi(abi)
+    return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and a.version > abi.version
+                 and norm.abi(a) != mine and _first_toolkit(a) > parsed), None)
+
+
+def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
+    """The ABIs `decltype(&symbol)` can name (`Catalog.decltype_abis`), less the legacy ones of the toolkits up to
+    the real headers parsed against (clang saw what their decltype names: the one they keep is the ABI bound)."""
+    got = cat.decltype_abis(symbol)
+    if not parsed:
+        return got
+    kept = tuple(a for a in got if a.variant or _first_toolkit(a) > parsed)
+    newest_old = [a for a in got if not a.variant and _first_toolkit(a) <= parsed]
+    return (*newest_old[-1:], *kept)
+
+
+def _first_toolkit(abi: Abi) -> int:
+    """The CUDA_VERSION of the first toolkit that declares the ABI (the headers parsed against are authoritative for
+    it and every older one: their decltype is what clang saw)."""
+    if not abi.toolkits:
+        return 1 << 30
+    major, _, minor = abi.toolkits[0].partition(".")
+    return int(major) * 1000 + int(minor or 0) * 10
+
+
+def _toolkits_of(abi: Abi) -> str:
+    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.1+`: the first that declares it)."""
+    return f"{abi.toolkits[0]}+" if abi.toolkits else "newer"
+
+
+def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None:
+    """clang: a decltype-typed pointer whose type is the bound ABI's with these headers, but another toolkit's
+    cuda.h renames the name to an ABI of another signature (an error: that build binds the wrong ABI)."""
+    other = _decltype_risk(cat, abi, q.toolkit) if q.target_export is not None else None
+    if other is None:
+        return None
+    return (q.line, q.col, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
+            f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but CUDA "
+            f"{_toolkits_of(other)} has {other.pfn} ({other.signature.returns} ({other.signature.c_params(names=False)}))"
+            f", and where its cuda.h renames {q.symbol} to it, decltype names that ABI and the pin binds the wrong "
+            f"one: declare it as {abi.pfn}{q.where}", _RENAME_SEVERITY)
+
+
+def _why_alike(a: str, b: str) -> str:
+    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if pointee_only(a, b) else ""
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -214,16 +282,31 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
-    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity."""
-    single = _known(q, cat) and q.symbol is not None and len(cat.abis(q.symbol)) == 1
+    """None: not a fault (clang saw a hand-written type equal to the ABI bound); else the severity. A decltype
+    that can name only one ABI in every supported toolkit and mode is a note."""
+    single = _known(q, cat) and q.symbol is not None and len(_decltype_names(cat, q.symbol, q.toolkit)) == 1
     decl = q.target_export is not None or "decltype" in (q.handwritten or "")
     if q.target_sig is not None and q.symbol in cat and q.pins:
-        assert q.symbol is not None
-        abi = bound(q, cat, q.pins[0])
-        if abi is None or normalizer(cat).abi(abi) != q.target_sig:
-            return None   # a mismatch: CE002 reports it as an error
-        return ("note" if single else "warning") if decl else None
+        return _clang_handwritten(q, cat, decl, single)
+    if decl and single and q.symbol is not None and q.pins:
+        # tree-sitter: the one ABI the decltype can name against the ABI the pin binds
+        return "note" if bound(q, cat, q.pins[0]) == cat.decltype_abis(q.symbol)[0] else "warning"
     return "note" if decl and single else "warning"
+
+
+def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str | None:
+    abi = bound(q, cat, q.pins[0])
+    if abi is None or normalizer(cat).abi(abi) != q.target_sig:
+        return None   # a mismatch: CE002 reports it as an error
+    if decl and q.target_export is not None and _decltype_risk(cat, abi, q.toolkit) is not None:
+        return None   # another toolkit's decltype binds another ABI: CE002 reports it as an error
+    if decl and q.symbol is not None:
+        # a note when whatever the decltype can name has the bound ABI's signature (a _ptsz twin under
+        # CUDA_API_PER_THREAD_DEFAULT_STREAM is called alike)
+        norm = normalizer(cat)
+        mine = norm.abi(abi)
+        single = single or all(norm.abi(a) == mine for a in _decltype_names(cat, q.symbol, q.toolkit))
+    return ("note" if single else "warning") if decl else None
 
 
 def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -240,8 +323,18 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    by_macro: dict[int, list[Query]] = {}
     for q in u.queries:
-        if q.api != "cudaGetDriverEntryPoint" or q.wrapped:
+        if q.api == "cudaGetDriverEntryPoint" and not q.wrapped:
+            for line in q.macro_lines:
+                by_macro.setdefault(line, []).append(q)
+    for line, qs in by_macro.items():   # one cause: the macro that calls it, once, with its expansions
+        at = ", ".join(map(str, sorted({q.line for q in qs})[:12])) + (", ..." if len({q.line for q in qs}) > 12 else "")
+        yield line, 1, (f"cudaGetDriverEntryPoint in this macro asks at the runtime's own version and fails on older "
+                        f"drivers (expanded at line{'s' if len(qs) > 1 else ''} {at}): use "
+                        "cudaGetDriverEntryPointByVersion with the version of each typedef")
+    for q in u.queries:
+        if q.api != "cudaGetDriverEntryPoint" or q.wrapped or q.macro_lines:
             continue
         pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
             if _known(q, cat) and q.symbol else " with the version of the typedef you call through"
@@ -329,22 +422,33 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         m = PFN_RE.search(e.target_type or "")
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
-        if e.target_export is not None and len(cat.abis(abi.symbol)) == 1:
-            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
-                    f"own type: declare it as {abi.pfn} to say so", "note")
-        if e.target_export is not None:
-            others = ", ".join(a.pfn for a in cat.abis(abi.symbol) if a != abi)
-            return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
-                    f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
-                    f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
-        return None
+        return _export_decltype(e, cat, abi) if e.target_export is not None else None
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
+    alias = pointee_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
-            f"{_SIGN_NOTE if signs else ''}: {fix}, or resolve {abi.symbol!r} at a pinned version with "
-            "cuGetProcAddress", "warning" if signs else "error")
+            f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
+            "pinned version with cuGetProcAddress", "warning" if signs or alias else "error")
+
+
+def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:
+    """A decltype-typed pointer with the export's type with these headers: an error when another supported
+    toolkit's decltype names an ABI of another signature, a note when it can name only this one."""
+    risk = _decltype_risk(cat, abi, e.toolkit)
+    if risk is not None:
+        return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
+                f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "
+                f"{_toolkits_of(risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
+                f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY)
+    others = ", ".join(a.pfn for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi)
+    if not others:
+        return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
+                f"own type: declare it as {abi.pfn} to say so", "note")
+    return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
+            f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
+            f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
 
 
 def _export_check(e: Export, cat: Catalog) -> str | None:
@@ -408,8 +512,8 @@ RULES: tuple[Rule, ...] = (
          severity="error"),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
-         bad='CUdriverProcAddressQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
-             'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         bad='cudaDriverEntryPointQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
+             'if (cudaGetDriverEntryPoint("cuMemAlloc", (void**)&p, cudaEnableLegacyStream, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
@@ -440,8 +544,8 @@ RULES: tuple[Rule, ...] = (
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
               'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
-         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
-             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v11040 p;\n'
+             'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 12010, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
               'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
     Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
@@ -453,10 +557,63 @@ RULES: tuple[Rule, ...] = (
 RULE_CODES = tuple(r.code for r in RULES)
 
 
+TABLE_ROWS = 3
+"""Requests of at least this many symbols at one place are a table's rows (an X-macro expanded there, a
+table included there): their findings are one finding per cause."""
+_VERSION_CODES = ("CE002", "CE009", "CE010", "CE004")   # one cause, the version asked at (in this order of weight)
+_SEVERITY = {"error": 0, "warning": 1, "note": 2}
+_SYMBOL = re.compile(r"\bcu[A-Z]\w*")
+
+
 def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
-    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default)."""
+    """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default); the hits of a
+    table's rows (see `TABLE_ROWS`) made one finding per cause."""
     cat = catalog() if cat is None else cat
+    hits: list[tuple[Rule, tuple[int, int, str, str]]] = []
     for rule in RULES:
         for hit in rule.check(unit, cat):
             sev = hit[3] if len(hit) == 4 else rule.severity
-            yield rule, (hit[0], hit[1], hit[2], sev)
+            hits.append((rule, (hit[0], hit[1], hit[2], sev)))
+    at: dict[tuple[int, int], list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+    for one in hits:
+        at.setdefault((one[1][0], one[1][1]), []).append(one)
+    for (line, col), here in at.items():
+        symbols = {m.group(0) for _, h in here if (m := _SYMBOL.search(h[2]))}
+        if len(symbols) < TABLE_ROWS:
+            yield from here
+            continue
+        causes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+        for rule, h in here:
+            causes.setdefault("version" if rule.code in _VERSION_CODES else rule.code, []).append((rule, h))
+        for group in causes.values():
+            yield _one_finding(group, line, col) if len(group) > 1 else group[0]
+
+
+def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
+                 col: int) -> tuple[Rule, tuple[int, int, str, str]]:
+    """A table's rows with one cause as one finding: the entries whose consequence is an error (a wrong ABI bound,
+    a lookup that never resolves) each said in full, the others named, as notes."""
+    order = [*_VERSION_CODES, *RULE_CODES]
+    group = sorted(group, key=lambda g: (_SEVERITY.get(g[1][3], 3), order.index(g[0].code)))
+    rule, first = group[0]
+    errors = [h[2] for _, h in group if h[3] == "error"]
+    wrong = {m.group(0) for text in errors if (m := _SYMBOL.search(text))}
+    rest = [h[2] for _, h in group if h[3] != "error" and _symbol(h[2]) not in wrong]
+    names = sorted({_symbol(text) for text in rest} - {""})
+    n = len({m.group(0) for _, h in group if (m := _SYMBOL.search(h[2]))})
+    head = f"one cause for {n} entries of the table here: "
+    if errors:
+        more = (f"; the other {len(names)} entries ({_listed(names)}) are notes: they bind the ABI their type has "
+                f"(e.g. {rest[0]})") if rest else ""
+        return rule, (line, col, head + f"{len(errors)} bind the wrong ABI or never resolve: " + "; ".join(errors)
+                      + more, "error")
+    return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
+
+
+def _symbol(text: str) -> str:
+    m = _SYMBOL.search(text)
+    return m.group(0) if m else ""
+
+
+def _listed(names: list[str], most: int = 12) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -152,8 +152,7 @@ def normalizer(cat: Catalog) -> Normalizer:
     return cat.fact("lint.signature.normalizer", lambda c: Normalizer(c.types.get("typedefs", {})))
 
 
-__all__ = ["Normalizer", "normalizer", "platform_map", "sign_only", "signless"]
-
+__all__ = ["Normalizer", "normalizer", "platform_map", "pointee_only", "sign_only", "signless"]
 
 
 _SIGNED = re.compile(r"\b(?:un)?signed\s+(?=(?:char|short|int|long)\b)")
@@ -163,6 +162,49 @@ _BARE = re.compile(r"\b(?:un)?signed\b")
 def signless(x: str) -> str:
     """A normalized type with integer signedness dropped (`unsigned int` -> `int`)."""
     return _BARE.sub("int", _SIGNED.sub("", x))
+
+
+def pointee_only(a: str, b: str) -> bool:
+    """Two normalized signatures that differ only in what pointer parameters point to (`int *` for `void *`, a
+    project's alias of a layout-compatible struct): passed alike (a pointer), the same call when the pointees
+    agree in layout; a rule broken, not a wrong ABI."""
+    pa, pb = _split(a), _split(b)
+    if a == b or pa is None or pb is None or pa[0] != pb[0] or len(pa[1]) != len(pb[1]):
+        return False
+    return all(x == y or _alike_pointers(x, y) for x, y in zip(pa[1], pb[1], strict=True))
+
+
+def _alike_pointers(x: str, y: str) -> bool:
+    """Pointers whose pointees differ but not in a way the callee writes wrong: one is `void *`, or both point
+    to structs (a scalar of another size, `unsigned int *` for `unsigned long long *`, is a wrong ABI)."""
+    if not (x.endswith("*") and y.endswith("*")):
+        return False
+    px, py = (re.sub(r"\bconst\b", "", t[:-1]).strip() for t in (x, y))
+    if "void" in (px, py):
+        return True
+    return bool(_STRUCT.fullmatch(px) and _STRUCT.fullmatch(py))
+
+
+_STRUCT = re.compile(r"\w+_st")
+
+
+def _split(sig: str) -> tuple[str, list[str]] | None:
+    """A normalized signature `ret (p1, p2)` as (ret, [p1, p2]) (commas inside nested parentheses kept)."""
+    i = sig.find(" (")
+    if i < 0 or not sig.endswith(")"):
+        return None
+    params: list[str] = [""]
+    level = 0
+    for ch in sig[i + 2:-1]:
+        if ch == "(":
+            level += 1
+        elif ch == ")":
+            level -= 1
+        if ch == "," and level == 0:
+            params.append("")
+            continue
+        params[-1] += ch
+    return sig[:i], [p.strip() for p in params if p.strip()]
 
 
 def sign_only(a: str, b: str) -> bool:

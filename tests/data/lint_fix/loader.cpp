@@ -21,19 +21,19 @@ static int check(CUresult r, CUdriverProcAddressQueryResult q) { return r == CUD
 int load(void) {
   CUdriverProcAddressQueryResult q;
   int ok = 1;
-  ok &= check(cuGetProcAddress("cuMemAlloc", (void **)&p_alloc, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
+  ok &= check(cuGetProcAddress("cuMemAlloc", (void **)&p_alloc, 12040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuCtxCreate", (void **)&p_ctx, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuMemFree_v2", (void **)&p_free, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
-  ok &= check(cuGetProcAddress("cuMemGetInfo", (void **)&p_info, 11000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
+  ok &= check(cuGetProcAddress("cuMemGetInfo", (void **)&p_info, 12020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuStreamSynchronize", (void **)&p_sync, 2000, CU_GET_PROC_ADDRESS_DEFAULT, &q), q);
   ok &= check(cuGetProcAddress("cuMemcpyAsync", (void **)&p_copy, 4000, CU_GET_PROC_ADDRESS_DEFAULT, &q), q);
-  ok &= check(cuGetProcAddress("cuLaunchKernel", (void **)&p_launch, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
+  ok &= check(cuGetProcAddress("cuLaunchKernel", (void **)&p_launch, 12060, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("CuMemsetD8", (void **)&p_memset, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
-  ok &= check(cuGetProcAddress("cuModuleGetGlobal", (void **)&p_global, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
+  ok &= check(cuGetProcAddress("cuModuleGetGlobal", (void **)&p_global, 12080, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuMemHostAlloc", (void **)&p_hostalloc, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuCtxDestroy_v2", (void **)&p_destroy, 4000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   ok &= check(cuGetProcAddress("cuMemAllocPitch", (void **)&p_pitch, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
-  ok &= check(cuGetProcAddress("cuMemcpyHtoD", (void **)&p_htod, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
+  ok &= check(cuGetProcAddress("cuMemcpyHtoD", (void **)&p_htod, 12010, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q), q);
   cuGetProcAddress("cuMemAlloc", (void **)&p_alloc, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q);
   return ok;
 }

@@ -14,7 +14,7 @@ int load_old() {
 
 int load_new() {
   CUdriverProcAddressQueryResult q;
-  LOAD(cuMemAlloc, 3020); // expect: CE004
+  LOAD(cuMemAlloc, 3020); // expect: CE004/note
   return 0;
 }
 
@@ -26,5 +26,5 @@ int load_single() {
   return 0;
 }
 // cuMemAlloc at 2000 binds the 2000 ABI (32-bit pointers) but decltype gives cuMemAlloc_v2's type: an error
-// clang sees. At 3020 they agree (a warning: the type follows the toolkit). cuMemCreate/cuMemRelease have one ABI:
+// clang sees. At 3020 they agree (a note: every supported toolkit's cuda.h renames cuMemAlloc to cuMemAlloc_v2). cuMemCreate/cuMemRelease have one ABI:
 // a note, shown with --pedantic.

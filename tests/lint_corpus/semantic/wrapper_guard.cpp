@@ -11,13 +11,13 @@ static void* get(const char* name, int version) {
 int load() {
   int drv = 0;
   if (cuDriverGetVersion(&drv) != CUDA_SUCCESS) return 1;
-  void* a = get("cuMemCreate", 12000); // expect: CE010/warning
-  if (drv >= 12000) {
-    void* b = get("cuMemMap", 12000); // expect[clang]: CE010/note expect[tree-sitter]: CE010/warning
+  void* a = get("cuMemCreate", 12010); // expect: CE010/warning
+  if (drv >= 12010) {
+    void* b = get("cuMemMap", 12010); // expect[clang]: CE010/note expect[tree-sitter]: CE010/warning
     (void)b;
   }
   (void)a;
   return 0;
 }
-// The 12000 pins are release numbers that bind the only ABI (10020): a warning where they raise the floor, a
-// note where `drv >= 12000` already requires that driver.
+// The 12010 pins are release numbers that bind the only ABI (10020): a warning where they raise the floor, a
+// note where `drv >= 12010` already requires that driver (clang: the 12000 getter alone implies a 12.0 driver).

@@ -7,8 +7,9 @@ catalog for one toolkit. Macros, aliases, `decltype`, templates and constants ar
 the compiler; `.walk` evaluates each request's symbol, version and flags and the canonical type of
 the pointer it fills, into the same `Unit` facts the tree-sitter engine makes.
 
-A file that does not parse (an error in it, an include that is not found) raises `NotParsed`;
-the engine then judges it with tree-sitter and says why.
+A file with errors (an include that is not found, an undeclared name, a type from elsewhere) is still
+judged: clang keeps going, and only the requests that depend on what it could not see are left unjudged
+(`Unit.unjudged` says which and why). `NotParsed` is raised only when clang cannot parse the file at all.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...catalog import Catalog, catalog
-from ..facts import Unit, suppressions
+from ..facts import Query, Unit, suppressions
 from ..signature import normalizer
 
 RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource")
@@ -368,10 +369,11 @@ def _names(headers: list[str]) -> str:
 
 
 def _translation_unit(ci: Any, text: str, path: str, opts: Options,
-                      cat: Catalog) -> tuple[Any, list[str], str, list[str]]:
-    """The parsed file, its arguments, the headers used and the headers not found; `NotParsed` when it
-    has an error that is not a missing header. A `.h` that does not parse as C++ is tried as C."""
-    first = ""
+                      cat: Catalog) -> tuple[Any, list[str], str, list[str], list[tuple[int, str]]]:
+    """The parsed file, its arguments, the headers used, the headers not found, and the errors in the file
+    itself (line, message): clang keeps going past them, and only the facts that depend on them are lost. A `.h`
+    that does not parse as C++ is tried as C (the parse with fewer errors is kept)."""
+    best: tuple[Any, list[str], str, list[str], list[tuple[int, str]]] | None = None
     for as_c in (False, True) if path.endswith(".h") else (False,):
         args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
         pch = _pch(ci, args, text) if opts.pch else None
@@ -379,12 +381,66 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options,
             args = [*args, "-include-pch", pch]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
                     searched=not opts.commands.get(os.path.abspath(path)))
-        missing: list[str] = []
-        err = _first_error(tu, path, missing=missing)
-        if err is None:
-            return tu, args, headers, missing
-        first = first or err
-    raise NotParsed(first)
+        missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
+        errors = _errors(tu, path)
+        tu, args, missing, errors, implied = _implied(ci, path, text, opts, tu, args, missing, errors)
+        if implied:
+            headers += f" (included for it: {', '.join(implied)})"
+        if not errors:
+            return tu, args, headers, missing, errors
+        if best is None or len(errors) < len(best[4]):
+            best = (tu, args, headers, missing, errors)
+    assert best is not None
+    return best
+
+
+def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[str], missing: list[str],
+             errors: list[tuple[int, str]]) -> tuple[Any, list[str], list[str], list[tuple[int, str]], list[str]]:
+    """Parse again with the headers the file's undeclared names imply (see `_implied_headers`): the CUDA names
+    used but not declared (the header that includes cuda.h is not found, or the file is a fragment) are judged
+    as if the file included them, which is what the build it comes from does. Two rounds at most."""
+    implied: list[str] = []
+    for _ in range(2):
+        more = [h for h in _implied_headers(errors) if h not in implied]
+        if not more:
+            break
+        implied += more
+        args = [*args, *(x for h in more for x in ("-include", h))]
+        tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
+                    searched=not opts.commands.get(os.path.abspath(path)))
+        missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
+        errors = _errors(tu, path)
+    return tu, args, missing, errors, implied
+
+
+_UNDECLARED = re.compile(r"(?:undeclared identifier|unknown type name|undeclared function|undeclared library "
+                         r"function) '((?:cu|CU|PFN_cu|cuda|dl)\w*)'")
+
+
+def _implied_headers(errors: list[tuple[int, str]]) -> list[str]:
+    """The headers a file's undeclared names imply: CUDA's (cudaTypedefs.h includes cuda.h) and `dlfcn.h`."""
+    names = {m.group(1) for _, msg in errors if (m := _UNDECLARED.search(msg))}
+    out = []
+    if any(n.startswith(("cu", "CU", "PFN_")) for n in names):
+        out.append("cudaTypedefs.h")
+    if any(n.startswith("cuda") for n in names):
+        out.append("cuda_runtime_api.h")
+    if names & {"dlsym", "dlvsym", "dlopen", "dlclose"}:
+        out.append("dlfcn.h")
+    return out
+
+
+def _errors(tu: Any, path: str) -> list[tuple[int, str]]:
+    """The errors clang reports (other than a header not found), at their line in this file (0: in a header)."""
+    me = os.path.abspath(path)
+    out = []
+    for d in tu.diagnostics:
+        if d.severity < 3 or _NOT_FOUND.match(d.spelling):
+            continue
+        f = d.location.file
+        here = f is not None and os.path.abspath(f.name) == me
+        out.append((d.location.line if here else 0, str(d.spelling)))
+    return out
 
 
 def extract(text: str, path: str, opts: Options) -> Unit:
@@ -394,17 +450,14 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     from .walk import Walker
 
     cat = opts.cat or catalog()
-    tu, args, headers, missing = _translation_unit(ci, text, path, opts, cat)
+    tu, args, headers, missing, errors = _translation_unit(ci, text, path, opts, cat)
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
     w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
     w.foreign = opts.foreign
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
-
-    if missing:
-        unit.note = (f"clang: not found: {_names(missing)}; nothing the file's requests use came from them (give their "
-                     "directories with -I or --compile-commands to check the file whole)")
+    unit.note = _note(missing, errors)
 
     def where(s: Any) -> str:
         if s.callers:
@@ -413,6 +466,15 @@ def extract(text: str, path: str, opts: Options) -> Unit:
         return ""
 
     unit.queries, unit.exports = w.facts(where)
+    tk = _cuda_version(args)
+    for q in unit.queries:
+        q.toolkit = tk
+    for e in unit.exports:
+        e.toolkit = tk
+    _lost(unit, w, tu, path, errors, missing)
+    unit.requests = len(w.tally)
+    unit.unjudged = sorted((line, why) for line, why in w.tally if why)
+    unit.judged = unit.requests - len(unit.unjudged)
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
@@ -422,6 +484,52 @@ def extract(text: str, path: str, opts: Options) -> Unit:
 
         return every(unit, tu, text, path, opts, cat, extract)
     return unit
+
+
+_CUDA_VERSION = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)", re.M)
+
+
+def _cuda_version(args: list[str]) -> int:
+    """The CUDA_VERSION of the cuda.h in the -isystem directories (0 when none is found)."""
+    for i, a in enumerate(args):
+        if i and args[i - 1] == "-isystem" and os.path.isfile(os.path.join(a, "cuda.h")):
+            try:
+                with open(os.path.join(a, "cuda.h"), encoding="utf-8", errors="replace") as fh:
+                    m = _CUDA_VERSION.search(fh.read(1 << 20))
+            except OSError:
+                return 0
+            return int(m.group(1)) if m else 0
+    return 0
+
+
+def _note(missing: list[str], errors: list[tuple[int, str]]) -> str:
+    """What clang could not see, and that only the facts depending on it are left unjudged."""
+    fix = "give their directories with -I or --compile-commands to check the file whole"
+    if errors:
+        line, msg = errors[0]
+        at = f"line {line}: " if line else "in a header: "
+        lost = f"not found: {_names(missing)}; " if missing else ""
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return (f"clang: {lost}{len(errors)} error{'s' if len(errors) > 1 else ''}, {at}{msg}{more}; the requests "
+                f"that depend on them are not judged, the others are ("
+                f"{fix if missing else 'check the flags (-D, -std, --compile-commands) it is compiled with'})")
+    if missing:
+        return f"clang: not found: {_names(missing)}; nothing the file's requests use came from them ({fix})"
+    return ""
+
+
+def _lost(unit: Unit, w: Any, tu: Any, path: str, errors: list[tuple[int, str]], missing: list[str]) -> None:
+    """The requests clang dropped at an error: each counted and said why; a request's symbol, when it is a
+    string literal, is still judged (its name), nothing else."""
+    from .walk import EXPORT_APIS, lost_requests
+
+    seen = {line for line, _ in w.tally}
+    for api, line, col, sym, why in lost_requests(tu, path, errors, seen):
+        hint = f" (not found: {_names(missing)})" if missing else ""
+        w.tally.append((line, f"clang: {why}{hint}"))
+        if sym and api not in EXPORT_APIS:
+            unit.queries.append(Query(api=api, line=line, col=col, symbol=sym, version_kind="other",
+                                      status="not_applicable", where=" (the rest of this request does not parse)"))
 
 
 __all__ = [

@@ -50,6 +50,7 @@ class Env:
     tparam_index: dict[str, int] = field(default_factory=dict)
     driver_vars: frozenset[str] = frozenset()                  # VAR_DECL hashes set by a version query
     depth: int = 0
+    stores: Mapping[str, list[Any]] = field(default_factory=dict)   # variable/field -> the `x = ...` assigning it
 
 
 def key(c: Any) -> str:
@@ -204,9 +205,12 @@ def _ref(c: Any, env: Env) -> Val:
 
 
 def _member(c: Any, env: Env) -> Val:
-    """`name.c_str` (the object), or a static constexpr member's value."""
+    """`name.c_str` (the object), a static constexpr member's value, or a field a version query fills or
+    that is only ever assigned one constant."""
     d = c.referenced
     if d is not None and d.kind == K.VAR_DECL:
+        return _var(d, env)
+    if d is not None and d.kind == K.FIELD_DECL:
         return _var(d, env)
     kids = [x for x in c.get_children() if x.kind.is_expression()]
     return evaluate(kids[0], env) if kids and c.spelling in ("c_str", "data") else UNKNOWN
@@ -216,9 +220,13 @@ def _var(d: Any, env: Env) -> Val:
     if key(d) in env.driver_vars:
         return Val(None, "driver", text=d.spelling)
     init = [x for x in d.get_children() if x.kind.is_expression()]
+    stores = [] if d.type.is_const_qualified() else _stored(d, env)
+    if stores:
+        return _one_of([*init[-1:], *stores], d, env)
     if not init:
         return UNKNOWN
-    sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+    sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1,
+              env.stores)
     got = evaluate(init[-1], sub)
     toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
     if any(t in TOOLKIT_MACROS for t in toks):
@@ -226,6 +234,42 @@ def _var(d: Any, env: Env) -> Val:
     if any(t in ("cuDriverGetVersion", "cudaDriverGetVersion") for t in toks):
         return Val(None, "driver", text=d.spelling)
     return got
+
+
+def _stored(d: Any, env: Env) -> list[Any]:
+    """The right sides of the plain assignments `d = ...` anywhere in the translation unit."""
+    out = []
+    for op in env.stores.get(key(d), ()):
+        kids = list(op.get_children())
+        if len(kids) == 2 and op.kind == K.BINARY_OPERATOR and _operator_is(op, kids, "="):
+            out.append(kids[1])
+        elif len(kids) == 2 and op.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            out.append(op)     # `x += n`: not a constant (evaluates to unknown)
+    return out
+
+
+def _one_of(exprs: list[Any], d: Any, env: Env) -> Val:
+    """A variable's value from its initializer and every assignment (evaluated where they are, without the
+    caller's parameters): the driver's version when any is, the constant when all agree, unknown otherwise."""
+    sub = Env(env.macros, {}, {}, {}, {}, env.driver_vars, env.depth + 4, env.stores)
+    vals = [evaluate(x, sub) for x in exprs]
+    if any(v.kind == "driver" for v in vals):
+        return Val(None, "driver", text=d.spelling)
+    if any(v.kind == "toolkit" for v in vals):
+        toolkit = next(v for v in vals if v.kind == "toolkit")
+        return Val(toolkit.value if all(v.value == toolkit.value for v in vals) else None, "toolkit", text=d.spelling)
+    first = vals[0]
+    if first.value is not None and all(v.value == first.value for v in vals):
+        return Val(first.value, first.kind, text=d.spelling)
+    return Val(None, "other", text=d.spelling)
+
+
+def _operator_is(c: Any, kids: list[Any], op: str) -> bool:
+    end, start = kids[0].extent.end.offset, kids[1].extent.start.offset
+    try:
+        return any(end <= t.extent.start.offset < start and t.spelling == op for t in c.get_tokens())
+    except Exception:
+        return False
 
 
 def _binary(c: Any, env: Env) -> Val:
@@ -293,7 +337,7 @@ def _call(c: Any, env: Env) -> Val:
 
 def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
     return Env(env.macros, env.params if params is None else params, env.param_index if params is None else {},
-               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1)
+               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1, env.stores)
 
 
 def _helper(c: Any, f: Any, env: Env) -> Val:

@@ -11,7 +11,6 @@ wrapper's callers; what does not depend on the caller (an ignored result) once, 
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -42,6 +41,8 @@ _THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
 _DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
+_DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
+_WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
 class Macros(Mapping[str, list[str]]):
@@ -85,91 +86,6 @@ class Fn:
     tparams: list[str] = field(default_factory=list)
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
-    index: _FnIndex | None = None            # built once, on first need (see `_fn_index`)
-    at: tuple[list[tuple[Any, Any, int]], int] | None = None   # the walk's nodes, and where this function starts
-
-
-@dataclass
-class _FnIndex:
-    """One walk of a function, for every question its requests ask about it (no walk per request)."""
-
-    refs: dict[str, int]                                  # declaration key -> references to it in the function
-    casts: list[tuple[Any, bool, frozenset[str]]]         # each cast in walk order: under a return, names in it
-    in_requests: dict[str, int] | None = None             # declaration key -> references inside the requests
-
-
-def _fn_index(fn: Fn) -> _FnIndex:
-    """The function's index: the declarations it references (how often) and its casts with the names
-    inside each, in the order a depth-first walk (last child first) meets them. Read from the nodes the
-    walker recorded (no second walk through libclang); a function it did not record is walked here."""
-    if fn.index is not None:
-        return fn.index
-    nodes, start = fn.at if fn.at is not None else _recorded(fn.cursor)
-    end = start + 1
-    while end < len(nodes) and nodes[end][2] >= start:
-        end += 1
-    size = [1] * (end - start)
-    for j in range(end - 1, start, -1):
-        size[nodes[j][2] - start] += size[j - start]
-    in_return = [False] * (end - start)
-    cast_up: list[int] = [-1] * (end - start)          # the nearest enclosing cast (its index in `casts`)
-    refs: dict[str, int] = {}
-    casts: list[tuple[Any, bool, set[str], int, int]] = []   # cursor, under a return, names, first, end
-    for j in range(start, end):
-        c, k, up = nodes[j]
-        i = j - start
-        if j > start:
-            pk = nodes[up][1]
-            in_return[i] = in_return[up - start] or pk == K.RETURN_STMT
-            cast_up[i] = cast_up[up - start]
-        if k in _CASTS:
-            casts.append((c, in_return[i], set(), j, j + size[i]))
-            cast_up[i] = len(casts) - 1
-            continue
-        if k == K.DECL_REF_EXPR:
-            ref = c.referenced
-            if ref is not None:
-                h = key(ref)
-                refs[h] = refs.get(h, 0) + 1
-                at = cast_up[i]
-                while at >= 0:
-                    casts[at][2].add(h)
-                    at = _cast_parent(casts, at)
-    casts.sort(key=functools.cmp_to_key(_last_child_first))
-    fn.index = _FnIndex(refs, [(c, r, frozenset(names)) for c, r, names, _, _ in casts])
-    return fn.index
-
-
-def _cast_parent(casts: list[tuple[Any, bool, set[str], int, int]], at: int) -> int:
-    """The cast enclosing cast `at` (-1 when none): the nearest earlier one whose range holds it."""
-    first = casts[at][3]
-    for i in range(at - 1, -1, -1):
-        if casts[i][3] < first < casts[i][4]:
-            return i
-    return -1
-
-
-def _last_child_first(a: tuple[Any, bool, set[str], int, int], b: tuple[Any, bool, set[str], int, int]) -> int:
-    """The order a depth-first walk that takes the last child first meets two nodes: an enclosing node
-    first, else the later one first."""
-    if a[3] < b[3] < a[4]:
-        return -1
-    if b[3] < a[3] < b[4]:
-        return 1
-    return -1 if a[3] > b[3] else 1
-
-
-def _recorded(root: Any) -> tuple[list[tuple[Any, Any, int]], int]:
-    """The nodes under `root` as the walker records them: (cursor, kind, index of the parent)."""
-    nodes: list[tuple[Any, Any, int]] = []
-    stack: list[tuple[Any, int]] = [(root, -1)]
-    while stack:
-        c, up = stack.pop()
-        me = len(nodes)
-        nodes.append((c, c.kind, up))
-        for ch in reversed(_kids(c)):
-            stack.append((ch, me))
-    return nodes, 0
 
 
 def _visit(child: Any, _parent: Any, data: Any) -> int:
@@ -194,16 +110,6 @@ def _subtree(c: Any) -> list[Any]:
     """A cursor and its descendants in preorder, with one visit of libclang (no generator per level)."""
     out: list[Any] = [c]
     conf.lib.clang_visitChildren(c, _VISIT, (out, c._tu, 2))
-    return out
-
-
-def _refs_in(root: Any) -> dict[str, int]:
-    """The declarations referenced under one cursor, and how often."""
-    out: dict[str, int] = {}
-    for x in _subtree(root):
-        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
-            h = key(x.referenced)
-            out[h] = out.get(h, 0) + 1
     return out
 
 
@@ -286,7 +192,17 @@ class Walker:
         self._includes: dict[str, list[tuple[int, int]]] | None = None
         self.foreign: dict[str, dict[str, Any]] = {}     # wrappers of other files of the run, by USR
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
-        self.nodes: list[tuple[Any, Any, int]] = []      # every node walked: (cursor, kind, parent's index)
+        self.driver_vars: set[str] = set()               # every variable or field a version query fills
+        self.stores: dict[str, list[Any]] = {}            # variable/field -> the assignments to it
+        self.refs: dict[tuple[str, str], int] = {}        # (function, variable) -> how often it is named there
+        self.casts: dict[str, list[tuple[Any, Fn | None]]] = {}   # variable -> the casts of it, and where
+        self._in_requests: dict[str, dict[str, int]] = {}
+        self.returned: set[tuple[str, str]] = set()         # (function, variable) it returns as it is
+        self._lines: list[str] | None = None
+        self.ranges: dict[str, Any] = {}                 # a range-for's loop variable -> the table it walks
+        self._fn_names: set[str] | None = None
+        self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
+        self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -307,25 +223,57 @@ class Walker:
         return self
 
     def _walk(self, root: Any, fn: Fn | None, parents: list[Any]) -> None:
-        stack: list[tuple[Any, Fn | None, list[Any], int]] = [(root, fn, parents, -1)]
-        nodes = self.nodes
+        stack: list[tuple[Any, Fn | None, list[Any]]] = [(root, fn, parents)]
         while stack:
-            c, fn, par, up = stack.pop()
+            c, fn, par = stack.pop()
             k = c.kind
-            me = len(nodes)
-            nodes.append((c, k, up))     # for the functions' indexes (`_fn_index`): no second walk
             if k in _FN_KINDS and (k == K.LAMBDA_EXPR or c.is_definition()):
                 fn = self._fn(c)
-                if fn.at is None:
-                    fn.at = (nodes, me)
             elif k == K.CALL_EXPR:
                 self._call(c, fn, par)
-            elif k == K.DECL_REF_EXPR and c.spelling in FLAG_MODES and not _or_ed(par):
-                self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+            elif k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+                self._store(c)
+            elif k == K.DECL_REF_EXPR:
+                self._ref(c, fn, par)
+            elif k == K.CXX_FOR_RANGE_STMT:
+                kids = _kids(c)
+                d = _decl_of(kids[1]) if len(kids) > 2 and kids[0].kind == K.VAR_DECL else None
+                if d is not None:
+                    self.ranges[key(kids[0])] = d
+            elif k == K.RETURN_STMT and fn is not None:
+                d = _decl_of(c)
+                if d is not None:
+                    self.returned.add((key(fn.cursor), key(d)))
+            elif k in _CASTS:
+                d = _decl_of(c)
+                if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+                    self.casts.setdefault(key(d), []).append((c, fn))
             kids = _kids(c)
             sub = [*par[-6:], c]
             for ch in reversed(kids):
-                stack.append((ch, fn, sub, me))
+                stack.append((ch, fn, sub))
+
+    def _ref(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
+        """A name used: counted per function (for "is it read again"), and a stream flag's use noted."""
+        if c.spelling in FLAG_MODES and not _or_ed(par):
+            self.flag_uses.append((c.spelling, c.location.line, c.location.column))
+        ref = c.referenced
+        if fn is not None and ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL):
+            h = (key(fn.cursor), key(ref))
+            self.refs[h] = self.refs.get(h, 0) + 1
+
+    def uses(self, fn: Fn, d: Any) -> int:
+        """How often the variable `d` is named in `fn` (its nested lambdas are functions of their own)."""
+        return self.refs.get((key(fn.cursor), key(d)), 0)
+
+    def _store(self, c: Any) -> None:
+        """An assignment to a variable or field (checked for `=` only when its value is asked)."""
+        lhs = next(iter(c.get_children()), None)
+        if lhs is None or lhs.kind not in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.UNEXPOSED_EXPR):
+            return
+        d = _decl_of(lhs)
+        if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL):
+            self.stores.setdefault(key(d), []).append(c)
 
     def _fn(self, c: Any) -> Fn:
         h = key(c)
@@ -350,8 +298,9 @@ class Walker:
         return self._getters
 
     def api_of(self, c: Any) -> str | None:
-        """The request API a call is: by name, or by the canonical type of a pointer it calls through."""
-        name = c.spelling
+        """The request API a call is: by name, or by the canonical type of a pointer it calls through (a
+        call clang kept with an error in it, `cuGetProcAddress(..., &undeclared->fn, ...)`, by the name it calls)."""
+        name = c.spelling or _recovered_callee(c)
         ref = c.referenced
         if ref is not None and ref.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
             # a call through a pointer is the getter its type is, whatever it is named (a field named
@@ -360,6 +309,13 @@ class Walker:
             got = self.getters().get(signless(info.sig)) if info is not None and info.sig else None
             if got is not None or (name not in ROLES and name not in EXPORT_APIS):
                 return got
+        if ref is None and not name:
+            # a call through an expression: `((PFN_cuGetProcAddress_v12000)addr)(...)`, a getter from an integer
+            callee = next(iter(c.get_children()), None)
+            while callee is not None and callee.kind in _THROUGH and callee.type.get_canonical().kind != T.POINTER:
+                callee = next(iter(callee.get_children()), None)
+            info = self.type_info(callee.type) if callee is not None else None
+            return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
         return str(name) if name in ROLES or name in EXPORT_APIS else None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
@@ -367,20 +323,23 @@ class Walker:
         if api is not None:
             self.direct.append((c, fn, par))
             self.api_names[key(c)] = api
-        elif c.spelling in VERSION_QUERIES and fn is not None:
+        elif c.spelling in VERSION_QUERIES:
             for a in c.get_arguments():
                 d = _decl_of(a)
                 if d is not None:
-                    fn.driver_vars.add(key(d))
+                    self.driver_vars.add(key(d))   # a global or a field filled here is the driver's anywhere
+                    if fn is not None:
+                        fn.driver_vars.add(key(d))
         else:
             self.calls.append((c, fn, par))
 
     # --- evaluation ---------------------------------------------------------------------------------------
     def env(self, fn: Fn | None) -> Env:
         if fn is None:
-            return Env(self.macros)
+            return Env(self.macros, driver_vars=frozenset(self.driver_vars), stores=self.stores)
         return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
-                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(fn.driver_vars))
+                   tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(self.driver_vars),
+                   stores=self.stores)
 
     def value(self, r: Role, depth: int = 0) -> Val:
         if r.fixed is not None:
@@ -413,7 +372,8 @@ class Walker:
 
     def sites(self) -> Iterator[Site]:
         """Every request, with wrapper layers followed (the final ones, whose symbol is known)."""
-        pending = [s for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None]
+        pending = [r for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None
+                   for r in self._rows(s)]
         by_callee = self._callees()
         local = {key(f.cursor) for f in self.fns.values()}
         for usr, spec in self.foreign.items():
@@ -468,22 +428,72 @@ class Walker:
                     (), (spec["name"],), False, roles=(r0, r1, r2), parents=tuple(par))
 
     def _direct(self, c: Any, fn: Fn | None, par: list[Any]) -> Site | None:
-        args = list(c.get_arguments())
+        args = _arguments(c)
         env = self.env(fn)
-        used, unchecked_result = _result_use(c, par, fn)
-        api = self.api_names.get(key(c), c.spelling)
+        used, unchecked_result = _result_use(c, par, fn, self)
+        api = self.api_names.get(key(c)) or c.spelling or _recovered_callee(c) or ""
+        if api not in ROLES and api not in EXPORT_APIS:
+            return None
         if api in EXPORT_APIS:
             i = EXPORT_APIS[api]
             if len(args) <= i:
                 return None
             role = Role(args[i], fn)
-            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par), "",
+            return Site(c, fn, api, self.value(role), UNKNOWN, UNKNOWN, self._landing(c, par, fn), "",
                         True, (), export=True, roles=(role, Role(fixed=UNKNOWN), Role(fixed=UNKNOWN)))
         si, pi, vi, fi, sti = ROLES[api]
         if len(args) <= max(si, pi, fi):
             return None
+        status, unchecked = self._status(api, args, sti, fn, env, list(unchecked_result))
+        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
+        written = self._written(args, vi) if vi is not None else ""
+        if self._toolkit_words(written):
+            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
+        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
+        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
+                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+
+    def _rows(self, s: Site) -> list[Site]:
+        """A request made in a loop over a table (`for (auto& e : table) get(e.name, e.fn, e.version)`, `table[i]`,
+        `names[i]`): one request per row of the table's initializer, each role that reads the row bound to the
+        row's value, the pointer to the row's target. The request itself when its symbol is not read from a table."""
+        if isinstance(s.symbol.value, str) or s.roles[0].cursor is None:
+            return [s]
+        table = self._table(s.roles[0].cursor)
+        if table is None:
+            return [s]
+        decl, rows = table
+        out = []
+        args = _arguments(s.call)
+        pi = None if s.export else ROLES[s.api][1]
+        for row in rows[:MAX_ROWS]:
+            roles = tuple(Role(fixed=evaluate(got, Env(self.macros))) if (got := _row_value(r.cursor, decl, row))
+                          is not None else r for r in s.roles)
+            target = s.target
+            if pi is not None and pi < len(args):
+                at = _row_value(args[pi], decl, row)
+                target = self._target(at, None) if at is not None else target
+            if not isinstance(self.value(roles[0]).value, str):
+                return [s]
+            r0, r1, r2 = roles
+            out.append(Site(s.call, s.fn, s.api, self.value(r0), self.value(r1), self.value(r2), target, s.status,
+                            s.result_used, s.unchecked, s.via, s.export, roles=(r0, r1, r2), parents=s.parents))
+        return out or [s]
+
+    def _table(self, expr: Any) -> tuple[Any, list[Any]] | None:
+        """The table an argument reads (`e.name` of a range-for over it, `t[i].name`, `names[i]`) and its rows."""
+        decl = _table_decl(expr, self.ranges)
+        if decl is None:
+            return None
+        init = next((x for x in decl.get_children() if x.kind == K.INIT_LIST_EXPR), None)
+        if init is None:
+            return None
+        return decl, [x for x in init.get_children() if x.kind.is_expression()]
+
+    def _status(self, api: str, args: list[Any], sti: int | None, fn: Fn | None, env: Env,
+                unchecked: list[str]) -> tuple[str, list[str]]:
+        """How the query result is passed (given, null, missing), and the results never tested."""
         status = "not_applicable"
-        unchecked = list(unchecked_result)
         if sti is not None and len(args) > sti:
             st = evaluate(args[sti], env)
             status = "null" if st.value == 0 else "given"
@@ -494,25 +504,21 @@ class Walker:
                 unchecked.append(d.spelling)
         elif sti is not None and api != "cuGetProcAddress":
             status = "missing"
-        vrole = Role(args[vi], fn) if vi is not None else Role(fixed=Val(None, "runtime"))
-        written = self._written(args, vi) if vi is not None else ""
-        if self._toolkit_words(written):
-            vrole = Role(fixed=Val(self.value(vrole).value, "toolkit", text=written.strip(" ,")))
-        roles = (Role(args[si], fn), vrole, Role(args[fi], fn))
-        return Site(c, fn, api, self.value(roles[0]), self.value(roles[1]), self.value(roles[2]),
-                    self._target(args[pi], fn), status, used, tuple(unchecked), roles=roles, parents=tuple(par))
+        return status, unchecked
 
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
-        h = key(d)
-        index = _fn_index(fn)
-        if index.in_requests is None:
-            index.in_requests = {}
+        h = key(fn.cursor)
+        inside = self._in_requests.get(h)
+        if inside is None:
+            inside = self._in_requests[h] = {}
             for call, cfn, _ in self.direct:
                 if cfn is fn:
-                    for name, n in _refs_in(call).items():
-                        index.in_requests[name] = index.in_requests.get(name, 0) + n
-        return index.refs.get(h, 0) > index.in_requests.get(h, 0)
+                    for x in _subtree(call):
+                        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
+                            k = key(x.referenced)
+                            inside[k] = inside.get(k, 0) + 1
+        return self.uses(fn, d) > inside.get(key(d), 0)
 
     def _toolkit_words(self, written: str, depth: int = 0) -> bool:
         """True when text written in the file names CUDA_VERSION (or a macro of the file that does)."""
@@ -560,7 +566,7 @@ class Walker:
         exp = _written_export(c)
         if own is not None and exp is not None and own.pfn is None:
             own = TypeInfo(own.spelling, None, exp, own.sig, f"the pointer's type is decltype of {exp}")
-        return own if own is not None and own.sig is not None else self._landing(c, par)
+        return own if own is not None and own.sig is not None else self._landing(c, par, caller)
 
     def _default(self, fn: Fn, i: int) -> Val:
         if i >= len(fn.params):
@@ -577,35 +583,42 @@ class Walker:
             for i, p in enumerate(fn.params):
                 if key(p) == key(d):
                     return ("param", i)
-        ty = d.type
-        if ty.get_canonical().kind == T.POINTER and ty.get_canonical().get_pointee().kind == T.VOID and fn is not None:
+        if _void_pointer(d.type):
             return self._cast_of(d, fn)
-        return self.type_info(ty)
+        return self.type_info(d.type)
 
-    def _cast_of(self, d: Any, fn: Fn) -> Any:
-        """Where a `void *` that received the pointer goes: a cast of it (or the function's return)."""
-        h = key(d)
-        for c, in_return, names in _fn_index(fn).casts:
-            if h in names:
-                if c.type.kind in (T.UNEXPOSED, T.DEPENDENT) or "type-parameter" in c.type.spelling or (in_return \
-                        and _dependent(c.type)):
+    def _cast_of(self, d: Any, fn: Fn | None) -> Any:
+        """Where a `void *` that received the pointer goes: a cast of it that gives it a type (in the same
+        function first, then anywhere in the translation unit: a `static void *` cast at its call in another
+        function or a template functor), or the function's return."""
+        casts = self.casts.get(key(d), [])
+        for c, cfn in sorted(casts, key=lambda x: x[1] is not fn):
+            if _dependent(c.type) or "type-parameter" in c.type.spelling:
+                if cfn is fn:
                     return ("return",)
-                return self.type_info(c.type)
+                continue
+            info = self.type_info(c.type)
+            if info is not None:
+                return info
+        if fn is not None and (key(fn.cursor), key(d)) in self.returned:
+            return ("return",)     # returned as it is: its type is given where the function is called
         return None
 
-    def _landing(self, c: Any, par: list[Any]) -> Any:
+    def _landing(self, c: Any, par: list[Any], fn: Fn | None = None) -> Any:
         """The type a returned pointer lands in: the cast around the call, the variable it initializes,
-        the left side it is assigned to."""
+        the left side it is assigned to (a `void *` variable, field or element: the cast that gives it a type)."""
         for p in reversed(par):
             if p.kind in _THROUGH:
                 continue
             if p.kind in _CASTS:
                 return ("return",) if _dependent(p.type) else self.type_info(p.type)
             if p.kind == K.VAR_DECL:
-                return self.type_info(p.type)
+                return self._cast_of(p, fn) if _void_pointer(p.type) else self.type_info(p.type)
             if p.kind == K.BINARY_OPERATOR:
                 lhs = next(iter(p.get_children()), None)
                 d = _decl_of(lhs) if lhs is not None else None
+                if d is not None and lhs is not None and _void_pointer(lhs.type):
+                    return self._cast_of(d, fn)
                 return self.type_info(d.type if d is not None else lhs.type) if lhs is not None else None
             if p.kind == K.RETURN_STMT:
                 return ("return",)
@@ -645,8 +658,10 @@ class Walker:
             if at is None:
                 continue
             line, col, row = at
-            here = where(s) + (f" (the row at {row}, a table included here)" if row else "")
+            here = where(s) + (f" (the row at {row}, a table included here)" if row else "") + self._expanded(s)
             tinfo = s.target if isinstance(s.target, TypeInfo) else None
+            if not s.callers:
+                self.tally.append((line, _unjudged(s)))
             if s.export:
                 if isinstance(s.symbol.value, str):
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
@@ -654,8 +669,54 @@ class Walker:
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None))
                 continue
-            queries.append(self._query(s, tinfo, line, col, here))
+            q = self._query(s, tinfo, line, col, here)
+            name = re.search(r"expanded from the macro (\w+)\)", here)
+            if name is not None and not s.via:
+                q.macro_lines = self._macro_lines(s.api, name.group(1))
+            queries.append(q)
         return queries, exports
+
+    def _macro_lines(self, api: str, name: str) -> tuple[int, ...]:
+        """The lines of this file where a function-like `#define` calls `api` in its body: the definitions of the
+        macro `name` (one per `#if` branch), or else the one definition that calls it (none: several do)."""
+        if self._defines is None:
+            self._defines = []
+            lines = self.text.splitlines()
+            i = 0
+            while i < len(lines):
+                m = _DEFINE_FN.match(lines[i])
+                if m:
+                    body = [(i + 1, lines[i])]
+                    while body[-1][1].endswith("\\") and i + 1 < len(lines):
+                        i += 1
+                        body.append((i + 1, lines[i]))
+                    self._defines.append((m.group(1), body))
+                i += 1
+        call = re.compile(rf"\b{re.escape(api)}\s*\(")
+        hits = [(n, next(line for line, text in body if call.search(text))) for n, body in self._defines
+                if any(call.search(text) for _, text in body)]
+        own = tuple(line for n, line in hits if n == name)
+        return own or (tuple(line for _, line in hits) if len(hits) == 1 else ())
+
+    def _expanded(self, s: Site) -> str:
+        """" (expanded from the macro M)" when the request is written in this file as a macro's invocation."""
+        loc = s.call.location
+        if loc.file is None or os.path.abspath(loc.file.name) != os.path.abspath(self.path):
+            return ""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        line = self._lines[loc.line - 1] if 0 < loc.line <= len(self._lines) else ""
+        m = _WORD_CALL.match(line, max(loc.column - 1, 0))
+        name = m.group(1) if m else ""
+        if name and name not in (s.call.spelling, s.api, _recovered_callee(s.call)) and name not in ROLES \
+                and name not in EXPORT_APIS and name not in self.fn_names() and name not in _callee_names(s.call):
+            return f" (expanded from the macro {name})"
+        return ""
+
+    def fn_names(self) -> set[str]:
+        if self._fn_names is None:
+            self._fn_names = {f.name for f in self.fns.values()}
+        return self._fn_names
 
     def _place(self, s: Site) -> tuple[int, int, str] | None:
         """Where this file reports a request: its own line; or, for a row of a table the file pulls in
@@ -718,6 +779,81 @@ class Walker:
             guard=_guard(s.parents, s.fn))
 
 
+def _unjudged(s: Site) -> str:
+    """Why a request cannot be judged ("" when its symbol is known: the facts that are known are judged)."""
+    if isinstance(s.symbol.value, str):
+        return ""
+    what = "exported name" if s.export else "symbol"
+    text = s.symbol.text
+    if not text and s.roles[0].cursor is not None:
+        text = " ".join(tokens(s.roles[0].cursor))[:60]
+    if s.symbol.kind == "param":
+        return f"the {what} is a parameter ({text}) of a function no call of which is seen"
+    return f"the {what} ({text}) is not a constant the linter can follow" if text else f"the {what} is not known"
+
+
+def lost_requests(tu: Any, path: str, errors: list[tuple[int, str]], seen: set[int]) -> list[tuple[str, int, int, str, str]]:
+    """Requests clang dropped at an error (a call with an undeclared identifier in it is not in the AST):
+    (api, line, col, symbol when its argument is one string literal, the error). Found by their tokens in the
+    file, on the lines of an error, where no request was seen."""
+    if not errors:
+        return []
+    bad = sorted({line for line, _ in errors if line})
+    if not bad:
+        return []
+    out: list[tuple[str, int, int, str, str]] = []
+    for i, t, toks in _request_tokens(tu, path):
+        args, end = _call_args(toks, i + 2)
+        lines = range(t.location.line, end + 1)
+        why = next((msg for line, msg in errors if line in lines), None)
+        if why is None or any(x in seen for x in lines):
+            continue
+        name = t.spelling
+        k = EXPORT_APIS.get(name, ROLES[name][0] if name in ROLES else 0)
+        arg = args[k] if k < len(args) else []
+        sym = arg[0][1:-1] if len(arg) == 1 and arg[0].startswith('"') else ""
+        out.append((name, t.location.line, t.location.column, sym, why))
+    return out
+
+
+def _request_tokens(tu: Any, path: str) -> Iterator[tuple[int, Any, list[Any]]]:
+    """The tokens of this file that name a request API followed by `(` (not in a `#define`, not `&name`)."""
+    try:
+        toks = list(tu.cursor.get_tokens())
+    except Exception:
+        return
+    me = os.path.abspath(path)
+    for i, t in enumerate(toks[:-1]):
+        name = t.spelling
+        if (name not in ROLES and name not in EXPORT_APIS) or toks[i + 1].spelling != "(":
+            continue
+        loc = t.location
+        if loc.file is None or os.path.abspath(loc.file.name) != me or (i and toks[i - 1].spelling in ("define", "&")):
+            continue
+        yield i, t, toks
+
+
+def _call_args(toks: list[Any], i: int) -> tuple[list[list[str]], int]:
+    """The arguments of a call whose `(` is just before `toks[i]`, as token spellings, and its last line."""
+    out: list[list[str]] = [[]]
+    level = 0
+    last = toks[i - 1].location.line
+    for t in toks[i:i + 512]:
+        sp = t.spelling
+        last = t.location.line
+        if sp in ("(", "[", "{"):
+            level += 1
+        elif sp in (")", "]", "}"):
+            if level == 0:
+                break
+            level -= 1
+        elif sp == "," and level == 0:
+            out.append([])
+            continue
+        out[-1].append(sp)
+    return out, last
+
+
 def _version(s: Site) -> tuple[int | None, str]:
     """The pin (when it is a number) and where the version came from."""
     if s.api == "cudaGetDriverEntryPoint":
@@ -739,6 +875,100 @@ def _wrapper_site(s: Site, callers: tuple[int, ...]) -> Site:
     """The part of a wrapper's request that does not depend on its callers (reported once, at the wrapper)."""
     return Site(s.call, s.fn, s.api, Val(None, "param", text=s.symbol.text), Val(None, "param"), UNKNOWN, None,
                 s.status, s.result_used, s.unchecked, s.via, s.export, callers=callers)
+
+
+MAX_ROWS = 1024
+"""The most rows of one table a request in a loop is judged for."""
+
+
+def _bare(c: Any) -> Any:
+    while c is not None and c.kind in _THROUGH | _CASTS:
+        kids = [x for x in c.get_children() if x.kind != K.TYPE_REF]
+        c = kids[-1] if kids else None
+    return c
+
+
+def _element(c: Any, ranges: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """(the table, the field read or None) for `e.f` (e a range-for's variable over the table), `t[i].f`, `t[i]`."""
+    c = _bare(c)
+    if c is None:
+        return None
+    field_ = None
+    if c.kind == K.MEMBER_REF_EXPR and c.referenced is not None and c.referenced.kind == K.FIELD_DECL:
+        field_ = c.referenced
+        c = _bare(next(iter(c.get_children()), None))
+        if c is None:
+            return None
+    if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        base = _bare(next(iter(c.get_children()), None))
+        d = base.referenced if base is not None and base.kind == K.DECL_REF_EXPR else None
+        return (d, field_) if d is not None and d.kind == K.VAR_DECL else None
+    if c.kind == K.DECL_REF_EXPR and c.referenced is not None and field_ is not None:
+        d = ranges.get(key(c.referenced))
+        return (d, field_) if d is not None else None
+    return None
+
+
+def _table_decl(expr: Any, ranges: Mapping[str, Any]) -> Any:
+    got = _element(expr, ranges)
+    return got[0] if got is not None else None
+
+
+def _row_value(expr: Any, decl: Any, row: Any) -> Any:
+    """The part of a table's row an argument reads (`e.name`: the row's `name`), when it reads this table's row."""
+    c = _bare(expr) if expr is not None else None
+    if c is None or c.kind == K.UNARY_OPERATOR:   # `&e.fn`: the address of the table's own member, not a row value
+        return None
+    got = _element(expr, {})
+    if got is None:
+        # a range-for's variable `e.f`: the field of the row's record
+        ranged = c.referenced if c.kind == K.MEMBER_REF_EXPR else None
+    elif key(got[0]) == key(decl):
+        ranged = got[1]
+        if ranged is None:
+            return row
+    else:
+        return None
+    return _field_of_row(ranged, row)
+
+
+def _field_of_row(f: Any, row: Any) -> Any:
+    if f is None or f.kind != K.FIELD_DECL or row.kind != K.INIT_LIST_EXPR:
+        return None
+    parent = f.semantic_parent
+    fields = [x for x in parent.get_children() if x.kind == K.FIELD_DECL] if parent is not None else []
+    idx = next((i for i, x in enumerate(fields) if key(x) == key(f)), None)
+    elems = [x for x in row.get_children() if x.kind.is_expression()]
+    return elems[idx] if idx is not None and idx < len(elems) else None
+
+
+def _callee_names(c: Any) -> set[str]:
+    """The names a call's callee expression refers to (`get` of a lambda `get(...)`, `obj.load`)."""
+    callee = next(iter(c.get_children()), None)
+    if callee is None:
+        return set()
+    return {str(x.spelling) for x in callee.walk_preorder() if x.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR)}
+
+
+def _recovered_callee(c: Any) -> str | None:
+    """The name a call clang kept with an error in its arguments calls (its callee an unresolved reference)."""
+    callee = next(iter(c.get_children()), None)
+    for _ in range(4):
+        if callee is None:
+            return None
+        if callee.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR) and callee.spelling:
+            name = str(callee.spelling)
+            return name if name in ROLES or name in EXPORT_APIS else None
+        callee = next(iter(callee.get_children()), None)
+    return None
+
+
+def _arguments(c: Any) -> list[Any]:
+    """A call's arguments (for a call clang kept with an error in it: its children after the callee)."""
+    args = list(c.get_arguments())
+    if args or c.spelling:
+        return args
+    return list(c.get_children())[1:]
 
 
 def _lambda_of(c: Any) -> Any:
@@ -874,7 +1104,7 @@ def _decl_of(expr: Any) -> Any:
     return None
 
 
-def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str, ...]]:
+def _result_use(c: Any, par: list[Any], fn: Fn | None, w: Walker | None = None) -> tuple[bool, tuple[str, ...]]:
     for p in reversed(par):
         if p.kind in _THROUGH:
             continue
@@ -882,16 +1112,18 @@ def _result_use(c: Any, par: list[Any], fn: Fn | None) -> tuple[bool, tuple[str,
             return False, ()
         if p.kind == K.CSTYLE_CAST_EXPR and p.type.kind == T.VOID:
             return False, ()
-        if p.kind == K.VAR_DECL and fn is not None and not _used_after(fn, p, c):
+        if p.kind == K.VAR_DECL and fn is not None and w is not None and not _used_after(w, fn, p, c):
             return True, (p.spelling,)
         return True, ()
     return True, ()
 
 
-def _used_after(fn: Fn, d: Any, call: Any) -> bool:
+def _used_after(w: Walker, fn: Fn, d: Any, call: Any) -> bool:
     """True when the variable is read anywhere in the function outside the call itself."""
     h = key(d)
-    return _fn_index(fn).refs.get(h, 0) > _refs_in(call).get(h, 0)
+    inside = sum(1 for x in _subtree(call) if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                 and key(x.referenced) == h)
+    return w.uses(fn, d) > inside
 
 
 def _chain(ty: Any) -> list[str]:
@@ -910,6 +1142,11 @@ def _chain(ty: Any) -> list[str]:
     if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
         out.append(t.spelling)
     return out
+
+
+def _void_pointer(ty: Any) -> bool:
+    can = ty.get_canonical()
+    return bool(can.kind == T.POINTER and can.get_pointee().kind == T.VOID)
 
 
 def _dependent(ty: Any) -> bool:
@@ -959,4 +1196,5 @@ def _guarantee(cond: Any, fn: Fn) -> int:
     return 0
 
 
-__all__ = ["EXPORT_APIS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker"]
+__all__ = ["EXPORT_APIS", "MAX_ROWS", "QUERY_APIS", "ROLES", "Fn", "Macros", "Role", "Site", "TypeInfo", "Walker",
+           "lost_requests"]
