@@ -32,7 +32,7 @@ STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Wconversion", "-Wshadow
 STRICT_CXX = ["-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wcast-qual", "-Wsign-conversion"]
 STRICT_GCC_CXX = ["-Wuseless-cast"]
 EVERYTHING = ["-Weverything", "-Werror", "-Wno-c++98-compat", "-Wno-c++98-compat-pedantic", "-Wno-padded",
-              "-Wno-unsafe-buffer-usage", "-Wno-declaration-after-statement", "-Wno-reserved-identifier",
+              "-Wno-unknown-warning-option", "-Wno-unsafe-buffer-usage", "-Wno-declaration-after-statement", "-Wno-reserved-identifier",
               "-Wno-reserved-macro-identifier", "-Wno-poison-system-directories", "-Wno-pre-c11-compat",
               "-Wno-unused-macros", "-Wno-c++20-compat", "-Wno-pre-c2x-compat", "-Wno-pre-c23-compat"]
 HAVE_CUDA = (CUDA_INCLUDE / "cuda.h").exists()
