@@ -31,10 +31,11 @@ STRICT = ["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Wconversion", "-Wshadow
 # What strict C++ projects add (gcc), and clang's -Weverything minus the usual few.
 STRICT_CXX = ["-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wcast-qual", "-Wsign-conversion"]
 STRICT_GCC_CXX = ["-Wuseless-cast"]
-EVERYTHING = ["-Weverything", "-Werror", "-Wno-c++98-compat", "-Wno-c++98-compat-pedantic", "-Wno-padded",
-              "-Wno-unknown-warning-option", "-Wno-unsafe-buffer-usage", "-Wno-declaration-after-statement", "-Wno-reserved-identifier",
-              "-Wno-reserved-macro-identifier", "-Wno-poison-system-directories", "-Wno-pre-c11-compat",
-              "-Wno-unused-macros", "-Wno-c++20-compat", "-Wno-pre-c2x-compat", "-Wno-pre-c23-compat"]
+EVERYTHING = ["-Weverything", "-Werror", "-Wno-unknown-warning-option", "-Wno-c++98-compat",
+              "-Wno-c++98-compat-pedantic", "-Wno-padded", "-Wno-unsafe-buffer-usage",
+              "-Wno-declaration-after-statement", "-Wno-reserved-identifier", "-Wno-reserved-macro-identifier",
+              "-Wno-poison-system-directories", "-Wno-pre-c11-compat", "-Wno-unused-macros", "-Wno-c++20-compat",
+              "-Wno-pre-c2x-compat", "-Wno-pre-c23-compat"]
 HAVE_CUDA = (CUDA_INCLUDE / "cuda.h").exists()
 FULL = os.environ.get("CUENTRY_FULL_MATRIX") == "1"
 
