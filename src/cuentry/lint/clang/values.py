@@ -51,6 +51,7 @@ class Env:
     driver_vars: frozenset[str] = frozenset()                  # VAR_DECL hashes set by a version query
     depth: int = 0
     stores: Mapping[str, list[Any]] = field(default_factory=dict)   # variable/field -> the `x = ...` assigning it
+    memo: dict[str, Any] = field(default_factory=dict)   # per TU: "v:"+variable -> its value, "=:"+variable -> its stores
 
 
 def key(c: Any) -> str:
@@ -220,13 +221,20 @@ def _var(d: Any, env: Env) -> Val:
     if key(d) in env.driver_vars:
         return Val(None, "driver", text=d.spelling)
     init = [x for x in d.get_children() if x.kind.is_expression()]
-    stores = [] if d.type.is_const_qualified() else _stored(d, env)
-    if stores:
-        return _one_of([*init[-1:], *stores], d, env)
+    if not d.type.is_const_qualified():
+        k = "v:" + key(d)
+        got = env.memo.get(k)
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+        stores = _stored(d, env)
+        if stores:
+            env.memo[k] = Val(None, "other", text=d.spelling)   # while it is computed: an assignment from itself
+            env.memo[k] = _one_of([*init[-1:], *stores], d, env)   # once per translation unit, not per request
+            return env.memo[k]  # type: ignore[no-any-return]
     if not init:
         return UNKNOWN
     sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1,
-              env.stores)
+              env.stores, env.memo)
     got = evaluate(init[-1], sub)
     toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
     if any(t in TOOLKIT_MACROS for t in toks):
@@ -237,8 +245,13 @@ def _var(d: Any, env: Env) -> Val:
 
 
 def _stored(d: Any, env: Env) -> list[Any]:
-    """The right sides of the plain assignments `d = ...` anywhere in the translation unit."""
-    out = []
+    """The right sides of the plain assignments `d = ...` anywhere in the translation unit (read once)."""
+    k = "=:" + key(d)
+    got = env.memo.get(k)
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    out: list[Any] = []
+    env.memo[k] = out
     for op in env.stores.get(key(d), ()):
         kids = list(op.get_children())
         if len(kids) == 2 and op.kind == K.BINARY_OPERATOR and _operator_is(op, kids, "="):
@@ -251,7 +264,7 @@ def _stored(d: Any, env: Env) -> list[Any]:
 def _one_of(exprs: list[Any], d: Any, env: Env) -> Val:
     """A variable's value from its initializer and every assignment (evaluated where they are, without the
     caller's parameters): the driver's version when any is, the constant when all agree, unknown otherwise."""
-    sub = Env(env.macros, {}, {}, {}, {}, env.driver_vars, env.depth + 4, env.stores)
+    sub = Env(env.macros, {}, {}, {}, {}, env.driver_vars, env.depth + 4, env.stores, env.memo)
     vals = [evaluate(x, sub) for x in exprs]
     if any(v.kind == "driver" for v in vals):
         return Val(None, "driver", text=d.spelling)
@@ -337,7 +350,7 @@ def _call(c: Any, env: Env) -> Val:
 
 def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
     return Env(env.macros, env.params if params is None else params, env.param_index if params is None else {},
-               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1, env.stores)
+               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1, env.stores, env.memo)
 
 
 def _helper(c: Any, f: Any, env: Env) -> Val:

@@ -194,6 +194,7 @@ class Walker:
         self.wrappers: dict[str, Site] = {}              # this file's wrappers, by USR
         self.driver_vars: set[str] = set()               # every variable or field a version query fills
         self.stores: dict[str, list[Any]] = {}            # variable/field -> the assignments to it
+        self.memo: dict[str, Any] = {}                    # variables' values and stores, once per TU (values.Env)
         self.refs: dict[tuple[str, str], int] = {}        # (function, variable) -> how often it is named there
         self.casts: dict[str, list[tuple[Any, Fn | None]]] = {}   # variable -> the casts of it, and where
         self._in_requests: dict[str, dict[str, int]] = {}
@@ -336,10 +337,10 @@ class Walker:
     # --- evaluation ---------------------------------------------------------------------------------------
     def env(self, fn: Fn | None) -> Env:
         if fn is None:
-            return Env(self.macros, driver_vars=frozenset(self.driver_vars), stores=self.stores)
+            return Env(self.macros, driver_vars=frozenset(self.driver_vars), stores=self.stores, memo=self.memo)
         return Env(self.macros, param_index={key(p): i for i, p in enumerate(fn.params)},
                    tparam_index={n: i for i, n in enumerate(fn.tparams)}, driver_vars=frozenset(self.driver_vars),
-                   stores=self.stores)
+                   stores=self.stores, memo=self.memo)
 
     def value(self, r: Role, depth: int = 0) -> Val:
         if r.fixed is not None:
