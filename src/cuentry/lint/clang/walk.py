@@ -203,6 +203,7 @@ class Walker:
         self.ranges: dict[str, Any] = {}                 # a range-for's loop variable -> the table it walks
         self._fn_names: set[str] | None = None
         self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
+        self._macro_hits: dict[str, list[tuple[str, int]]] = {}   # api -> (macro, line) of the #defines calling it
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
 
     # --- the walk -------------------------------------------------------------------------------------
@@ -693,9 +694,11 @@ class Walker:
                         body.append((i + 1, lines[i]))
                     self._defines.append((m.group(1), body))
                 i += 1
-        call = re.compile(rf"\b{re.escape(api)}\s*\(")
-        hits = [(n, next(line for line, text in body if call.search(text))) for n, body in self._defines
-                if any(call.search(text) for _, text in body)]
+        hits = self._macro_hits.get(api)
+        if hits is None:    # once per API, not per request
+            call = re.compile(rf"\b{re.escape(api)}\s*\(")
+            hits = self._macro_hits[api] = [(n, next(line for line, text in body if call.search(text)))
+                                            for n, body in self._defines if any(call.search(text) for _, text in body)]
         own = tuple(line for n, line in hits if n == name)
         return own or (tuple(line for _, line in hits) if len(hits) == 1 else ())
 
