@@ -492,3 +492,70 @@ def test_spans_of_hostile_text_never_fail() -> None:
         end = fix.span(text, line, col)
         assert isinstance(end, tuple) and len(end) == 2
         fix._call(text, line, col)
+
+
+HANDWRITTEN = (HERE / "data" / "lint_fix" / "handwritten.cpp").read_text()
+HANDWRITTEN_SAFE = {          # line of the finding -> (old, new) of the one span its fix rewrites
+    20: ("static CUresult (*p_alloc)(CUdeviceptr *, size_t) = nullptr;", "static PFN_cuMemAlloc_v3020 p_alloc = nullptr;"),
+    21: ("static my_free_t p_free;", "static PFN_cuMemFree_v3020 p_free;"),
+    22: ("  CUresult (CUDAAPI *memGetInfo)(size_t *, size_t *);", "  PFN_cuMemGetInfo_v3020 memGetInfo;"),
+    24: ("CUresult r = ((CUresult (*)(void))raw)();", "CUresult r = ((PFN_cuCtxSynchronize_v2000)raw)();"),
+}
+HANDWRITTEN_UNSAFE = ("static CUresult (*p_alloc_small)(CUdeviceptr *, unsigned int);",
+                      "static PFN_cuMemAlloc_v3020 p_alloc_small;")
+
+
+def _ce004(path: Path, *extra: str) -> dict[int, str]:
+    _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", *extra, str(path))
+    return {x["line"]: x["fix"] for x in json.loads(out)["findings"] if x["code"] == "CE004"}
+
+
+def test_a_hand_written_function_type_becomes_the_pfn_typedef_of_the_bound_abi(tmp_path: Path) -> None:
+    """A declarator, a variable of a hand-written typedef, a struct field and the cast of the `void *` that
+    received the pointer: safe where the function type is the bound ABI's, unsafe where it is not."""
+    _clang_only()
+    f = tmp_path / "hw.cpp"
+    f.write_text(HANDWRITTEN)
+    assert _ce004(f) == {20: "safe", 21: "safe", 22: "safe", 23: "unsafe", 24: "safe"}
+    lint("--fix", "--isolated", "--toolkit", "12.4", str(f))
+    want = HANDWRITTEN.replace("CUDA_VERSION, CU_GET", "2000, CU_GET")     # line 24's CE001, fixed alongside
+    for old, new in HANDWRITTEN_SAFE.values():
+        assert want.count(old) == 1
+        want = want.replace(old, new)
+    assert f.read_text() == want                     # exactly those spans; the typedef itself is left
+    assert _ce004(f) == {23: "unsafe"}
+    lint("--fix", "--unsafe-fixes", "--isolated", "--toolkit", "12.4", str(f))
+    assert f.read_text() == want.replace(*HANDWRITTEN_UNSAFE) and _ce004(f) == {}
+
+
+@pytest.mark.parametrize("change", [
+    ("#include <cudaTypedefs.h>\n", ""),                                            # no typedefs to name it by
+    ("static CUresult (*p_alloc)(CUdeviceptr *, size_t) = nullptr;",               # two declarators in one
+     "static CUresult (*p_alloc)(CUdeviceptr *, size_t) = nullptr, (*p_other)(CUdeviceptr *, size_t);"),
+    ("static CUresult (*p_alloc)(CUdeviceptr *, size_t) = nullptr;",               # declared twice
+     "extern CUresult (*p_alloc)(CUdeviceptr *, size_t);\nCUresult (*p_alloc)(CUdeviceptr *, size_t) = nullptr;"),
+])
+def test_a_hand_written_type_is_not_fixed_where_the_span_is_not_certain(tmp_path: Path, change: tuple[str, str]) -> None:
+    _clang_only()
+    f = tmp_path / "hw.cpp"
+    src = HANDWRITTEN.replace(*change)
+    f.write_text(src)
+    got = _ce004(f)
+    line = src[:src.index('"cuMemAlloc"')].count("\n") + 1
+    assert got[line] == "none"
+    assert list(got.values()).count("none") == (len(got) if change[1] == "" else 1)
+
+
+def test_type_spans() -> None:
+    def new(s: str) -> str | None:
+        got = fix._type_span(s, 0, len(s.rstrip(";")))
+        return None if got is None else s[:got[0]] + "PFN_x" + got[2] + s[got[1]:]
+
+    assert new("static CUresult (*p)(CUdeviceptr *, size_t);") == "static PFN_x p;"
+    assert new("CUresult (CUDAAPI * p)(int (*)(void), size_t) = 0;") == "PFN_x p = 0;"
+    assert new("extern my_t p;") == "extern PFN_x p;"
+    assert new("(CUresult (*)(void))raw") == "(PFN_x)raw"
+    assert new("reinterpret_cast<CUresult (*)()>(raw)") == "reinterpret_cast<PFN_x>(raw)"
+    for refused in ("auto p = nullptr;", "const my_t p;", "my_t a, b;", "CUresult (*p[2])(void);",
+                    "decltype(&cuMemAlloc) p;", "CUresult (*p)(void), (*q)(void);", "(x"):
+        assert new(refused) is None, refused
