@@ -625,3 +625,33 @@ def test_the_fixed_loaders_compile_against_cuda_11_12_and_13_headers_and_nothing
                 #             under __CUDA_API_VERSION_INTERNAL
             errors = _compiles(cc if f.endswith(".c") else cxx, include, repo / f)
             assert not errors, f"{f} against the {name} headers:\n{errors}"
+
+
+def test_the_fixing_hook_through_pre_commit_fixes_then_passes(tmp_path: Path) -> None:
+    """`pre-commit try-repo <this repository> cuentry-lint-fix`: pre-commit installs the hook as published (cuentry
+    and its lint extra), the first run fixes the loader and fails (files changed), the second passes."""
+    pc = shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or shutil.which("pre-commit")
+    root = HERE.parent
+    if pc is None or shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("pre-commit, git or this repository's git checkout missing")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    fixable = "".join(ln for ln in LOADER.splitlines(keepends=True) if not ln.startswith('  cuGetProcAddress("'))
+    (repo / "loader.cpp").write_text(fixable)                      # every fault a certain fix (the unchecked one out)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "loader")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([pc, "try-repo", str(root), "cuentry-lint-fix", "--files", "loader.cpp"], cwd=repo,
+                              env=env, capture_output=True, text=True, timeout=600, check=False)
+
+    first = run()
+    if first.returncode == 3 and "Installing environment" in first.stdout + first.stderr:
+        pytest.skip("pre-commit could not install the hook's environment (no package index?):\n" + first.stdout[-800:])
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "files were modified by this hook" in first.stdout and f"fixed {FIXABLE_IN_LOADER} findings" in first.stdout
+    assert (repo / "loader.cpp").read_text() != fixable and "12040, CU_GET" not in (repo / "loader.cpp").read_text()
+    second = run()
+    assert second.returncode == 0 and "Passed" in second.stdout, second.stdout + second.stderr
