@@ -492,6 +492,8 @@ def test_spans_of_hostile_text_never_fail() -> None:
         end = fix.span(text, line, col)
         assert isinstance(end, tuple) and len(end) == 2
         fix._call(text, line, col)
+        got = fix._type_span(text, 0, len(text))
+        assert got is None or 0 <= got[0] <= got[1] <= len(text)
 
 
 HANDWRITTEN = (HERE / "data" / "lint_fix" / "handwritten.cpp").read_text()
@@ -505,27 +507,30 @@ HANDWRITTEN_UNSAFE = ("static CUresult (*p_alloc_small)(CUdeviceptr *, unsigned 
                       "static PFN_cuMemAlloc_v3020 p_alloc_small;")
 
 
-def _ce004(path: Path, *extra: str) -> dict[int, str]:
-    _, out, _ = lint("--json", "--isolated", "--toolkit", "12.4", *extra, str(path))
+def _ce004(path: Path, toolkit: str = "12.4") -> dict[int, str]:
+    _, out, _ = lint("--json", "--isolated", "--toolkit", toolkit, str(path))
     return {x["line"]: x["fix"] for x in json.loads(out)["findings"] if x["code"] == "CE004"}
 
 
-def test_a_hand_written_function_type_becomes_the_pfn_typedef_of_the_bound_abi(tmp_path: Path) -> None:
+@pytest.mark.parametrize("toolkit", ["12.4", "13.0"])
+def test_a_hand_written_function_type_becomes_the_pfn_typedef_of_the_bound_abi(tmp_path: Path, toolkit: str) -> None:
     """A declarator, a variable of a hand-written typedef, a struct field and the cast of the `void *` that
-    received the pointer: safe where the function type is the bound ABI's, unsafe where it is not."""
+    received the pointer: safe where the function type is the bound ABI's, unsafe where it is not. Unpinned,
+    the ABI of the pointer's own type (CUDA 13 binds cuCtxSynchronize's 13000 ABI; the cast is the 2000 one,
+    which line 24's CE001 fix pins)."""
     _clang_only()
     f = tmp_path / "hw.cpp"
     f.write_text(HANDWRITTEN)
-    assert _ce004(f) == {20: "safe", 21: "safe", 22: "safe", 23: "unsafe", 24: "safe"}
-    lint("--fix", "--isolated", "--toolkit", "12.4", str(f))
+    assert _ce004(f, toolkit) == {20: "safe", 21: "safe", 22: "safe", 23: "unsafe", 24: "safe"}
+    lint("--fix", "--isolated", "--toolkit", toolkit, str(f))
     want = HANDWRITTEN.replace("CUDA_VERSION, CU_GET", "2000, CU_GET")     # line 24's CE001, fixed alongside
     for old, new in HANDWRITTEN_SAFE.values():
         assert want.count(old) == 1
         want = want.replace(old, new)
     assert f.read_text() == want                     # exactly those spans; the typedef itself is left
-    assert _ce004(f) == {23: "unsafe"}
-    lint("--fix", "--unsafe-fixes", "--isolated", "--toolkit", "12.4", str(f))
-    assert f.read_text() == want.replace(*HANDWRITTEN_UNSAFE) and _ce004(f) == {}
+    assert _ce004(f, toolkit) == {23: "unsafe"}
+    lint("--fix", "--unsafe-fixes", "--isolated", "--toolkit", toolkit, str(f))
+    assert f.read_text() == want.replace(*HANDWRITTEN_UNSAFE) and _ce004(f, toolkit) == {}
 
 
 @pytest.mark.parametrize("change", [

@@ -17,8 +17,8 @@ in its definition only when every expansion wants the same pin):
   `PFN_cuX_vN` typedef instead (where the file includes cudaTypedefs.h): safe.
 - a pointer whose type is written by hand (CE004, clang): a function-pointer declarator `R (*p)(...)`, a
   variable of a hand-written typedef `my_t p`, or the cast that gives a `void *` its type `(R (*)(...))raw`,
-  gets the `PFN_cuX_vN` typedef of the ABI the request binds (its pin's; with no pin, the targeted toolkit's)
-  where the file includes cudaTypedefs.h: safe when that ABI has the pointer's own function type (the type
+  gets the `PFN_cuX_vN` typedef of the ABI the request binds (its pin's; with no pin, the one ABI with the
+  pointer's function type, else the targeted toolkit's) where the file includes cudaTypedefs.h: safe when that ABI has the pointer's own function type (the type
   does not change, only its name), unsafe otherwise (the calls then compile against another type).
 
 Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
@@ -450,9 +450,13 @@ def _handwritten_fix(q: Query, text: str, cat: Catalog, toolkit: str | None) -> 
     from .rules import bound
     from .signature import normalizer
 
-    if not q.pins and q.api == "cudaGetDriverEntryPoint":
-        q = replace(q, api=_VERSIONED[0])      # the runtime asks at its own version: the toolkit's
-    abi = bound(q, cat, q.pins[0] if q.pins else (q.toolkit or _toolkit_version(cat, toolkit)))
+    typed = None if q.pins else _typed(q, cat, sym)
+    if typed is not None:        # no pin: the one ABI of the pointer's function type (the pin a fix gives)
+        abi = next((a for a in cat.abis(sym) if a.version == typed and not a.variant), None)
+    else:
+        if not q.pins and q.api == "cudaGetDriverEntryPoint":
+            q = replace(q, api=_VERSIONED[0])      # the runtime asks at its own version: the toolkit's
+        abi = bound(q, cat, q.pins[0] if q.pins else (q.toolkit or _toolkit_version(cat, toolkit)))
     if abi is None:
         return None
     a, b = _offset(text, *decl[:2]), _offset(text, *decl[2:])
