@@ -18,8 +18,9 @@ in its definition only when every expansion wants the same pin):
 - a pointer whose type is written by hand (CE004, clang): a function-pointer declarator `R (*p)(...)`, a
   variable of a hand-written typedef `my_t p`, or the cast that gives a `void *` its type `(R (*)(...))raw`,
   gets the `PFN_cuX_vN` typedef of the ABI the request binds (its pin's; with no pin, the one ABI with the
-  pointer's function type, else the targeted toolkit's) where the file includes cudaTypedefs.h: safe when that ABI has the pointer's own function type (the type
-  does not change, only its name), unsafe otherwise (the calls then compile against another type).
+  pointer's function type, else the targeted toolkit's) where the file includes cudaTypedefs.h: safe when
+  that ABI has the pointer's own function type (the type does not change, only its name), unsafe otherwise
+  (the calls then compile against another type).
 
 Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
 the same engine (it still parses) with no finding of the fixed code left on the fixed line and no new
