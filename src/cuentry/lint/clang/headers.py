@@ -31,7 +31,6 @@ HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime_api.h", "cuda_runtime.h")
 _ARRAY = re.compile(r"^([^\[]*?)\s*((?:\[[^\[\]]*\])+)$")
 _LOCK = threading.RLock()   # re-entered: a directory written under it asks scratch_dir() for its place
 _SHADOW: dict[str, str] = {}  # the runtime shadow directory, written once per process
-_GENERATED: set[str] = set()  # the generated header directories this process uses (is_generated)
 
 
 def toolkit_version(toolkit: str) -> int:
@@ -271,13 +270,7 @@ def generated_dir(cat: Catalog, toolkit: str) -> str:
             d = tempfile.mkdtemp(prefix=f"cuentry-lint-cuda{toolkit}-", dir=scratch_dir())
             _write_headers(d, files)
         dirs[key] = d
-        _GENERATED.add(d)
         return d
-
-
-def is_generated(d: str) -> bool:
-    """Whether `d` is a directory of headers written here from the catalog (in this process)."""
-    return d in _GENERATED
 
 
 _SCRATCH: list[str] = []
@@ -366,5 +359,5 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "is_generated", "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "scratch_dir",
+           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "scratch_dir",
            "toolkit_version", "typedefs_h"]
