@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +62,10 @@ def test_pre_commit_hooks_yaml_is_valid() -> None:
     hook, fixing = hooks
     assert hook["id"] == "cuentry-lint" and hook["entry"] == "cuentry lint --force-exclude"
     assert fixing["id"] == "cuentry-lint-fix" and fixing["entry"] == "cuentry lint --fix --force-exclude"
+    lint_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lint"]
     for h in hooks:
         assert h["language"] == "python" and set(h["types_or"]) >= {"c", "c++", "cuda", "python"}
+        assert h["additional_dependencies"] == lint_extra    # pre-commit installs no extras: C/C++ needs these
 
 
 def test_pre_commit_validates_its_own_manifest() -> None:

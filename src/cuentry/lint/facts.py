@@ -86,6 +86,8 @@ class Query:
     config: str = ""                       # the configuration it was judged in, when not the flags' own
     macro_lines: tuple[int, ...] = ()      # clang: the lines of this file's #defines that write the request
     toolkit: int = 0                       # clang: the CUDA_VERSION of the cuda.h the file was parsed against
+    target_decl: tuple[int, int, int, int] | None = None   # clang: the declaration or cast of this file that
+    # spells the pointer's hand-written type (line, column, end line, end column)
 
 
 @dataclass

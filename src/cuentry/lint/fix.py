@@ -15,6 +15,12 @@ in its definition only when every expansion wants the same pin):
   that ABI: safe.
 - a pointer declared `decltype(&cuX) p` (CE004) whose function type is the bound ABI's gets that ABI's
   `PFN_cuX_vN` typedef instead (where the file includes cudaTypedefs.h): safe.
+- a pointer whose type is written by hand (CE004, clang): a function-pointer declarator `R (*p)(...)`, a
+  variable of a hand-written typedef `my_t p`, or the cast that gives a `void *` its type `(R (*)(...))raw`,
+  gets the `PFN_cuX_vN` typedef of the ABI the request binds (its pin's; with no pin, the one ABI with the
+  pointer's function type, else the targeted toolkit's) where the file includes cudaTypedefs.h: safe when
+  that ABI has the pointer's own function type (the type does not change, only its name), unsafe otherwise
+  (the calls then compile against another type).
 
 Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
 the same engine (it still parses) with no finding of the fixed code left on the fixed line and no new
@@ -24,7 +30,7 @@ finding; otherwise it is withdrawn with a note saying why.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..catalog import Catalog, catalog
 from ..names import split_suffix
@@ -425,6 +431,69 @@ def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
     return Fix("CE004", q.line, "safe", (Edit(found[0].start(), found[0].end(), abi.pfn),), f"type {abi.pfn}")
 
 
+_TYPEDEFS = re.compile(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]")
+_SPECS = r"(?:(?:static|extern|inline|thread_local|__thread|_Thread_local)\s+)*"
+_FN_DECL = re.compile(_SPECS + r"(?P<ret>(?:[A-Za-z_][\w:]*\s*)+?)\(\s*(?:(?:CUDAAPI|__stdcall|__cdecl)\s*)?\*\s*"
+                      r"[A-Za-z_]\w*\s*\)\s*\(", re.S)
+_NAMED_DECL = re.compile(_SPECS + r"(?P<type>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s+[A-Za-z_]\w*\s*(?:=.*)?", re.S)
+_CPP_CAST = re.compile(r"(?:reinterpret_cast|static_cast)\s*<([^<>]*)>\s*\(")
+_NOT_TYPES = {"auto", "const", "volatile", "struct", "enum", "union", "typename", "decltype"}
+
+
+def _handwritten_fix(q: Query, text: str, cat: Catalog, toolkit: str | None) -> Fix | None:
+    """The hand-written type of a request's pointer, where this file spells it (its declaration, or the cast
+    of the `void *` that received it), rewritten to the PFN typedef of the ABI the request binds."""
+    sym, decl = q.symbol, q.target_decl
+    if sym is None or sym not in cat or q.target_sig is None or decl is None or len(set(q.pins)) > 1:
+        return None
+    if not _TYPEDEFS.search(text):
+        return None   # the PFN typedefs would not be declared
+    from .rules import bound
+    from .signature import normalizer
+
+    typed = None if q.pins else _typed(q, cat, sym)
+    if typed is not None:        # no pin: the one ABI of the pointer's function type (the pin a fix gives)
+        abi = next((a for a in cat.abis(sym) if a.version == typed and not a.variant), None)
+    else:
+        if not q.pins and q.api == "cudaGetDriverEntryPoint":
+            q = replace(q, api=_VERSIONED[0])      # the runtime asks at its own version: the toolkit's
+        abi = bound(q, cat, q.pins[0] if q.pins else (q.toolkit or _toolkit_version(cat, toolkit)))
+    if abi is None:
+        return None
+    a, b = _offset(text, *decl[:2]), _offset(text, *decl[2:])
+    where = _type_span(text, a, b) if 0 <= a < b else None
+    if where is None:
+        return None
+    kind = "safe" if normalizer(cat).abi(abi) == q.target_sig else "unsafe"
+    return Fix("CE004", q.line, kind, (Edit(where[0], where[1], abi.pfn + where[2]),), f"type {abi.pfn}")
+
+
+def _type_span(text: str, a: int, b: int) -> tuple[int, int, str] | None:
+    """What to replace with a typedef's name in the declaration or cast text[a:b], and what follows the name
+    there: a C cast's parenthesized type, a C++ cast's template argument, a function-pointer declarator from
+    its return type to its parameter list (" name" follows), or a single declarator's type name."""
+    s = text[a:b]
+    if s.startswith("("):
+        close = _close(text, a)
+        return (*_strip(text, a + 1, close), "") if a < close < b else None
+    m = _CPP_CAST.match(s)
+    if m is not None:
+        return (*_strip(text, a + m.start(1), a + m.end(1)), "")
+    if not re.match(r"\s*;", text[b:]):
+        return None   # not the declaration's only declarator
+    m = _FN_DECL.match(s)
+    if m is not None:
+        close = _close(text, a + m.end() - 1)
+        name = re.search(r"(\w+)\s*\)\s*\($", s[:m.end()])
+        if name is None or not a < close < b or not re.fullmatch(r"\s*(?:=.*)?", text[close + 1:b], re.S):
+            return None
+        return a + m.start("ret"), close + 1, " " + name.group(1)
+    m = _NAMED_DECL.fullmatch(s)
+    if m is None or m.group("type") in _NOT_TYPES:
+        return None
+    return a + m.start("type"), a + m.end("type"), ""
+
+
 def _export_fix(u: Unit, text: str, line: int, col: int, cat: Catalog) -> Fix | None:
     """A library export taken by a name whose ABI is not the pointer's `PFN_cuX_vN` (CE011): the name becomes
     the export of that ABI (`"cuMemAlloc"` -> `"cuMemAlloc_v2"` for a `PFN_cuMemAlloc_v3020`)."""
@@ -475,5 +544,5 @@ def _candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog 
     if code == "CE007":
         return _flags_fix(q, u, text)
     if code == "CE004":
-        return _decltype_fix(q, text, cat)
+        return _decltype_fix(q, text, cat) or _handwritten_fix(q, text, cat, toolkit)
     return None

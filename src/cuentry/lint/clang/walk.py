@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clang.cindex import CursorKind as K
@@ -161,6 +161,8 @@ class TypeInfo:
     export: str | None          # decltype(&cuX_v2): the export the type was taken from
     sig: str | None             # the normalized canonical function type, when it is one
     handwritten: str | None
+    written: tuple[int, int, int, int] | None = None   # a hand-written type: the declaration or cast of this
+    # file that spells it (line, column, end line, end column), for `--fix`
 
 
 def _or_ed(parents: list[Any]) -> bool:
@@ -587,7 +589,9 @@ class Walker:
                     return ("param", i)
         if _void_pointer(d.type):
             return self._cast_of(d, fn)
-        return self.type_info(d.type)
+        own = d.get_definition()
+        single = d.canonical == d and (own is None or own == d)    # declared once
+        return self._spelled(self.type_info(d.type), d) if single else self.type_info(d.type)
 
     def _cast_of(self, d: Any, fn: Fn | None) -> Any:
         """Where a `void *` that received the pointer goes: a cast of it that gives it a type (in the same
@@ -601,10 +605,18 @@ class Walker:
                 continue
             info = self.type_info(c.type)
             if info is not None:
-                return info
+                return self._spelled(info, c)
         if fn is not None and (key(fn.cursor), key(d)) in self.returned:
             return ("return",)     # returned as it is: its type is given where the function is called
         return None
+
+    def _spelled(self, info: TypeInfo | None, c: Any) -> TypeInfo | None:
+        """`info`, when hand-written, with where this file spells it: the extent of the declaration or cast `c`."""
+        a, b = c.extent.start, c.extent.end
+        if info is None or info.handwritten is None or a.file is None or b.file is None or a.file.name != b.file.name \
+                or os.path.abspath(a.file.name) != os.path.abspath(self.path):
+            return info
+        return replace(info, written=(a.line, a.column, b.line, b.column))
 
     def _landing(self, c: Any, par: list[Any], fn: Fn | None = None) -> Any:
         """The type a returned pointer lands in: the cast around the call, the variable it initializes,
@@ -780,7 +792,7 @@ class Walker:
             flags_mode=_flags_mode(s.flags), status=s.status, result_used=s.result_used, unchecked=s.unchecked,
             target_type=(t.pfn or t.spelling) if tinfo else None, handwritten=t.handwritten,
             via=" -> ".join(s.via), wrapped=bool(s.via), where=where, target_sig=t.sig, target_export=t.export,
-            guard=_guard(s.parents, s.fn))
+            guard=_guard(s.parents, s.fn), target_decl=t.written)
 
 
 def _unjudged(s: Site) -> str:
