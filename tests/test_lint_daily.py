@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -430,6 +431,19 @@ def test_fix_on_the_whole_corpus_applies_or_withdraws_every_safe_fix(tmp_path: P
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "corpus")
     _, out, _ = lint("--json", "--isolated", str(repo))
     safe = {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"}
+    _, out, _ = lint("--sarif", "--isolated", str(repo))
+    def path(uri: str) -> str:    # relative to %SRCROOT% (the working directory) or a file: URI
+        u = urllib.parse.urlparse(uri)
+        return urllib.parse.unquote(u.path) if u.scheme == "file" else str(Path.cwd() / urllib.parse.unquote(uri))
+
+    edits: dict[tuple[str, int], set[tuple[str, int]]] = {}    # a safe finding -> the lines its fix rewrites
+    for r in json.loads(out)["runs"][0]["results"]:
+        at = r["locations"][0]["physicalLocation"]
+        for ch in (c for x in r.get("fixes", ()) if "(safe fix" in x["description"]["text"] for c in x["artifactChanges"]):
+            for d in (x["deletedRegion"] for x in ch["replacements"]):
+                edits.setdefault((path(at["artifactLocation"]["uri"]), at["region"]["startLine"]), set()).update(
+                    (path(ch["artifactLocation"]["uri"]), n) for n in range(d["startLine"], d["endLine"] + 1))
+    assert set(edits) <= safe      # a fix withdrawn when verified has no SARIF fix
     _, out, err = lint("--fix", "--isolated", str(repo))
     withdrawn = {(m.group(1), int(m.group(2))) for m in re.finditer(r"^(.*):(\d+): fix withdrawn: ", err, re.M)}
     applied = int(re.search(r"fixed (\d+) finding", out).group(1))     # type: ignore[union-attr]
@@ -438,7 +452,7 @@ def test_fix_on_the_whole_corpus_applies_or_withdraws_every_safe_fix(tmp_path: P
     for name in _git(repo, "diff", "--name-only").split():
         for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? ", _git(repo, "diff", "-U0", "--", name), re.M):
             changed |= {(str(repo / name), int(m.group(1)) + i) for i in range(int(m.group(2) or 1))}
-    assert changed and changed <= safe - withdrawn
+    assert changed and changed <= set().union(*(edits.get(f, set()) for f in safe - withdrawn))
     _, out, _ = lint("--json", "--isolated", str(repo))
     assert {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"} <= withdrawn
 
@@ -564,6 +578,19 @@ def test_type_spans() -> None:
     for refused in ("auto p = nullptr;", "const my_t p;", "my_t a, b;", "CUresult (*p[2])(void);",
                     "decltype(&cuMemAlloc) p;", "CUresult (*p)(void), (*q)(void);", "(x"):
         assert new(refused) is None, refused
+
+
+def test_type_span_of_long_names_takes_linear_time() -> None:
+    """A declaration with a long name and no function declarator (tests/lint_corpus/triton_like.c has one) once
+    backtracked exponentially in the declarator pattern: 20 letters took 8 s, 40 would never end. Run apart,
+    with a timeout, so a regression fails instead of hanging the suite."""
+    code = ("from cuentry.lint import fix\n"
+            "for n in (40, 400, 40000):\n"
+            "    s = 'static CUresult ' + 'a' * n + ' = 0'\n"
+            "    assert fix._type_span(s + ';', 0, len(s)) is not None\n"
+            "    assert fix._type_span('CUresult ' + 'b ' * n + '(*p)(void);', 0, 2 * n + 19) is not None\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
 
 
 def _header_dirs() -> list[tuple[str, str]]:

@@ -433,7 +433,7 @@ def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
 
 _TYPEDEFS = re.compile(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]")
 _SPECS = r"(?:(?:static|extern|inline|thread_local|__thread|_Thread_local)\s+)*"
-_FN_DECL = re.compile(_SPECS + r"(?P<ret>(?:[A-Za-z_][\w:]*\s*)+?)\(\s*(?:(?:CUDAAPI|__stdcall|__cdecl)\s*)?\*\s*"
+_FN_DECL = re.compile(_SPECS + r"(?P<ret>(?:[A-Za-z_][\w:]*+\s*)+?)\(\s*(?:(?:CUDAAPI|__stdcall|__cdecl)\s*)?\*\s*"
                       r"[A-Za-z_]\w*\s*\)\s*\(", re.S)
 _NAMED_DECL = re.compile(_SPECS + r"(?P<type>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s+[A-Za-z_]\w*\s*(?:=.*)?", re.S)
 _CPP_CAST = re.compile(r"(?:reinterpret_cast|static_cast)\s*<([^<>]*)>\s*\(")
