@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from cuentry.lint.engine import C_SUFFIXES, PY_SUFFIXES
+
 yaml = pytest.importorskip("yaml", reason="PyYAML is in the [test] extra")
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the [test] extra")
 
@@ -66,6 +68,17 @@ def test_pre_commit_hooks_yaml_is_valid() -> None:
     for h in hooks:
         assert h["language"] == "python" and set(h["types_or"]) >= {"c", "c++", "cuda", "python"}
         assert h["additional_dependencies"] == lint_extra    # pre-commit installs no extras: C/C++ needs these
+
+
+def test_every_file_the_hooks_select_is_one_lint_takes() -> None:
+    """No file the hooks hand over is refused for its suffix: every extension identify tags with the hooks'
+    types, less their excluded types, is a C-family or Python suffix of the linter."""
+    extensions = pytest.importorskip("identify.extensions", reason="identify comes with pre-commit")
+    for h in _load(".pre-commit-hooks.yaml"):
+        picked = {f".{ext}" for ext, tags in extensions.EXTENSIONS.items()
+                  if tags & set(h["types_or"]) and not tags & set(h["exclude_types"])}
+        assert {".c", ".cu", ".cpp", ".py", ".pyi"} <= picked
+        assert not {x for x in picked if not x.endswith(C_SUFFIXES + PY_SUFFIXES)}, h["id"]
 
 
 def test_pre_commit_validates_its_own_manifest() -> None:

@@ -17,6 +17,7 @@ from cuentry.errors import UsageError  # noqa: E402
 from cuentry.lint import lint_paths, lint_text  # noqa: E402
 from cuentry.lint.engine import (
     Settings,  # noqa: E402
+    iter_files,  # noqa: E402
     read_source,  # noqa: E402
 )
 from cuentry.lint.preprocess import preprocess  # noqa: E402
@@ -28,6 +29,22 @@ BAD_C = ('void f(){void*p;CUdriverProcAddressQueryResult q;'
 def _cli(*argv: str) -> tuple[int, str, str]:
     o, e = io.StringIO(), io.StringIO()
     return main(list(argv), stdout=o, stderr=e), o.getvalue(), e.getvalue()
+
+
+def test_explicit_files_are_taken_by_suffix_and_a_header_without_one(tmp_path: Path) -> None:
+    """`cuentry lint README.md` once parsed Markdown as C (54 clang errors, a prose `cuentry: ignore` reported as
+    an unused suppression): a file given by name is linted when its suffix is a source suffix or it has none."""
+    for name in ("README.md", "data.json", "notes.txt", "loader", "impl.ipp", "mod.cppm", "tool.pyw"):
+        (tmp_path / name).write_text(BAD_C if "." not in name or name.endswith((".ipp", ".cppm")) else "x = 1\n")
+    files, problems = iter_files([str(tmp_path / n) for n in sorted(os.listdir(tmp_path))])
+    assert sorted(Path(f).name for f in files) == ["impl.ipp", "loader", "mod.cppm", "tool.pyw"]
+    assert {Path(p.path).name: p.message.split(" is not")[0] for p in problems} == {
+        "README.md": ".md", "data.json": ".json", "notes.txt": ".txt"}
+    code, out, err = _cli("lint", str(tmp_path / "README.md"))
+    assert code == 1 and "1 not linted" in out and "README.md: not linted: .md is not a suffix" in err
+    assert "--stdin-filename" in err and "unused suppression" not in out + err
+    code, out, _ = _cli("lint", str(tmp_path / "loader"), str(tmp_path / "impl.ipp"))
+    assert code == 1 and out.count("CE009") == 2
 
 
 def test_dangling_symlink_and_bad_python_are_reported_and_the_rest_linted(tmp_path: Path) -> None:
@@ -66,7 +83,7 @@ def test_non_regular_files_are_refused_without_reading(tmp_path: Path) -> None:
     t0 = time.monotonic()
     rep = lint_paths([str(fifo), "/dev/zero"])
     assert time.monotonic() - t0 < 5
-    assert [p.message for p in rep.problems] == ["not a regular file, not linted"] * 2
+    assert [p.message for p in rep.problems] == ["not a regular file"] * 2
     code, _, err = _cli("lint", "/dev/zero")
     assert code == 1 and "not a regular file" in err
 

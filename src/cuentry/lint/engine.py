@@ -48,8 +48,9 @@ __all__ = [
 ]
 
 
-C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc")
-PY_SUFFIXES = (".py", ".pyi")
+C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".inc",
+              ".ipp", ".tpp", ".tcc", ".ixx", ".cppm", ".ccm", ".cxxm", ".c++m")
+PY_SUFFIXES = (".py", ".pyi", ".pyw", ".pyt")
 MAX_FILE_BYTES = 64 << 20
 """Files larger than this (64 MiB) are refused with a problem line, not read."""
 CLANG_MAX_BYTES = 2 << 20
@@ -356,8 +357,9 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """Source files under `paths` (files given explicitly are taken whatever their suffix), and the
-    entries that cannot be files to lint (dangling symlinks)."""
+    """Source files under `paths`, and the entries that cannot be files to lint (dangling symlinks, and
+    files given explicitly whose suffix is not one of C, C++, CUDA or Python: a header without a suffix is
+    taken, `README.md` is not)."""
     out: list[str] = []
     problems: list[Problem] = []
     for p in paths:
@@ -368,11 +370,14 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
                     if f.endswith(C_SUFFIXES + PY_SUFFIXES):
                         full = os.path.join(root, f)
                         (out.append(full) if os.path.exists(full) else
-                         problems.append(Problem(full, "dangling symbolic link, not linted")))
+                         problems.append(Problem(full, "dangling symbolic link")))
         elif os.path.exists(p):
-            out.append(p)
+            ext = os.path.splitext(os.path.basename(p))[1]
+            (out.append(p) if not ext or p.endswith(C_SUFFIXES + PY_SUFFIXES) else
+             problems.append(Problem(p, f"{ext} is not a suffix of C, C++, CUDA or Python source "
+                                        "(to lint it anyway: cuentry lint - --stdin-filename NAME.cpp < FILE)")))
         elif os.path.lexists(p):
-            problems.append(Problem(p, "dangling symbolic link, not linted"))
+            problems.append(Problem(p, "dangling symbolic link"))
         else:
             raise UsageError(f"no such file or directory: {p}", hint="give source files or directories to lint")
     return out, problems
@@ -385,9 +390,9 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file, not linted")
+            raise ValueError("not a regular file")
         if st.st_size > limit:
-            raise ValueError(f"{st.st_size} bytes, above the {limit >> 20} MiB limit: not linted")
+            raise ValueError(f"{st.st_size} bytes, above the {limit >> 20} MiB limit")
         chunks = []
         left = limit + 1
         while left > 0:
@@ -400,7 +405,7 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise ValueError(f"above the {limit >> 20} MiB limit: not linted")
+        raise ValueError(f"above the {limit >> 20} MiB limit")
     return data.decode("utf-8-sig", errors="replace")
 
 
