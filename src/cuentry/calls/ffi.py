@@ -35,6 +35,8 @@ __all__ = [
     "BOOTSTRAP",
     "CHAR_IS_SIGNED",
     "CLOSE_WAIT_S",
+    "ENTRY",
+    "INNER",
     "LOADER",
     "POINTER_MAX",
     "RTLD_LOCAL",
@@ -48,6 +50,7 @@ __all__ = [
     "buffer_address",
     "bytes_address",
     "c_string",
+    "call_frames",
     "ctypes_address",
     "field_text",
     "function_address",
@@ -171,18 +174,41 @@ LOADER: PlatformLoader = _WindowsLoader() if _IS_WINDOWS else _PosixLoader()
 CLOSE_WAIT_S = 5.0
 
 
+# Code objects of the pure backend's call functions: a frame running one of them, whose local `guard` is a
+# guard, is a call of that guard's library in flight. ENTRY: the function a caller calls; INNER: a function an
+# ENTRY frame may call to finish the same call (its conversion path), not counted again under that frame.
+ENTRY, INNER = 0, 1
+_CALL_CODES: dict[Any, int] = {}
+
+
+def call_frames(code: Any, kind: int = ENTRY) -> None:
+    """Say that a frame running `code` (with a local `guard`) is a call in flight of that guard's library."""
+    _CALL_CODES[code] = kind
+
+
 class Guard:
     """What a library shares with every callable bound from it: closed, and how many calls are in flight.
 
-    A call registers itself (with the GIL held) *before* it looks at the closed
-    flag, and unregisters after the C function returned; `close` sets the
-    flag first and then waits for the in-flight count to drop to zero. Under the
-    GIL these steps are ordered, so a library is never unmapped under a running
-    call. Pure-backend calls count themselves in a list of thread ids (append and
-    remove are atomic); the compiled extension counts in `state[1]`, which it
-    reaches through the buffer protocol of the ctypes array (`state[0]` is its
-    closed flag). A child forked inside a call (from a callback the driver runs)
-    keeps the forking thread's calls in flight: they return in the child too.
+    A call is in flight from before it looks at the closed flag until the C
+    function returned; `close` sets the flag first and then waits until no
+    call is in flight. Under the GIL these steps are ordered, so a library is
+    never unmapped under a running call: a call that looked at the flag before
+    it was set is still in flight when close() looks, and one that looks after
+    refuses. How a call is in flight, per kind:
+
+    - pure backend: its frame is on a thread's stack (a frame of a code given to
+      `call_frames`, whose local `guard` is this guard). Nothing is registered
+      per call; close() reads the threads' stacks (`sys._current_frames`). Any
+      thread, any nesting (a callback inside a call calling again), and a
+      forked child (only the forking thread's stack exists there) are seen as
+      they are.
+    - compiled extension: it counts in `state[1]`, which it reaches through the
+      buffer protocol of the ctypes array (`state[0]` is its closed flag).
+    - cuentry's own bootstrap and stream synchronisation calls: `enter`/`leave`
+      (a list of thread ids; append and remove are atomic).
+
+    A child forked inside a call (from a callback the driver runs) keeps the
+    forking thread's calls in flight: they return in the child too.
     """
 
     __slots__ = ("what", "closed", "calls", "state", "lookup", "__weakref__")
@@ -191,7 +217,7 @@ class Guard:
         self.what = what
         self.lookup = lookup  # the library's dlsym (exported name -> address, 0 when absent), where there is one
         self.closed = False
-        self.calls: list[int] = []  # the thread id of each pure-backend call in flight
+        self.calls: list[int] = []  # the thread id of each enter() not yet left
         self.state = (ctypes.c_int64 * 2)()
         _GUARDS.add(self)
 
@@ -211,7 +237,24 @@ class Guard:
 
     @property
     def in_flight(self) -> int:
-        return len(self.calls) + int(self.state[1])
+        return len(self.calls) + int(self.state[1]) + self._frames()
+
+    def _frames(self) -> int:
+        """Pure-backend calls of this guard on the threads' stacks (an INNER frame under its ENTRY counts once)."""
+        codes = _CALL_CODES
+        if not codes:
+            return 0
+        n = 0
+        for top in sys._current_frames().values():
+            f: Any = top
+            while f is not None:
+                kind = codes.get(f.f_code)
+                if kind is not None and f.f_locals.get("guard") is self:
+                    below = f.f_back
+                    n += not (kind == INNER and below is not None and codes.get(below.f_code) == ENTRY
+                              and below.f_locals.get("guard") is self)
+                f = f.f_back
+        return n
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
         """Refuse new calls; wait (GIL released) up to `timeout` s for calls in flight to return.

@@ -1,4 +1,4 @@
-"""The pure backend: the contract converts, ctypes calls (libffi), the guard brackets the call.
+"""The pure backend: the contract converts, ctypes calls (libffi), the call's own frame keeps the library mapped.
 
 Where every parameter has a shortcut (exact ints in range, None, cuentry Out
 objects of the right type, bytes: `contract.fast_check`), a function generated
@@ -6,12 +6,14 @@ per sequence of shortcuts checks each argument inline (no call per argument, no
 loop, no list) and hands the values to ctypes as ctypes takes them (bytes and
 None as they are); any other argument goes through `Contract.convert`, which
 converts or raises.
+
+Nothing is registered per call: a call is in flight while its frame is on its
+thread's stack, and `Guard.close` finds it there (`ffi.call_frames`).
 """
 
 from __future__ import annotations
 
 import ctypes
-from _thread import get_ident
 
 from . import contract as k
 from . import devmem, ffi
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["argtype", "make"]
 
 
-
 def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
     """The ctypes type a parameter is passed as (pointers and handles as void *)."""
     if s.kind == k.STRUCT:
@@ -39,67 +40,72 @@ _FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
 _MISSING: Any = object()  # a positional parameter not given
 
 
-# Per shortcut letter (contract.fast_check): the lines that check argument x{i} and leave its C value in
-# y{i} (constants c{i}, the parameter's; `slow` with the arguments as given (ALL) on anything else). Out
-# facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
-# there, and the except clause sends it to `slow`.
-_CHECKS = {
-    "i": ["if type(x{i}) is not int or not c{i}[0] <= x{i} <= c{i}[1]:", "    return slow(ALL, kw)", "y{i} = x{i}"],
-    "h": ["if type(x{i}) is int:", "    if not 0 <= x{i} <= c{i}[0]:", "        return slow(ALL, kw)",
-          "elif x{i} is not None:", "    return slow(ALL, kw)", "y{i} = x{i}"],
-    "a": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
-          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif x{i} is None:", "    y{i} = None", "else:",
-          "    return slow(ALL, kw)"],
-    "s": ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in c{i}[0]:",
-          "        return slow(ALL, kw)", "    y{i} = f[ADDR]", "elif type(x{i}) is bytes or x{i} is None:",
-          "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
-    "v": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
-          "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:", "    return slow(ALL, kw)"],
-    "w": ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:", "        return slow(ALL, kw)",
-          "elif x{i} is None:", "    y{i} = None", "else:", "    return slow(ALL, kw)"],
-    "d": ["if type(x{i}) is not float:", "    return slow(ALL, kw)", "y{i} = x{i}"],
-    "f": ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
-          "    return slow(ALL, kw)", "y{i} = x{i}"],
+# Per shortcut letter (contract.fast_check): the constants it takes (named by the parameter's index), the lines
+# that check argument x{i} (`slow` with the arguments as given, ALL, on anything else), and the C value handed
+# to ctypes (x{i} itself, or y{i} that the lines leave). Out facts are read through the sealed slot's
+# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `slow`.
+_OUT_LINES = ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in k{i}:",
+              "        return slow(ALL, kw)", "    y{i} = f[ADDR]"]
+_CHECKS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
+    "i": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return slow(ALL, kw)"],
+          "x{i}"),
+    "h": (("hi",), ["if x{i} is not None and (type(x{i}) is not int or not 0 <= x{i} <= hi{i}):",
+                    "    return slow(ALL, kw)"], "x{i}"),
+    "a": (("k",), [*_OUT_LINES, "elif x{i} is None:", "    y{i} = None", "else:", "    return slow(ALL, kw)"], "y{i}"),
+    "s": (("k",), [*_OUT_LINES, "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
+                   "    return slow(ALL, kw)"], "y{i}"),
+    "v": ((), ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:",
+               "        return slow(ALL, kw)", "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
+               "    return slow(ALL, kw)"], "y{i}"),
+    "w": ((), ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:",
+               "        return slow(ALL, kw)", "elif x{i} is None:", "    y{i} = None", "else:",
+               "    return slow(ALL, kw)"], "y{i}"),
+    "d": ((), ["if type(x{i}) is not float:", "    return slow(ALL, kw)"], "x{i}"),
+    "f": ((), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
+               "    return slow(ALL, kw)"], "x{i}"),
 }
 
 
 def _factory(letters: str) -> Callable[..., Callable[..., int]]:
-    """make(slow, cfn, guard, symbol, get_ident, outs, facts, base, c0..cn-1) -> call, for one sequence of
-    shortcut letters (compiled once per sequence)."""
+    """make(slow, cfn, guard, symbol, outs, facts, base, *constants) -> call, for one sequence of shortcut
+    letters (compiled once per sequence; the constants of each parameter in order, as _CHECKS names them).
+
+    The call registers nothing: its frame, on the thread's stack from before it looks at the closed flag
+    until ctypes returned, is what `Guard` counts as a call in flight (`ffi.call_frames`)."""
     got = _FACTORIES.get(letters)
     if got is not None:
         return got
     n = len(letters)
-    cs = "".join(f", c{i}" for i in range(n))
+    cs = "".join(f", {c}{i}" for i, letter in enumerate(letters) for c in _CHECKS[letter][0])
     xs = ", ".join(f"x{i}" for i in range(n))
-    ps = "".join(f"x{i}=MISSING, " for i in range(n))
-    body = [f"def make(slow, cfn, guard, symbol, get_ident, outs, facts, base{cs}):",
-            "    append, remove = guard.calls.append, guard.calls.remove",
+    every = f"({xs}{',' if n == 1 else ''})"
+    body = [f"def make(slow, cfn, guard, symbol, outs, facts, base{cs}):",
             "    def full(xs, rest, kw):",
             "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
-            # positional parameters: a call with exactly n positional arguments makes no tuple; anything else
-            # (keywords, too few or too many) goes to the contract with the arguments as given
-            f"    def call({ps}{'/, ' if n else ''}*rest, **kw):",
-            f"        if kw or rest{''.join(f' or x{i} is MISSING' for i in range(n))}:",
-            f"            return full(({xs}{',' if n == 1 else ''}), rest, kw)"]
-    if n:
+            # positional parameters: a call with exactly n positional arguments makes no tuple (the last one
+            # given means all are); anything else (keywords, too few or too many) goes to the contract with the
+            # arguments as given
+            f"    def call({''.join(f'x{i}=MISSING, ' for i in range(n))}{'/, ' if n else ''}*rest, **kw):",
+            f"        if kw or rest{f' or x{n - 1} is MISSING' if n else ''}:",
+            f"            return full({every}, rest, kw)"]
+    if any(_CHECKS[letter][2] != "x{i}" for letter in letters):  # only Out reads can raise
         body += ["        try:"]
-        every = f"({xs}{',' if n == 1 else ''})"
-        for i, letter in enumerate(letters):
-            body += [f"            {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter]]
-        body += ["        except (AttributeError, ValueError):  # an Out never initialised: the contract's to refuse",
-                 f"            return slow({every}, kw)"]
-    body += ["        me = get_ident()",
-             "        append(me)",
-             "        try:",
-             "            if guard.closed:",
-             "                raise guard.closed_error(symbol)",
-             f"            return cfn({', '.join(f'y{i}' for i in range(n))})",
-             "        finally:",
-             "            remove(me)",
+        pad, end = "            ", ["        except (AttributeError, ValueError):  # an Out never initialised: the "
+                                    "contract's to refuse", f"            return slow({every}, kw)"]
+    else:
+        pad, end = "        ", []
+    for i, letter in enumerate(letters):
+        body += [f"{pad}{line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
+    body += [*end,
+             "        if guard.closed:",
+             "            raise guard.closed_error(symbol)",
+             f"        return cfn({', '.join(_CHECKS[letter][2].format(i=i) for i, letter in enumerate(letters))})",
              "    return call"]
     ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING}
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
+    for code in ns["make"].__code__.co_consts:
+        if getattr(code, "co_name", None) == "call":
+            ffi.call_frames(code, ffi.ENTRY)
     got = _FACTORIES.setdefault(letters, ns["make"])
     return got
 
@@ -128,30 +134,23 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     by_value = any(s.kind == k.STRUCT for s in c.specs)
     made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs])]
     convert = c.convert
-    calls = guard.calls
     symbol = c.abi.symbol
     sync = devmem.synchroniser(guard) if c.devptrs else None
 
     def slow(args: tuple[Any, ...], kw: dict[str, Any]) -> int:
-        keep: list[Any] = []
+        keep: list[Any] = []  # held by this frame until the C function returned
         cargs = convert(args, kw, keep, sync)
         if not made:  # the first call of a function that takes a struct by value (idempotent if two race)
             made.append(ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs]))
-        cfn = made[0]
-        me = get_ident()
-        calls.append(me)
-        try:
-            if guard.closed:
-                raise guard.closed_error(symbol)
-            return int(cfn(*cargs))
-        finally:
-            calls.remove(me)
+        if guard.closed:  # this frame is in flight (ffi.call_frames) until the C function returned
+            raise guard.closed_error(symbol)
+        return int(made[0](*cargs))
 
     fasts = [k.fast_check(s) for s in c.specs]
     if made and all(f is not None for f in fasts):
         letters = "".join(f[0] for f in fasts if f is not None)
-        consts = [f[1] for f in fasts if f is not None]
-        call = _factory(letters)(slow, made[0], guard, symbol, get_ident, _OUTS, _FACTS, _BASE, *consts)
+        consts = [v for f in fasts if f is not None for v in f[1]]
+        call = _factory(letters)(slow, made[0], guard, symbol, _OUTS, _FACTS, _BASE, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             return slow(args, kw)
@@ -162,3 +161,11 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
             raise err(rc)
 
     return call, checked
+
+
+def _slow_code() -> Any:
+    """The code of make()'s `slow`: an INNER call frame (under the fast function's frame, the same call)."""
+    return next(code for code in make.__code__.co_consts if getattr(code, "co_name", None) == "slow")
+
+
+ffi.call_frames(_slow_code(), ffi.INNER)
