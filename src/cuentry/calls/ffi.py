@@ -35,8 +35,6 @@ __all__ = [
     "BOOTSTRAP",
     "CHAR_IS_SIGNED",
     "CLOSE_WAIT_S",
-    "ENTRY",
-    "INNER",
     "LOADER",
     "POINTER_MAX",
     "RTLD_LOCAL",
@@ -175,15 +173,13 @@ CLOSE_WAIT_S = 5.0
 
 
 # Code objects of the pure backend's call functions: a frame running one of them, whose local `guard` is a
-# guard, is a call of that guard's library in flight. ENTRY: the function a caller calls; INNER: a function an
-# ENTRY frame may call to finish the same call (its conversion path), not counted again under that frame.
-ENTRY, INNER = 0, 1
-_CALL_CODES: dict[Any, int] = {}
+# guard, is a call of that guard's library in flight (every path of a pure call runs under such a frame).
+_CALL_CODES: set[Any] = set()
 
 
-def call_frames(code: Any, kind: int = ENTRY) -> None:
+def call_frames(code: Any) -> None:
     """Say that a frame running `code` (with a local `guard`) is a call in flight of that guard's library."""
-    _CALL_CODES[code] = kind
+    _CALL_CODES.add(code)
 
 
 class Guard:
@@ -240,19 +236,14 @@ class Guard:
         return len(self.calls) + int(self.state[1]) + self._frames()
 
     def _frames(self) -> int:
-        """Pure-backend calls of this guard on the threads' stacks (an INNER frame under its ENTRY counts once)."""
+        """Pure-backend calls of this guard on the threads' stacks."""
         codes = _CALL_CODES
-        if not codes:
-            return 0
         n = 0
-        for top in sys._current_frames().values():
+        for top in sys._current_frames().values() if codes else ():
             f: Any = top
             while f is not None:
-                kind = codes.get(f.f_code)
-                if kind is not None and f.f_locals.get("guard") is self:
-                    below = f.f_back
-                    n += not (kind == INNER and below is not None and codes.get(below.f_code) == ENTRY
-                              and below.f_locals.get("guard") is self)
+                if f.f_code in codes and f.f_locals.get("guard") is self:
+                    n += 1
                 f = f.f_back
         return n
 

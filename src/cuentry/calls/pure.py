@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 
 from . import contract as k
-from . import devmem, ffi
+from . import devmem, ffi, values
 from .values import KernelParams, Out
 
 TYPE_CHECKING = False
@@ -41,28 +41,26 @@ _MISSING: Any = object()  # a positional parameter not given
 
 
 # Per shortcut letter (contract.fast_check): the constants it takes (named by the parameter's index), the lines
-# that check argument x{i} (`slow` with the arguments as given, ALL, on anything else), and the C value handed
+# that check argument x{i} (`miss` with the arguments as given, ALL, on anything else), and the C value handed
 # to ctypes (x{i} itself, or y{i} that the lines leave). Out facts are read through the sealed slot's
-# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `slow`.
-_OUT_LINES = ["if type(x{i}) in outs:", "    f = facts(x{i}, base)", "    if f[CODE] not in k{i}:",
-              "        return slow(ALL, kw)", "    y{i} = f[ADDR]"]
+# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `miss`.
+_OUT = ["if type(x{i}) in outs:", "    f = facts(x{i}, base)"]
+_OUT_CODE = ["    if f[CODE] not in k{i}:", "        return miss(ALL)", "    y{i} = f[ADDR]"]
 _CHECKS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
-    "i": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return slow(ALL, kw)"],
-          "x{i}"),
-    "h": (("hi",), ["if x{i} is not None and (type(x{i}) is not int or not 0 <= x{i} <= hi{i}):",
-                    "    return slow(ALL, kw)"], "x{i}"),
-    "a": (("k",), [*_OUT_LINES, "elif x{i} is None:", "    y{i} = None", "else:", "    return slow(ALL, kw)"], "y{i}"),
-    "s": (("k",), [*_OUT_LINES, "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
-                   "    return slow(ALL, kw)"], "y{i}"),
-    "v": ((), ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:",
-               "        return slow(ALL, kw)", "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
-               "    return slow(ALL, kw)"], "y{i}"),
-    "w": ((), ["if type(x{i}) in outs:", "    y{i} = facts(x{i}, base)[ADDR]", "    if not y{i}:",
-               "        return slow(ALL, kw)", "elif x{i} is None:", "    y{i} = None", "else:",
-               "    return slow(ALL, kw)"], "y{i}"),
-    "d": ((), ["if type(x{i}) is not float:", "    return slow(ALL, kw)"], "x{i}"),
+    "i": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)"], "x{i}"),
+    "h": (("hi",), ["if type(x{i}) is int:", "    if not 0 <= x{i} <= hi{i}:", "        return miss(ALL)",
+                    "elif x{i} is not None:", "    return miss(ALL)"], "x{i}"),
+    "a": (("k",), [*_OUT, *_OUT_CODE, "elif x{i} is not None:", "    return miss(ALL)", "else:", "    y{i} = None"],
+          "y{i}"),
+    "s": (("k",), [*_OUT, *_OUT_CODE, "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
+                   "    return miss(ALL)"], "y{i}"),
+    "v": ((), [*_OUT, "    y{i} = f[ADDR]", "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
+               "    return miss(ALL)"], "y{i}"),
+    "w": ((), [*_OUT, "    y{i} = f[ADDR]", "elif x{i} is not None:", "    return miss(ALL)", "else:", "    y{i} = None"],
+          "y{i}"),
+    "d": ((), ["if type(x{i}) is not float:", "    return miss(ALL)"], "x{i}"),
     "f": ((), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
-               "    return slow(ALL, kw)"], "x{i}"),
+               "    return miss(ALL)"], "x{i}"),
 }
 
 
@@ -82,22 +80,21 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     body = [f"def make(slow, cfn, guard, symbol, outs, facts, base{cs}):",
             "    def full(xs, rest, kw):",
             "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
-            # positional parameters: a call with exactly n positional arguments makes no tuple (the last one
-            # given means all are); anything else (keywords, too few or too many) goes to the contract with the
-            # arguments as given
+            "    def miss(xs):",
+            "        return slow(tuple(x for x in xs if x is not MISSING), {})",
+            # positional parameters: a call with exactly n positional arguments makes no tuple; keywords and
+            # too many go to the contract with the arguments as given, and so do too few (MISSING passes no
+            # check below)
             f"    def call({''.join(f'x{i}=MISSING, ' for i in range(n))}{'/, ' if n else ''}*rest, **kw):",
-            f"        if kw or rest{f' or x{n - 1} is MISSING' if n else ''}:",
+            "        if kw or rest:",
             f"            return full({every}, rest, kw)"]
-    if any(_CHECKS[letter][2] != "x{i}" for letter in letters):  # only Out reads can raise
-        body += ["        try:"]
-        pad, end = "            ", ["        except (AttributeError, ValueError):  # an Out never initialised: the "
-                                    "contract's to refuse", f"            return slow({every}, kw)"]
-    else:
-        pad, end = "        ", []
+    reads = any(_CHECKS[letter][2] != "x{i}" for letter in letters)  # an Out's facts: raise if never initialised
+    pad = "            " if reads else "        "
+    body += ["        try:"] if reads else []
     for i, letter in enumerate(letters):
         body += [f"{pad}{line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
-    body += [*end,
-             "        if guard.closed:",
+    body += ["        except (AttributeError, ValueError):", f"            return miss({every})"] if reads else []
+    body += ["        if guard.closed:",
              "            raise guard.closed_error(symbol)",
              f"        return cfn({', '.join(_CHECKS[letter][2].format(i=i) for i, letter in enumerate(letters))})",
              "    return call"]
@@ -105,15 +102,13 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
     for code in ns["make"].__code__.co_consts:
         if getattr(code, "co_name", None) == "call":
-            ffi.call_frames(code, ffi.ENTRY)
+            ffi.call_frames(code)
     got = _FACTORIES.setdefault(letters, ns["make"])
     return got
 
 
 def _out_facts() -> tuple[Any, Any, int, int]:
     """(descriptor get, base class, index of the address, index of the element code) of Out's sealed facts."""
-    from . import values  # the module itself: its sealed descriptors
-
     if values._OutBase is values.PyOutBase:
         return values._PY_FACTS.__get__, values.PyOutBase, 1, 4  # (array, address, count, itemsize, code)
     return values._C_FACTS.__get__, values._OutBase, 0, 3  # (address, count, itemsize, code)
@@ -129,7 +124,9 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
 
     A struct passed by value needs its ctypes layout, which comes from the catalog's
     full type data (a 160 kB JSON file): such a function gets its ctypes prototype at
-    its first call, so resolving a table never loads that file.
+    its first call, so resolving a table never loads that file. Every path of a call
+    runs under a frame of a code given to `ffi.call_frames` (the generated `call`, or
+    the generic one here), from before it looks at the closed flag until ctypes returned.
     """
     by_value = any(s.kind == k.STRUCT for s in c.specs)
     made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs])]
@@ -142,7 +139,7 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         cargs = convert(args, kw, keep, sync)
         if not made:  # the first call of a function that takes a struct by value (idempotent if two race)
             made.append(ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs]))
-        if guard.closed:  # this frame is in flight (ffi.call_frames) until the C function returned
+        if guard.closed:
             raise guard.closed_error(symbol)
         return int(made[0](*cargs))
 
@@ -153,6 +150,8 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         call = _factory(letters)(slow, made[0], guard, symbol, _OUTS, _FACTS, _BASE, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
+            if guard.closed:  # (and so this frame names its guard: a call in flight)
+                raise guard.closed_error(symbol)
             return slow(args, kw)
 
     def checked(*args: Any, **kw: Any) -> None:
@@ -163,9 +162,9 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     return call, checked
 
 
-def _slow_code() -> Any:
-    """The code of make()'s `slow`: an INNER call frame (under the fast function's frame, the same call)."""
-    return next(code for code in make.__code__.co_consts if getattr(code, "co_name", None) == "slow")
+def _generic_code() -> Any:
+    """The code of make()'s generic `call` (for arguments without a shortcut)."""
+    return next(code for code in make.__code__.co_consts if getattr(code, "co_name", None) == "call")
 
 
-ffi.call_frames(_slow_code(), ffi.INNER)
+ffi.call_frames(_generic_code())
