@@ -236,10 +236,10 @@ class Guard:
         return len(self.calls) + int(self.state[1]) + self._frames()
 
     def _frames(self) -> int:
-        """Pure-backend calls of this guard on the threads' stacks."""
+        """Pure-backend calls of this guard on the threads' stacks (and on greenlets' suspended ones)."""
         codes = _CALL_CODES
         n = 0
-        for top in sys._current_frames().values() if codes else ():
+        for top in _stacks() if codes else ():
             f: Any = top
             while f is not None:
                 if f.f_code in codes and f.f_locals.get("guard") is self:
@@ -262,6 +262,18 @@ class Guard:
 
 
 _GUARDS: WeakSet[Guard] = WeakSet()
+
+
+def _stacks() -> list[Any]:
+    """The top frame of every stack that may hold a call: each thread's, and each greenlet's that switched away
+    (a Python callback inside a call can switch greenlets; its call then waits on no thread's stack)."""
+    tops = list(sys._current_frames().values())
+    kind: Any = getattr(sys.modules.get("greenlet"), "greenlet", None)
+    if isinstance(kind, type):
+        import gc
+
+        tops += [f for g in gc.get_objects() if isinstance(g, kind) and (f := getattr(g, "gr_frame", None)) is not None]
+    return tops
 
 
 def _after_fork_in_child() -> None:
