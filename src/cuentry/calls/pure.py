@@ -43,8 +43,10 @@ _MISSING: Any = object()  # a positional parameter not given
 # Per shortcut letter (contract.fast_check): the constants it takes (named by the parameter's index), the lines
 # that check argument x{i} (`miss` with the arguments as given, ALL, on anything else), and the C value handed
 # to ctypes (x{i} itself, or y{i} that the lines leave). Out facts are read through the sealed slot's
-# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `miss`.
-_OUT = ["if type(x{i}) in outs:", "    f = facts(x{i}, base)"]
+# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `miss`
+# (only that read is in the try: what `miss` raises goes to the caller as it is, the contract asked once).
+_OUT = ["if type(x{i}) in outs:", "    try:", "        f = facts(x{i}, base)", "    except (AttributeError, ValueError):",
+        "        return miss(ALL)"]
 _OUT_CODE = ["    if f[CODE] not in k{i}:", "        return miss(ALL)", "    y{i} = f[ADDR]"]
 _CHECKS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
     "i": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)"], "x{i}"),
@@ -88,12 +90,8 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
             f"    def call({''.join(f'x{i}=MISSING, ' for i in range(n))}{'/, ' if n else ''}*rest, **kw):",
             "        if kw or rest:",
             f"            return full({every}, rest, kw)"]
-    reads = any(_CHECKS[letter][2] != "x{i}" for letter in letters)  # an Out's facts: raise if never initialised
-    pad = "            " if reads else "        "
-    body += ["        try:"] if reads else []
     for i, letter in enumerate(letters):
-        body += [f"{pad}{line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
-    body += ["        except (AttributeError, ValueError):", f"            return miss({every})"] if reads else []
+        body += [f"        {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
     body += ["        if guard.closed:",
              "            raise guard.closed_error(symbol)",
              f"        return cfn({', '.join(_CHECKS[letter][2].format(i=i) for i, letter in enumerate(letters))})",
