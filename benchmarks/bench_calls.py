@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import add_src, env, race
+from _common import add_src, env, portable, race
 
 add_src()
 
@@ -235,7 +235,7 @@ def main() -> int:
         print(json.dumps(child(path)))
         return 0
     res: dict[str, object] = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
-                              "machine": platform.machine(), "driver": path, "backends": {}}
+                              "machine": platform.machine(), "driver": portable(path), "backends": {}}
     for name in ("compiled", "pure"):
         e = {**env(), "CUENTRY_BACKEND": name}
         got = subprocess.run([sys.executable, __file__, "--child", "--driver", path], env=e, capture_output=True,

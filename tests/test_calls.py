@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import array
 import ctypes
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -372,6 +375,20 @@ def test_close_refuses_to_unmap_under_a_running_call(fake: dict[str, str], fake_
     d.close()  # now it unmaps
 
 
+def test_a_call_in_flight_counts_for_its_own_library_only(fake: dict[str, str], fake_version: Any,
+                                                         backend: str) -> None:
+    one, other = Driver.load(fake["full"]), Driver.load(fake["full"])
+    sleep = _sleeper(one)
+    t, got = _in_background(sleep, 300)
+    _wait_in_flight(one)
+    assert other.library.guard.in_flight == 0
+    other.close()  # nothing of its own in flight: at once (a wait would raise DriverBusyError after 5 s)
+    assert one.library.guard.in_flight == 1 and not one.closed
+    t.join()
+    assert got == [0] and one.library.guard.in_flight == 0
+    one.close()
+
+
 def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
     from cuentry.calls.values import PyOutBase
 
@@ -383,6 +400,81 @@ def test_compiled_and_pure_out_bases_behave_alike(drv: Driver) -> None:
     with pytest.raises(ArgumentError):
         PyOutBase(storage, 2, 4, "i")  # larger than its storage
     assert isinstance(out("int"), Out)
+
+
+# Threads call through every path (the inline shortcut, the contract's path with keywords, `checked`, a C
+# function that sleeps inside the library, a callback into Python inside a call) while the main thread
+# closes the driver, which unmaps the library; a call still inside it would crash the process (hence a
+# subprocess). The library must really be gone from the process's mappings, or the run proves nothing.
+RACE_SCRIPT = r"""
+import ctypes, os, sys, threading, time
+from cuentry import Driver, out
+from cuentry.calls import bind
+from cuentry.catalog import catalog
+from cuentry.errors import DriverClosedError
+path, cycles, backend = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+real = os.path.realpath(path)
+sleep_abi = catalog().abis("cuInit")[0]  # int(unsigned int): the shape of cuentryFakeSleep
+host_abi = next(a for a in catalog() if a.symbol == "cuLaunchHostFunc" and a.stream == "legacy")
+HOST = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+def mapped():
+    with open("/proc/self/maps") as f:
+        return real in f.read()
+
+calls = [0] * 6
+for cycle in range(cycles):
+    d = Driver.load(path)
+    sleep = bind(sleep_abi, d.library.address("cuentryFakeSleep"), guard=d.library.guard)
+    assert sleep.backend == backend, sleep.backend
+    get, attr = d.call("cuCtxGetCurrent", 4000), d.call("cuDeviceGetAttribute", 2000)
+
+    @HOST
+    def in_python(stream, fn, data):  # a call whose C side runs Python (and sleeps in the library) before it returns
+        sleep(1)
+        return 0
+
+    host = bind(host_abi, ctypes.cast(in_python, ctypes.c_void_p).value, guard=d.library.guard)
+    done = []
+
+    def run(kind):
+        o, v = out("CUcontext"), out("int")
+        step = [lambda: sleep(1), lambda: get(o), lambda: attr(v, attrib=16, dev=0), lambda: sleep.checked(0),
+                lambda: attr(pi=v, attrib=16, dev=0), lambda: host(0, None, None)][kind]
+        try:
+            while True:
+                step()
+                calls[kind] += 1
+        except DriverClosedError:
+            done.append(kind)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(0.004 + 0.003 * (cycle % 4))
+    d.close()
+    assert not mapped(), "the library is still mapped after close(): nothing was tested"
+    for t in threads:
+        t.join(10)
+    assert sorted(done) == list(range(6)), done
+print("ok", calls)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_close_racing_calls_from_threads_never_unmaps_under_a_call(fake: dict[str, str], backend_name: str) -> None:
+    if backend_name == "compiled":
+        try:
+            compiled.extension()
+        except ImportError:
+            pytest.skip("the compiled extension is not installed")
+    env = {**os.environ, "CUENTRY_BACKEND": backend_name, "CUENTRY_FAKE_DRIVER_VERSION": "13000"}
+    proc = subprocess.run([sys.executable, "-c", RACE_SCRIPT, fake["full"], "12", backend_name], capture_output=True,
+                          text=True, timeout=120, env=env, check=False)
+    assert proc.returncode == 0, (proc.returncode, proc.stdout[-2000:], proc.stderr[-3000:])
+    counts = [int(n) for n in proc.stdout.split("[", 1)[1].rstrip("]\n").split(",")]
+    assert proc.stdout.startswith("ok") and all(counts), proc.stdout  # every path was running when closed
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")

@@ -292,3 +292,51 @@ def test_fork_in_a_callback_keeps_the_in_flight_count(backend: str) -> None:
                           env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "child True" in proc.stdout and "parent True child status 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+# --- a greenlet switched away inside a call --------------------------------------------------------
+
+GREENLET_SCRIPT = r'''
+import ctypes, sys
+import greenlet
+from cuentry.calls import bind
+from cuentry.calls.ffi import Guard
+from cuentry.catalog import catalog
+from cuentry.errors import DriverBusyError
+abi = next(a for a in catalog() if a.symbol == "cuLaunchHostFunc" and a.stream == "legacy")
+g = Guard("greenlet test")
+main = greenlet.getcurrent()
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+def launch(stream, fn, data):  # a driver that runs Python inside the call, which switches greenlets
+    main.switch("suspended")
+    return 0
+
+fn = bind(abi, ctypes.cast(launch, ctypes.c_void_p).value, guard=g)
+assert fn.backend == sys.argv[1], fn.backend
+worker = greenlet.greenlet(lambda: fn(0, None, None))
+assert worker.switch() == "suspended"
+seen = g.in_flight  # the call waits on no thread's stack: still in flight
+try:
+    g.close(timeout=0.05)
+    busy = False
+except DriverBusyError:
+    busy = True
+rc = worker.switch()  # back into the call, which returns
+print(seen, busy, rc, g.in_flight)
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_suspended_in_a_greenlet_stays_in_flight(backend: str) -> None:
+    pytest.importorskip("greenlet")
+    if backend == "compiled":
+        try:
+            compiled.extension()
+        except ImportError:
+            pytest.skip("the compiled extension is not installed")
+    env = {**os.environ, "CUENTRY_BACKEND": backend}
+    proc = subprocess.run([sys.executable, "-c", GREENLET_SCRIPT, backend], capture_output=True, text=True, timeout=60,
+                          env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["1", "True", "0", "0"], proc.stdout + proc.stderr

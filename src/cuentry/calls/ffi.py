@@ -48,6 +48,7 @@ __all__ = [
     "buffer_address",
     "bytes_address",
     "c_string",
+    "call_frames",
     "ctypes_address",
     "field_text",
     "function_address",
@@ -171,18 +172,39 @@ LOADER: PlatformLoader = _WindowsLoader() if _IS_WINDOWS else _PosixLoader()
 CLOSE_WAIT_S = 5.0
 
 
+# Code objects of the pure backend's call functions: a frame running one of them, whose local `guard` is a
+# guard, is a call of that guard's library in flight (every path of a pure call runs under such a frame).
+_CALL_CODES: set[Any] = set()
+
+
+def call_frames(code: Any) -> None:
+    """Say that a frame running `code` (with a local `guard`) is a call in flight of that guard's library."""
+    _CALL_CODES.add(code)
+
+
 class Guard:
     """What a library shares with every callable bound from it: closed, and how many calls are in flight.
 
-    A call registers itself (with the GIL held) *before* it looks at the closed
-    flag, and unregisters after the C function returned; `close` sets the
-    flag first and then waits for the in-flight count to drop to zero. Under the
-    GIL these steps are ordered, so a library is never unmapped under a running
-    call. Pure-backend calls count themselves in a list of thread ids (append and
-    remove are atomic); the compiled extension counts in `state[1]`, which it
-    reaches through the buffer protocol of the ctypes array (`state[0]` is its
-    closed flag). A child forked inside a call (from a callback the driver runs)
-    keeps the forking thread's calls in flight: they return in the child too.
+    A call is in flight from before it looks at the closed flag until the C
+    function returned; `close` sets the flag first and then waits until no
+    call is in flight. Under the GIL these steps are ordered, so a library is
+    never unmapped under a running call: a call that looked at the flag before
+    it was set is still in flight when close() looks, and one that looks after
+    refuses. How a call is in flight, per kind:
+
+    - pure backend: its frame is on a thread's stack (a frame of a code given to
+      `call_frames`, whose local `guard` is this guard). Nothing is registered
+      per call; close() reads the threads' stacks (`sys._current_frames`). Any
+      thread, any nesting (a callback inside a call calling again), and a
+      forked child (only the forking thread's stack exists there) are seen as
+      they are.
+    - compiled extension: it counts in `state[1]`, which it reaches through the
+      buffer protocol of the ctypes array (`state[0]` is its closed flag).
+    - cuentry's own bootstrap and stream synchronisation calls: `enter`/`leave`
+      (a list of thread ids; append and remove are atomic).
+
+    A child forked inside a call (from a callback the driver runs) keeps the
+    forking thread's calls in flight: they return in the child too.
     """
 
     __slots__ = ("what", "closed", "calls", "state", "lookup", "__weakref__")
@@ -191,7 +213,7 @@ class Guard:
         self.what = what
         self.lookup = lookup  # the library's dlsym (exported name -> address, 0 when absent), where there is one
         self.closed = False
-        self.calls: list[int] = []  # the thread id of each pure-backend call in flight
+        self.calls: list[int] = []  # the thread id of each enter() not yet left
         self.state = (ctypes.c_int64 * 2)()
         _GUARDS.add(self)
 
@@ -211,7 +233,19 @@ class Guard:
 
     @property
     def in_flight(self) -> int:
-        return len(self.calls) + int(self.state[1])
+        return len(self.calls) + int(self.state[1]) + self._frames()
+
+    def _frames(self) -> int:
+        """Pure-backend calls of this guard on the threads' stacks (and on greenlets' suspended ones)."""
+        codes = _CALL_CODES
+        n = 0
+        for top in _stacks() if codes else ():
+            f: Any = top
+            while f is not None:
+                if f.f_code in codes and f.f_locals.get("guard") is self:
+                    n += 1
+                f = f.f_back
+        return n
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
         """Refuse new calls; wait (GIL released) up to `timeout` s for calls in flight to return.
@@ -228,6 +262,18 @@ class Guard:
 
 
 _GUARDS: WeakSet[Guard] = WeakSet()
+
+
+def _stacks() -> list[Any]:
+    """The top frame of every stack that may hold a call: each thread's, and each greenlet's that switched away
+    (a Python callback inside a call can switch greenlets; its call then waits on no thread's stack)."""
+    tops = list(sys._current_frames().values())
+    kind: Any = getattr(sys.modules.get("greenlet"), "greenlet", None)
+    if isinstance(kind, type):
+        import gc
+
+        tops += [f for g in gc.get_objects() if isinstance(g, kind) and (f := getattr(g, "gr_frame", None)) is not None]
+    return tops
 
 
 def _after_fork_in_child() -> None:
