@@ -51,6 +51,10 @@ for part in "$@"; do
         $PY "benchmarks/$b.py" --json >"/tmp/bench/$b.json" 2>>"$OUT/run.txt"
         CUENTRY_BACKEND=pure $PY "benchmarks/$b.py" --json >"/tmp/bench/${b}_pure.json" 2>>"$OUT/run.txt"
       done
+      # every calling style and both backends in one run, on the real driver (bench_calls runs each backend itself)
+      timeout 300 $PY benchmarks/bench_calls.py --json \
+          --driver "$($PY -c 'import cuentry; print(cuentry.Driver.load().path)')" \
+          >/tmp/bench/bench_calls.json 2>>"$OUT/run.txt"
       [ -f benchmarks/bench_trace.py ] && $PY benchmarks/bench_trace.py --rounds 15 --json \
           >/tmp/bench/bench_trace.json 2>>"$OUT/run.txt"
       tar czf "$OUT/bench.tgz" -C /tmp/bench . ;;
