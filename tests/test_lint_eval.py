@@ -67,7 +67,7 @@ def test_from_dump_scores_saved_output(tmp_path: Path) -> None:
         {"path": str(base), "line": 3, "code": "CE011", "severity": "error"},
         {"path": str(base), "line": 5, "code": "CE010", "severity": "warning"},
         {"path": str(base), "line": 7, "code": "CE006", "severity": "warning"},
-    ], "judged": [{"path": str(base), "engine": "tree-sitter"}]}), encoding="utf-8")
+    ], "judged": [{"path": str(base), "engine": "clang"}]}), encoding="utf-8")
     proc = _run(tmp_path, "--root", str(root), "--from-dump", str(tmp_path / "dump"), "--json")
     assert proc.returncode == 0, proc.stderr
     (score,) = json.loads(proc.stdout)

@@ -5,7 +5,7 @@ Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`,
 `cuda.h`/`cudaTypedefs.h` when they are found, or against headers `.headers` writes from the
 catalog for one toolkit. Macros, aliases, `decltype`, templates and constants are then resolved by
 the compiler; `.walk` evaluates each request's symbol, version and flags and the canonical type of
-the pointer it fills, into the same `Unit` facts the tree-sitter engine makes.
+the pointer it fills, into the `Unit` facts the rules read (the one engine of the C family).
 
 A file with errors (an include that is not found, an undeclared name, a type from elsewhere) is still
 judged: clang keeps going, and only the requests that depend on what it could not see are left unjudged
@@ -478,7 +478,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
-    unit.called = frozenset(f.name for f in w.fns.values())
+    unit.called = frozenset(c.spelling for c, _, _ in w.calls if c.spelling)   # what later passes look for
     if opts.flip:
         from .configs import every
 

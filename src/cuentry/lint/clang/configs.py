@@ -507,10 +507,14 @@ def _key(f: Query | Export) -> tuple[Any, ...]:
 _CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
 
 
-def _wanted(f: Query | Export, c: Config) -> bool:
-    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact for
-    calls made from one (not a fact the other configuration changed in code both configurations have)."""
+def _wanted(f: Query | Export, c: Config, branchy: frozenset[str] = frozenset()) -> bool:
+    """A fact of a configuration's parse inside a region it was made to enter, a wrapper's own fact for
+    calls made from one, or a call's fact through a wrapper whose body holds one of the regions (the request
+    the branch makes, judged where its symbol is known); not a fact the other configuration changed in code
+    both configurations have."""
     if any(r.first < f.line < r.last for r in c.regions):
+        return True
+    if isinstance(f, Query) and f.via and branchy.intersection(f.via.split(" -> ")):
         return True
     m = _CALLERS.search(f.where)
     lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
@@ -549,8 +553,9 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
             continue
-        _add(unit, unit.queries, got.queries, c, keys)
-        _add(unit, unit.exports, got.exports, c, keys)
+        branchy = _holding(tu, path, c.regions)
+        _add(unit, unit.queries, got.queries, c, keys, branchy)
+        _add(unit, unit.exports, got.exports, c, keys, branchy)
         unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
                            any(r.first < u[1] < r.last for r in c.regions)]
     if not_judged:
@@ -559,12 +564,38 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     return unit
 
 
-def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]]) -> None:
+_FUNCTIONS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
+_SCOPES = frozenset({"NAMESPACE", "CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE", "UNEXPOSED_DECL", "LINKAGE_SPEC"})
+
+
+def _holding(tu: Any, path: str, found: list[Region]) -> frozenset[str]:
+    """The names of this file's function definitions whose bodies hold one of the regions (a wrapper with a
+    request per branch): top-level declarations and those of namespaces and classes, nothing deeper."""
+    me = os.path.abspath(path)
+    out: set[str] = set()
+    todo = list(tu.cursor.get_children())
+    while todo and len(out) < 4096:
+        cur = todo.pop()
+        loc = cur.location.file
+        if loc is None or os.path.abspath(loc.name) != me:
+            continue
+        kind = cur.kind.name
+        if kind in _SCOPES:
+            todo += list(cur.get_children())
+        elif kind in _FUNCTIONS and cur.is_definition():
+            a, b = cur.extent.start.line, cur.extent.end.line
+            if any(a < r.first and r.last < b for r in found):
+                out.add(cur.spelling)
+    return frozenset(out)
+
+
+def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]],
+         branchy: frozenset[str] = frozenset()) -> None:
     """The new facts of a configuration, each named by the needs of the branch it is in (the smallest), or
     by the whole configuration for a wrapper's fact outside them."""
     for f in got:
         k = _key(f)
-        if k in keys or not _wanted(f, c):
+        if k in keys or not _wanted(f, c, branchy):
             continue
         keys.add(k)
         inside = [r for r in c.regions if r.first < f.line < r.last and r.needs is not None]
