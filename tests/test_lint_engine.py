@@ -257,3 +257,23 @@ def test_a_large_file_is_judged_by_libclang_whole(tmp_path: Path) -> None:
     rep = lint_paths([str(big)])
     assert [f.code for f in rep.findings] == ["CE009"]
     assert rep.judged[0].engine == "clang" and rep.judged[0].note == ""
+
+
+def test_a_file_libclang_cannot_parse_is_a_problem_and_the_others_are_kept(tmp_path: Path) -> None:
+    """A macro bomb (beyond the preprocessor's bound) and a file including more special files than are left
+    out (`MAX_LEFT_OUT`): each a problem naming why, not judged, never a silent empty verdict; the good file's
+    finding is kept."""
+    from cuentry.lint.clang import MAX_LEFT_OUT
+
+    (tmp_path / "good.c").write_text("#include <cuda.h>\n" + BAD_C)
+    defs = "#define A0(x) x x\n" + "".join(f"#define A{i}(x) A{i - 1}(x) A{i - 1}(x)\n" for i in range(1, 40))
+    (tmp_path / "bomb.c").write_text(defs + 'int f() { A39(cuGetProcAddress("cuMemAlloc", &p, 1000, 0, 0)); }\n')
+    for i in range(MAX_LEFT_OUT + 1):
+        os.symlink("/dev/zero", tmp_path / f"z{i}.h")
+    (tmp_path / "zeros.c").write_text("".join(f'#include "z{i}.h"\n' for i in range(MAX_LEFT_OUT + 1)) + BAD_C)
+    rep = lint_paths([str(tmp_path)])
+    assert [(Path(f.path).name, f.code) for f in rep.findings] == [("good.c", "CE009")]
+    why = {Path(p.path).name: p.message for p in rep.problems}
+    assert "macro bomb" in why["bomb.c"] and why["bomb.c"].startswith("not linted: ")
+    assert "which is a device" in why["zeros.c"] and "not parsed" in why["zeros.c"]
+    assert sorted(Path(j.path).name for j in rep.judged) == ["good.c"]
