@@ -306,3 +306,27 @@ def test_a_cu_file_with_its_own_driver_declarations_parses(tmp_path: Path, toolk
     found, unit = lint_text(STUB_CU, str(tmp_path / "stub.cu"), settings=Settings(engine="clang", toolkit=toolkit))
     assert unit.engine == "clang", unit.note
     assert found == []
+
+
+def test_a_file_under_a_build_macro_calling_its_own_wrapper() -> None:
+    """Nothing in the file names a request API (the getter is a pointer), so only the parse that enters it
+    knows the wrapper `load`; the branch that calls it is then judged (the retired tree-sitter engine's
+    reach, now clang's: a whole loader under `#if WP_ENABLE_CUDA`)."""
+    _clang()
+    found, unit = _lint("whole_file_wrapper.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "when WITH_CUDA >= 1")]
+    assert "through load" in found[0].message
+    found, _ = _lint("whole_file_wrapper.cpp", defines=["WITH_CUDA=1"])
+    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "")]
+
+
+def test_a_loader_macro_defined_per_branch() -> None:
+    """`#if USE_BY_VERSION` defines LOAD_SYM one way, `#else` another, expanded after the `#endif`: the
+    definition the flags skip is judged at its expansion, in its configuration, once (the flags' own
+    definition is right)."""
+    _clang()
+    found, unit = _lint("define_branches.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "when USE_BY_VERSION >= 1")]
+    assert "expanded from the macro LOAD_SYM" in found[0].message
+    found, unit = _lint("define_branches.cpp", defines=["USE_BY_VERSION=1"])
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "")] and unit.configs == []

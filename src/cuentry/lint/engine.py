@@ -318,13 +318,18 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         end, fx = span(text, line, col), candidate(unit, text, rule.code, line, col, cat, settings.toolkit)
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
                            unit.engine, unit.headers, config, *end, fx.kind if fx is not None else "none"))
-    out.sort(key=lambda f: (f.line, f.col, f.code))
+    out.sort(key=lambda f: (f.line, f.col, f.code, bool(f.config)))
     dedup: list[Finding] = []
-    for f in out:
-        if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, dedup[-1].message) != (
-                f.line, f.col, f.code, f.message):
+    for f in out:   # one finding per cause: the same words in another configuration are the flags' own finding
+        if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, _bare(dedup[-1])) != (
+                f.line, f.col, f.code, _bare(f)):
             dedup.append(f)
     return dedup, unit
+
+
+def _bare(f: Finding) -> str:
+    """A finding's message without the configuration it names."""
+    return f.message.removesuffix(f" ({f.config})") if f.config else f.message
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:

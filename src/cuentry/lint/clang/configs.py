@@ -293,21 +293,22 @@ def _directive_condition(word: str, rest: str) -> Any:
 
 def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     """The `#if` branches of the file whose own body (not a nested branch) holds request tokens: the
-    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`."""
+    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`; also in the
+    body of a `#define` there (a loader macro defined once per branch, expanded after the `#endif`)."""
     blank = _blank(text)
     found: list[tuple[int, int, Any]] = [(m.start(), m.end(), m) for m in _DIRECTIVE.finditer(blank)]
     found += [(pos, -1, tok) for pos, tok in _tokens(blank, wrappers)]
     found.sort(key=lambda f: f[0])
     stack: list[_Open] = []
     out: list[Region] = []
-    line, at, directive_end = 1, 0, -1
+    line, at, directive_end, define = 1, 0, -1, False
     for pos, end, m in found:
         line += blank.count("\n", at, pos)
         at = pos
         if end >= 0:
-            directive_end = end
+            directive_end, define = end, m.group(1) == "define"
             _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
-        elif stack and pos >= directive_end:
+        elif stack and (pos >= directive_end or define):
             stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
     last = line + blank.count("\n", at)
     for o in stack:
@@ -509,13 +510,15 @@ _CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
 
 def _wanted(f: Query | Export, c: Config, branchy: frozenset[str] = frozenset()) -> bool:
     """A fact of a configuration's parse inside a region it was made to enter, a wrapper's own fact for
-    calls made from one, or a call's fact through a wrapper whose body holds one of the regions (the request
-    the branch makes, judged where its symbol is known); not a fact the other configuration changed in code
-    both configurations have."""
+    calls made from one, a call's fact through a wrapper whose body holds one of the regions (the request
+    the branch makes, judged where its symbol is known), or a request a `#define` of one of the regions
+    writes; not a fact the other configuration changed in code both configurations have."""
     if any(r.first < f.line < r.last for r in c.regions):
         return True
     if isinstance(f, Query) and f.via and branchy.intersection(f.via.split(" -> ")):
         return True
+    if isinstance(f, Query) and any(r.first < n < r.last for n in f.macro_lines for r in c.regions):
+        return True   # written by a #define of the branch, expanded in code both configurations have
     m = _CALLERS.search(f.where)
     lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
     return any(r.first < n < r.last for n in lines for r in c.regions)
@@ -532,7 +535,7 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     if not found:
         return unit
     facts: list[Query | Export] = [*unit.queries, *unit.exports]
-    dark = skipped(tu, path, found, {f.line for f in facts})
+    dark = skipped(tu, path, found, {f.line for f in facts})   # a #define's body is never seen: parsed again
     if not dark:
         return unit
     configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
@@ -553,6 +556,9 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
             continue
+        learnt = [str(spec.get("name", "")) for spec in got.clang_apis.values()]
+        if set(learnt) - set(wrappers):
+            c.regions += _entered(c, text, [*wrappers, *learnt], tu, path, {f.line for f in facts})
         branchy = _holding(tu, path, c.regions)
         _add(unit, unit.queries, got.queries, c, keys, branchy)
         _add(unit, unit.exports, got.exports, c, keys, branchy)
@@ -562,6 +568,16 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
         unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
+
+
+def _entered(c: Config, text: str, names: list[str], tu: Any, path: str, seen_lines: set[int]) -> list[Region]:
+    """The more regions a configuration enters once the wrappers its parse defines are known (a file under a
+    build macro that calls its own lookup wrapper): branches whose body calls one, that the configuration's
+    needs already meet and the flags' parse skipped."""
+    have = {(r.first, r.last) for r in c.regions}
+    more = [r for r in regions(text, names) if (r.first, r.last) not in have and r.needs is not None
+            and _meet(c.needs, r.needs) == c.needs]
+    return skipped(tu, path, more, seen_lines)[:MAX_REGIONS]
 
 
 _FUNCTIONS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
