@@ -556,18 +556,26 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
             continue
-        learnt = [str(spec.get("name", "")) for spec in got.clang_apis.values()]
-        if set(learnt) - set(wrappers):
-            c.regions += _entered(c, text, [*wrappers, *learnt], tu, path, {f.line for f in facts})
-        branchy = _holding(tu, path, c.regions)
-        _add(unit, unit.queries, got.queries, c, keys, branchy)
-        _add(unit, unit.exports, got.exports, c, keys, branchy)
-        unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
-                           any(r.first < u[1] < r.last for r in c.regions)]
+        _take(unit, got, c, keys, (tu, text, path, wrappers), {f.line for f in facts})
     if not_judged:
         said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
         unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
+
+
+def _take(unit: Unit, got: Unit, c: Config, keys: set[tuple[Any, ...]], base: tuple[Any, str, str, list[str]],
+          seen_lines: set[int]) -> None:
+    """Into `unit`, what the parse of configuration `c` (`got`) adds; `base`: the flags' own translation
+    unit, the text, its path and the wrappers known there."""
+    tu, text, path, wrappers = base
+    learnt = [str(spec.get("name", "")) for spec in got.clang_apis.values()]
+    if set(learnt) - set(wrappers):
+        c.regions += _entered(c, text, [*wrappers, *learnt], tu, path, seen_lines)
+    branchy = _holding(tu, path, c.regions)
+    _add(unit, unit.queries, got.queries, c, keys, branchy)
+    _add(unit, unit.exports, got.exports, c, keys, branchy)
+    unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
+                       any(r.first < u[1] < r.last for r in c.regions)]
 
 
 def _entered(c: Config, text: str, names: list[str], tu: Any, path: str, seen_lines: set[int]) -> list[Region]:
