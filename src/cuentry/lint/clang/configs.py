@@ -19,6 +19,7 @@ unjudged; the file's note says which and why.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import time
@@ -50,7 +51,7 @@ TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 
 _REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
 _LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
-_LOADER_NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*$")
+_LOADER_NAME = re.compile(r"\b_*[A-Z][A-Z0-9_]{2,}[ \t]*$")   # `LOAD_SYM`, `_CCCLRT_GET_DRIVER_FUNCTION`
 _COMMENT = re.compile(r"(?=[/\"'])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')", re.S)
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)((?:[^\n\\]|\\\n|\\.)*)", re.M)
 _COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
@@ -397,9 +398,10 @@ class Config:
     regions: list[Region] = field(default_factory=list)
     toolkit: str | None = None      # the toolkit whose headers are written for it (None: the flags' own headers)
     base: int = 0                   # the CUDA_VERSION of the flags' own headers
+    forced: str = ""                # entered by rewriting its directives (see `forced`): how it is named
 
     def label(self) -> str:
-        return label(self.needs)
+        return self.forced or label(self.needs)
 
     def flags(self) -> list[str]:
         out = []
@@ -541,26 +543,104 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
     keys = {_key(f) for f in facts}
     start = time.monotonic()
+    entered = _forced_configs(text, left)
+    left = [r for r in left if not any(r in c.regions for c in entered)]
     not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
                              for r in left[:8]]
     if len(left) > 8 or len(dark) > MAX_REGIONS:
         not_judged.append(f"{max(0, len(left) - 8) + max(0, len(dark) - MAX_REGIONS)} more branches")
-    for c in configs:
+    for c in [*configs, *entered]:
         if time.monotonic() - start > MAX_SECONDS:
             not_judged.append(f"{c.label()}: not parsed, the file's {MAX_SECONDS:.0f} s for configurations is spent")
             continue
-        sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
-                                  toolkit=c.toolkit or opts.toolkit)
         try:
-            got = extract(text, path, sub)
+            got = _parse_config(c, text, path, opts, extract)
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
+            continue
+        if c.forced and not _inside(got, c.regions[0]):   # a branch whose enclosing ones stay skipped
+            r = c.regions[0]
+            not_judged.append(f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit")
             continue
         _take(unit, got, c, keys, (tu, text, path, wrappers), {f.line for f in facts})
     if not_judged:
         said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
         unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
+
+
+def _inside(got: Unit, r: Region) -> bool:
+    """Whether a parse has a fact in the region (it entered it)."""
+    lines = [q.line for q in got.queries] + [e.line for e in got.exports]
+    return any(r.first < n < r.last for n in lines)
+
+
+def _parse_config(c: Config, text: str, path: str, opts: Any, extract: Extract) -> Unit:
+    """The file parsed in configuration `c`: with its flags, or its text `forced` into its branch."""
+    sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
+                              toolkit=c.toolkit or opts.toolkit)
+    return extract((forced(text, c.regions[0].first) or text) if c.forced else text, path, sub)
+
+
+MAX_FORCED = 4
+"""Branches per file whose condition no -D/-U or toolkit sets (`#if _CCCL_CTK_AT_LEAST(13, 4)`, a function-like
+macro) that are entered by rewriting their directives (`forced`), at most."""
+_OPENS = ("if", "ifdef", "ifndef")
+_NEXT = ("elif", "elifdef", "elifndef", "else")
+
+
+def _forced_configs(text: str, left: list[Region]) -> list[Config]:
+    """One configuration for each of the first `MAX_FORCED` regions (in the order of the file) that no flag
+    can enter: parsed with the text `forced` into that branch."""
+    out: list[Config] = []
+    for r in sorted(left, key=lambda r: r.first):
+        if len(out) >= MAX_FORCED:
+            break
+        if forced(text, r.first) is not None:
+            why = r.why.rsplit(" and ", 1)[-1]
+            out.append(Config({}, [r], forced=f"in the branch {why} of line {r.first}, entered whatever its condition"))
+    return out
+
+
+def forced(text: str, line: int) -> str | None:
+    """`text` with the `#if` chain of the branch whose directive is at `line` rewritten so that the
+    preprocessor enters it: its condition true (`#if 1`, `#elif 1`), the branches before it false; every line
+    stays where it is. The chains around it are left as they are (an include guard forced open would let the
+    file include itself without end). None when no branch of a chain opens at `line`, or when it is an
+    include guard (`#ifndef X` then `#define X`)."""
+    blank = _blank(text)
+    stack: list[list[re.Match[str]]] = []
+    at, pos = 1, 0
+    ds = list(_DIRECTIVE.finditer(blank))
+    guards = {a.start() for a, b in itertools.pairwise(ds)   # the include guards' `#ifndef`s
+              if a.group(1) == "ifndef" and b.group(1) == "define" and a.group(2).split()[:1] == b.group(2).split()[:1]}
+    for m in ds:
+        at += blank.count("\n", pos, m.start())
+        pos = m.start()
+        word = m.group(1)
+        if word in _OPENS:
+            stack.append([m])
+        elif word in _NEXT and stack:
+            stack[-1].append(m)
+        else:
+            if word == "endif" and stack:
+                stack.pop()
+            continue
+        if at == line:
+            return None if stack[-1][0].start() in guards else _rewrite(text, stack[-1:])
+    return None
+
+
+def _rewrite(text: str, stack: list[list[re.Match[str]]]) -> str:
+    edits = sorted(((m, m is chain[-1]) for chain in stack for m in chain), key=lambda e: e[0].start())
+    out, last = [], 0
+    for m, truth in edits:
+        word = m.group(1)
+        new = "#else" if word == "else" else f"#{'if' if word in _OPENS else 'elif'} {int(truth)}"
+        out += [text[last:m.start()], new, "\n" * m.group(0).count("\n")]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _take(unit: Unit, got: Unit, c: Config, keys: set[tuple[Any, ...]], base: tuple[Any, str, str, list[str]],
