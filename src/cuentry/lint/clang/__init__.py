@@ -630,6 +630,7 @@ def _lost(unit: Unit, w: Any, tu: Any, path: str, errors: list[tuple[int, str]],
 
 
 __all__ = [
-    "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options",
-    "Refused", "arguments", "available", "extract", "header_dirs", "include_dirs", "refuse_special",
+    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
+    "SEARCH_ROUNDS", "NotParsed", "Options", "Refused", "arguments", "available", "extract", "header_dirs",
+    "include_dirs", "leave_out", "refuse_special",
 ]

@@ -30,9 +30,11 @@ from typing import Any
 from ...catalog import Catalog
 from ..facts import Export, Query, Unit
 
-__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "WINDOWS_MACROS",
-           "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition", "every", "label", "plan", "regions",
-           "require", "skipped"]
+__all__ = [
+    "INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_FORCED", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS",
+    "WIN32_DIR", "WINDOWS_MACROS", "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition",
+    "every", "forced", "label", "plan", "regions", "require", "skipped",
+]
 
 MAX_CONFIGS = 4
 """Extra configurations parsed per file, at most."""
