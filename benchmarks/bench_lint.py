@@ -1,8 +1,7 @@
 """cuentry lint timing, as ratios measured in one run (issue 29.6): is the linter linear, fast and parallel?
 
 This is a benchmark, not a test: nothing here fails; each goal is printed next to its number. Every case
-lints with the default engine (libclang when it is installed, in its supervised worker processes); the
-scaling cases with libclang whatever the size.
+lints with libclang, the one engine of the C family (the `lint` extra), in its supervised worker processes.
 
 * scaling: the time to lint one file against its size, for four shapes, each from 100 to 20,000: lines of
   ordinary code (a request in one function of fifty), requests in ONE function (each stored and tested),
@@ -82,8 +81,8 @@ def depth_of(n: int) -> str:
             + f"void f(void) {{ void* p; CUdriverProcAddressQueryResult q; C{n - 1}(cuMemAlloc); }}\n")
 
 
-ENGINE = Settings(engine="clang" if clang.available() else "auto")
-"""The scaling cases measure libclang whatever the size (`auto` gives a file above 2 MiB to tree-sitter)."""
+ENGINE = Settings()
+"""The one engine's settings (libclang, whatever the size)."""
 SHAPES: dict[str, Callable[[int], str]] = {"lines": lines_of, "requests_per_function": requests_of,
                                            "defines": defines_of, "macro_depth": depth_of}
 

@@ -77,7 +77,7 @@ def test_the_docs_list_each_packages_own_layers() -> None:
     """lint's sub-packages: each `layers` contract over one package is a block of docs/architecture.md."""
     own = {c["containers"][0]: [_norm(x) for x in c["layers"]] for c in _contracts().values()
            if c["type"] == "layers" and c["containers"] != ["cuentry"]}
-    assert {"cuentry.lint", "cuentry.lint.clang", "cuentry.lint.cfamily"} <= set(own)
+    assert {"cuentry.lint", "cuentry.lint.clang"} <= set(own)
     assert _doc_sublayers() == own
     for container in own:
         assert _contracts()[next(k for k, c in _contracts().items() if c["containers"] == [container])]["exhaustive"]

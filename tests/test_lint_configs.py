@@ -112,6 +112,7 @@ def test_no_configuration_no_facts(monkeypatch: pytest.MonkeyPatch) -> None:
         (14, 3020, "when USE_CUDA is defined"), (18, 12050, "when USE_CUDA is defined")]
     assert clang.extract(path.read_text(), str(path), clang.Options(flip=False)).queries == []
     monkeypatch.setattr(configs, "MAX_CONFIGS", 0)
+    monkeypatch.setattr(configs, "MAX_FORCED", 0)   # else the branch beyond the bound is entered by its text
     unit = clang.extract(path.read_text(), str(path), clang.Options())
     assert unit.queries == []
     assert "USE_CUDA" in unit.note and "not judged" in unit.note      # said, not silent
@@ -145,7 +146,7 @@ def test_a_fault_outside_the_branches_is_reported_once(tmp_path: Path) -> None:
     assert got == [(6, "CE002", "when EXTRA is defined"), (8, "CE002", "")]
 
 
-def test_an_unreadable_condition_is_said(tmp_path: Path) -> None:
+def test_an_unreadable_condition_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _clang()
     from cuentry.lint import lint_text
     from cuentry.lint.engine import Settings
@@ -153,6 +154,12 @@ def test_an_unreadable_condition_is_said(tmp_path: Path) -> None:
     src = ("#include <cuda.h>\n#include <cudaTypedefs.h>\nstatic PFN_cuMemFree_v3020 p;\n"
            "#if LEVEL * 2 > 6\nint f(void) { return cuGetProcAddress(\"cuMemFree\", (void **)&p, 2000, 0, 0); }\n"
            "#endif\n")
+    found, unit = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang"))
+    # no -D sets the condition: the branch is entered by rewriting its #if (see the forced test below)
+    assert [(f.code, f.config) for f in found if f.code == "CE002"] == [
+        ("CE002", "in the branch #if LEVEL * 2 > 6 of line 4, entered whatever its condition")]
+    assert "LEVEL" not in unit.note
+    monkeypatch.setattr(configs, "MAX_FORCED", 0)   # and without that, it is said
     found, unit = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang"))
     assert not [f for f in found if f.code == "CE002"]
     assert "#if LEVEL * 2 > 6 (line 4)" in unit.note
@@ -306,3 +313,43 @@ def test_a_cu_file_with_its_own_driver_declarations_parses(tmp_path: Path, toolk
     found, unit = lint_text(STUB_CU, str(tmp_path / "stub.cu"), settings=Settings(engine="clang", toolkit=toolkit))
     assert unit.engine == "clang", unit.note
     assert found == []
+
+
+def test_a_file_under_a_build_macro_calling_its_own_wrapper() -> None:
+    """Nothing in the file names a request API (the getter is a pointer), so only the parse that enters it
+    knows the wrapper `load`; the branch that calls it is then judged (the retired tree-sitter engine's
+    reach, now clang's: a whole loader under `#if WP_ENABLE_CUDA`)."""
+    _clang()
+    found, unit = _lint("whole_file_wrapper.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "when WITH_CUDA >= 1")]
+    assert "through load" in found[0].message
+    found, _ = _lint("whole_file_wrapper.cpp", defines=["WITH_CUDA=1"])
+    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "")]
+
+
+def test_a_loader_macro_defined_per_branch() -> None:
+    """`#if USE_BY_VERSION` defines LOAD_SYM one way, `#else` another, expanded after the `#endif`: the
+    definition the flags skip is judged at its expansion, in its configuration, once (the flags' own
+    definition is right)."""
+    _clang()
+    found, unit = _lint("define_branches.cpp")
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "when USE_BY_VERSION >= 1")]
+    assert "expanded from the macro LOAD_SYM" in found[0].message
+    found, unit = _lint("define_branches.cpp", defines=["USE_BY_VERSION=1"])
+    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "")] and unit.configs == []
+
+
+def test_a_branch_under_a_function_like_macro_condition_is_forced() -> None:
+    """`#if _TK_AT_LEAST(99, 0)` (no -D or toolkit sets it): the branch is entered by rewriting its `#if`, and
+    its request through `_GET_DRIVER_FN(cuDevSmResourceSplit)` is judged (asked at 12000, below its first ABI);
+    the finding names the branch. The include guard around it is never rewritten."""
+    _clang()
+    found, unit = _lint("macro_condition.h", toolkit="13.0")
+    label = "in the branch #if _TK_AT_LEAST(99, 0) of line 22, entered whatever its condition"
+    assert [(f.line, f.code, f.severity, f.config) for f in found] == [(24, "CE009", "error", label)]
+    assert unit.configs == [label] and unit.note == ""
+    text = (CORPUS / "macro_condition.h").read_text()
+    assert configs.forced(text, 4) is None                        # the guard
+    entered = configs.forced(text, 22)
+    assert entered is not None and entered.count("\n") == text.count("\n")
+    assert entered.splitlines()[21] == "#if 1" and entered.splitlines()[3] == "#ifndef MACRO_CONDITION_H"

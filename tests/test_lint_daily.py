@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("tree_sitter_cpp")
+pytest.importorskip("clang.cindex")
 jsonschema = pytest.importorskip("jsonschema")
 
 from cuentry.cli import main  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("tree_sitter_cpp")
+pytest.importorskip("clang.cindex")
 
 from cuentry.cli import main  # noqa: E402
 from cuentry.errors import UsageError  # noqa: E402
@@ -170,8 +170,9 @@ def test_macro_positions_map_back_to_the_invocation() -> None:
 def test_macro_bombs_are_bounded() -> None:
     defs = "#define A0(x) x x\n" + "".join(f"#define A{i}(x) A{i - 1}(x) A{i - 1}(x)\n" for i in range(1, 40))
     t0 = time.monotonic()
-    findings, _ = lint_text(defs + "int f() { A39(cuGetProcAddress(\"cuMemAlloc\", &p, 1000, 0, 0)); }\n", "bomb.c")
+    findings, unit = lint_text(defs + "int f() { A39(cuGetProcAddress(\"cuMemAlloc\", &p, 1000, 0, 0)); }\n", "bomb.c")
     assert time.monotonic() - t0 < 10
+    assert findings == [] and "macro bomb" in unit.problem   # a problem of the file, not a silent empty verdict
 
 
 def test_linear_in_requests_per_function(tmp_path: Path) -> None:
@@ -185,28 +186,13 @@ def test_linear_in_requests_per_function(tmp_path: Path) -> None:
     assert rep.findings == [] and time.monotonic() - t0 < 10
 
 
-def test_cuda_sources_use_the_cuda_grammar_and_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
-    from cuentry.lint.cfamily.tree import grammar_for
-
-    src = ("__global__ void k(int* x) { x[0] = 1; }\n"
+def test_cuda_sources_are_parsed_in_cuda_mode() -> None:
+    """A `.cu` file with a kernel and its launch parses (clang's CUDA mode, host side) and is judged."""
+    src = ("#include <cuda.h>\n__global__ void k(int* x) { x[0] = 1; }\n"
            "void f() { k<<<1, 2>>>(0); void* p; CUdriverProcAddressQueryResult q;\n"
            "  if (cuGetProcAddress(\"cuMemAlloc\", &p, 1000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {} }\n")
-    pytest.importorskip("tree_sitter_cuda")
-    assert grammar_for("k.cu") == "cuda" and grammar_for("k.cpp") == "cpp"
-    findings, unit = lint_text(src, "k.cu")
-    assert unit.parse_errors == 0 and [f.code for f in findings] == ["CE009"]
-    real_import = builtins.__import__
-
-    def no_cuda(name: str, *a: object, **k: object) -> object:
-        if name == "tree_sitter_cuda":
-            raise ImportError(name)
-        return real_import(name, *a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_cuda)
-    assert grammar_for("k.cu") == "cpp"
-    assert [f.code for f in lint_text(src, "k.cu")[0]] == ["CE009"]
+    findings, unit = lint_text(src, "k.cu", settings=Settings(toolkit="13.0"))
+    assert unit.engine == "clang" and not unit.note and [f.code for f in findings] == ["CE009"]
 
 
 def test_a_default_version_two_wrappers_down_is_the_pin(tmp_path: Path) -> None:
@@ -224,7 +210,7 @@ def test_a_default_version_two_wrappers_down_is_the_pin(tmp_path: Path) -> None:
         "  return reinterpret_cast<CUresult (*)(A...)>(get_symbol(symbol))(args...);\n}\n")
     (tmp_path / "use.cpp").write_text('#include "drv.h"\nint f(CUstream s) { CUcontext c; '
                                       'return call("cuStreamGetCtx", s, &c) != CUDA_SUCCESS; }\n')
-    rep = lint_paths([str(tmp_path)], settings=Settings(engine="tree-sitter"))
+    rep = lint_paths([str(tmp_path)])
     (hit,) = [f for f in rep.findings if f.code == "CE010"]
     assert hit.path.endswith("use.cpp") and "cuStreamGetCtx asked at 12010" in hit.message
 
@@ -241,8 +227,7 @@ def test_the_pre_filter_admits_only_files_that_can_ask(tmp_path: Path) -> None:
     (tmp_path / "named.c").write_text('#include "platform.h"\nvoid *f(void *h) { return plat_sym(h, "cuMemAlloc"); }\n')
     (tmp_path / "table.c").write_text('#include "platform.h"\n#define ROW(x) plat_sym(0, #x);\n'
                                       'void g(void) {\n#include "rows.inc"\n}\n')
-    rep = lint_paths([str(tmp_path)], include_dirs=[str(inc)], settings=Settings(engine="tree-sitter",
-                                                                               include_dirs=[str(inc)]))
+    rep = lint_paths([str(tmp_path)], include_dirs=[str(inc)], settings=Settings(include_dirs=[str(inc)]))
     assert sorted(Path(j.path).name for j in rep.judged) == ["named.c", "platform.h", "table.c"]
 
 
@@ -263,38 +248,49 @@ CHAIN_TOML = ('[table]\nstream = "legacy"\nrequired = [\n'
               '  "cuStreamBeginCapture@10010",\n]\noptional = ["cuMulticastCreate@12010"]\n')
 
 
-@pytest.mark.parametrize("engine", ["tree-sitter", "clang"])
-def test_min_driver_is_the_manifest_floor(tmp_path: Path, engine: str) -> None:
+def test_min_driver_is_the_manifest_floor(tmp_path: Path) -> None:
     """A loader that falls back from 12050 to 3020 needs 3020 (each chain's lowest pin), as its manifest does;
     a request under a driver-version test is optional; both come from entry.driver_floor."""
-    if engine == "clang":
-        pytest.importorskip("clang.cindex")
     from cuentry.manifest import load
 
-    text, toml = CHAIN_C, CHAIN_TOML
-    if engine == "tree-sitter":   # it sees no driver-version tests: the guarded request is left out
-        text, toml = text[:text.index("  if (driver")] + "  return 0;\n}\n", toml[:toml.index("optional")]
-    (tmp_path / "loader.c").write_text(text)
-    (tmp_path / "loader.toml").write_text(toml)
-    rep = lint_paths([str(tmp_path / "loader.c")], settings=Settings(engine=engine))
+    (tmp_path / "loader.c").write_text(CHAIN_C)
+    (tmp_path / "loader.toml").write_text(CHAIN_TOML)
+    rep = lint_paths([str(tmp_path / "loader.c")])
     floor = load(str(tmp_path / "loader.toml")).min_driver()
     assert rep.min_driver == floor == 10010
     assert rep.chains["cuCtxCreate"] == {3020, 12050} and rep.pins["cuCtxCreate"] == 3020
-    if engine == "clang":
-        assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
-    code, out, _ = _cli("lint", "--min-driver", "--engine", engine, str(tmp_path / "loader.c"))
+    assert rep.pins["cuMulticastCreate"] == 12010 and rep.optional == {"cuMulticastCreate"}
+    code, out, _ = _cli("lint", "--min-driver", str(tmp_path / "loader.c"))
     assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out
-    doc = json.loads(_cli("lint", "--json", "--engine", engine, str(tmp_path / "loader.c"))[1])
+    doc = json.loads(_cli("lint", "--json", str(tmp_path / "loader.c"))[1])
     assert doc["min_driver"] == 10010
     assert {"symbol": "cuCtxCreate", "asked_at": [3020, 12050], "required": True} in doc["chains"]
 
 
-def test_a_file_above_the_clang_bound_is_judged_by_tree_sitter_with_a_note(tmp_path: Path) -> None:
-    pytest.importorskip("clang.cindex")
-    from cuentry.lint.engine import CLANG_MAX_BYTES
-
+def test_a_large_file_is_judged_by_libclang_whole(tmp_path: Path) -> None:
+    """A file of 3 MiB (once handed to tree-sitter above 2 MiB) is parsed whole: the worker's limits bound it."""
     big = tmp_path / "big.c"
-    big.write_text("#include <cuda.h>\n" + BAD_C + ("// " + "x" * 1020 + "\n") * (CLANG_MAX_BYTES // 1024 + 8))
+    big.write_text("#include <cuda.h>\n" + BAD_C + ("// " + "x" * 1020 + "\n") * 3072)
     rep = lint_paths([str(big)])
     assert [f.code for f in rep.findings] == ["CE009"]
-    assert rep.judged[0].engine == "tree-sitter" and "above 2 MiB" in rep.judged[0].note
+    assert rep.judged[0].engine == "clang" and rep.judged[0].note == ""
+
+
+def test_a_file_libclang_cannot_parse_is_a_problem_and_the_others_are_kept(tmp_path: Path) -> None:
+    """A macro bomb (beyond the preprocessor's bound) and a file including more special files than are left
+    out (`MAX_LEFT_OUT`): each a problem naming why, not judged, never a silent empty verdict; the good file's
+    finding is kept."""
+    from cuentry.lint.clang import MAX_LEFT_OUT
+
+    (tmp_path / "good.c").write_text("#include <cuda.h>\n" + BAD_C)
+    defs = "#define A0(x) x x\n" + "".join(f"#define A{i}(x) A{i - 1}(x) A{i - 1}(x)\n" for i in range(1, 40))
+    (tmp_path / "bomb.c").write_text(defs + 'int f() { A39(cuGetProcAddress("cuMemAlloc", &p, 1000, 0, 0)); }\n')
+    for i in range(MAX_LEFT_OUT + 1):
+        os.symlink("/dev/zero", tmp_path / f"z{i}.h")
+    (tmp_path / "zeros.c").write_text("".join(f'#include "z{i}.h"\n' for i in range(MAX_LEFT_OUT + 1)) + BAD_C)
+    rep = lint_paths([str(tmp_path)])
+    assert [(Path(f.path).name, f.code) for f in rep.findings] == [("good.c", "CE009")]
+    why = {Path(p.path).name: p.message for p in rep.problems}
+    assert "macro bomb" in why["bomb.c"] and why["bomb.c"].startswith("not linted: ")
+    assert "which is a device" in why["zeros.c"] and "not parsed" in why["zeros.c"]
+    assert sorted(Path(j.path).name for j in rep.judged) == ["good.c"]

@@ -60,19 +60,20 @@ def test_from_dump_scores_saved_output(tmp_path: Path) -> None:
     (tmp_path / "judged.toml").write_text(JUDGED, encoding="utf-8")
     root = tmp_path / "root"
     (root / "acme+loader").mkdir(parents=True)
-    saved = tmp_path / "dump" / "default" / "acme+loader.json"
+    saved = tmp_path / "dump" / "clang" / "acme+loader.json"
     saved.parent.mkdir(parents=True)
     base = root / "acme+loader" / "src" / "load.c"
     saved.write_text(json.dumps({"findings": [
         {"path": str(base), "line": 3, "code": "CE011", "severity": "error"},
-        {"path": str(base), "line": 5, "code": "CE010", "severity": "warning"},
+        {"path": str(base), "line": 5, "code": "CE010", "severity": "note"},
         {"path": str(base), "line": 7, "code": "CE006", "severity": "warning"},
-    ], "judged": [{"path": str(base), "engine": "tree-sitter"}]}), encoding="utf-8")
+    ], "judged": [{"path": str(base), "engine": "clang"}]}), encoding="utf-8")
     proc = _run(tmp_path, "--root", str(root), "--from-dump", str(tmp_path / "dump"), "--json")
     assert proc.returncode == 0, proc.stderr
     (score,) = json.loads(proc.stdout)
     assert (score["true"], score["false"], score["found"], score["faults"]) == (1, 1, 1, 2)
     assert (score["serious"], score["serious_found"]) == (1, 1)
+    assert (score["precision"], score["default_precision"]) == (0.5, 1.0)   # the false note counts only strictly
     assert score["unjudged"] == ["acme/loader src/load.c:7 CE006"]
     assert score["missed"] == ["acme/loader src/load.c:9 CE004"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PARSERS = ("tree_sitter", "tree_sitter_cpp", "tree_sitter_cuda", "clang")
+PARSERS = ("clang", "tree_sitter", "tree_sitter_cpp", "tree_sitter_cuda")   # libclang; the retired engine's too
 
 # Run in a child: the parsers made unimportable (as in an install without the extra), then the script.
 _BLOCK = textwrap.dedent("""
@@ -39,7 +39,7 @@ def test_the_core_depends_on_no_parser() -> None:
     deps = " ".join(meta["dependencies"])
     assert not any(p in deps for p in ("tree-sitter", "libclang", "pycparser"))
     extras = meta["optional-dependencies"]
-    assert {d.split(">")[0] for d in extras["lint"]} == {"libclang", "tree-sitter", "tree-sitter-cpp", "tree-sitter-cuda"}
+    assert {d.split(">")[0] for d in extras["lint"]} == {"libclang"}   # one engine, one parser (tree-sitter retired)
     assert extras["clang"] == ["cuentry[lint]"]          # the old name still installs it
 
 
@@ -108,7 +108,7 @@ def test_the_library_api_says_the_same() -> None:
         "python"]
 
 
-@pytest.mark.skipif(not all(__import__("importlib").util.find_spec(m) is None for m in PARSERS[:2]),
+@pytest.mark.skipif(__import__("importlib").util.find_spec(PARSERS[0]) is not None,
                     reason="the lint extra is installed (CI checks this in a venv without it)")
 def test_really_without_the_extra(tmp_path: Path) -> None:
     """In an install without the extra (CI's plain `pip install .` venv), the same message with nothing blocked."""

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("tree_sitter_cpp")
+pytest.importorskip("clang.cindex")
 
 from cuentry.lint import lint_text  # noqa: E402
 

@@ -6,18 +6,20 @@ or finding: a finding the linter reported (`verdict = "true"` or `"false"`) or a
 reading the loader that the linter did not report (`verdict = "missed"`), with `serious` (a wrong
 ABI bound, a call that never resolves, undefined behaviour) and `why`.
 
-For each engine this runs `cuentry lint --json` over every repository and reports:
+This runs `cuentry lint --json --pedantic` (libclang, the one engine of the C family; notes too: a
+harmless fault reported as a note is found) over every repository and reports:
 
-* precision: true findings / judged findings reported;
+* precision: true findings / judged findings reported (strict: a note judged false counts against it);
+* precision of the default output: the same over the findings that are not notes;
 * recall: faults reported / all faults (the true findings and the missed ones);
 * recall on serious faults, the same over the serious ones;
 * findings nobody judged yet (they count in neither number; judge them).
 
-A "missed" fault that an engine does report counts as found for that engine. Repositories carry a
+A "missed" fault that the linter does report counts as found. Repositories carry a
 `set`: "development" (looked at while the linter was being improved) or "held-out" (judged only
 after); each set is scored on its own.
 
-    python tools/lint_eval.py --root DIR [--engine tree-sitter --engine clang] [--set held-out] [--json]
+    python tools/lint_eval.py --root DIR [--set held-out] [--json] [--dump DIR | --from-dump DIR]
 
 `--root` is the folder holding one checkout per repository (each in its `dir`); without it,
 `$CUENTRY_EVAL_ROOT` is used.
@@ -51,8 +53,9 @@ class Score:
     serious: int = 0
     serious_found: int = 0
     as_notes: int = 0          # true findings reported with severity "note" (shown with --pedantic)
-    c_files: int = 0           # C-family files judged
-    by_clang: int = 0          # ... of which by the clang engine (the others fell back to tree-sitter)
+    default_true: int = 0      # true findings that are not notes (the default output's)
+    default_false: int = 0     # false findings that are not notes
+    c_files: int = 0           # C-family files judged (each by clang, the one engine)
     missed: list[str] = field(default_factory=list)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -63,7 +66,8 @@ class Score:
                 "serious_found": self.serious_found, "precision": _ratio(self.true, self.true + self.false),
                 "recall": _ratio(self.found, self.faults), "serious_recall": _ratio(self.serious_found, self.serious),
                 "missed": self.missed, "seconds": round(self.seconds, 1), "errors": self.errors,
-                "as_notes": self.as_notes, "c_files": self.c_files, "by_clang": self.by_clang}
+                "as_notes": self.as_notes, "c_files": self.c_files,
+                "default_precision": _ratio(self.default_true, self.default_true + self.default_false)}
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -82,22 +86,22 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def has_engine_option() -> bool:
-    out = subprocess.run([sys.executable, "-m", "cuentry", "lint", "--help"], capture_output=True, text=True,
-                         check=False).stdout
-    return "--engine" in out
+DUMPED = ("clang", "default")
+"""Where `--dump` writes each repository's JSON (`DIR/clang/`), and where `--from-dump` looks, in order (the
+folder of the one engine; `default/`, where runs without an engine name wrote it)."""
 
 
-def lint_repo(repo: dict[str, Any], root: Path, engine: str | None, dump: Path | None = None,
+def lint_repo(repo: dict[str, Any], root: Path, dump: Path | None = None,
               from_dump: Path | None = None) -> tuple[list[dict[str, Any]], str, list[str]]:
     """The findings (paths relative to the repository), an error, and the engine that judged each C file.
 
-    With `dump`, the linter's JSON is also written to `dump/<engine>/<dir>.json` (to judge new findings);
+    With `dump`, the linter's JSON is also written to `dump/clang/<dir>.json` (to judge new findings);
     with `from_dump`, that saved JSON is scored instead of running the linter (after new judgements).
     """
     base = root / repo["dir"]
     if from_dump is not None:
-        saved = from_dump / (engine or "default") / f"{repo['dir']}.json"
+        saved = next((p for d in DUMPED if (p := from_dump / d / f"{repo['dir']}.json").is_file()),
+                     from_dump / DUMPED[0] / f"{repo['dir']}.json")
         if not saved.is_file():
             return [], f"{repo['name']}: no saved lint output {saved}", []
         doc = json.loads(saved.read_text(encoding="utf-8"))
@@ -106,9 +110,8 @@ def lint_repo(repo: dict[str, Any], root: Path, engine: str | None, dump: Path |
         return doc["findings"], "", [j["engine"] for j in doc.get("judged", [])]
     if not base.is_dir():
         return [], f"{repo['name']}: not found under {root} (fetch it at {repo['commit']})", []
-    argv = [sys.executable, "-m", "cuentry", "lint", "--json"]
-    if engine:
-        argv += ["--engine", engine, "--pedantic"]   # notes too: a harmless fault reported as a note is found
+    argv = [sys.executable, "-m", "cuentry", "lint", "--json", "--pedantic"]   # notes too: a harmless fault
+    # reported as a note is found
     for inc in repo.get("include", []):
         argv += ["-I", str(base / inc)]
     argv.append(str(base))
@@ -117,7 +120,7 @@ def lint_repo(repo: dict[str, Any], root: Path, engine: str | None, dump: Path |
         return [], f"{repo['name']}: lint exited {proc.returncode}: {proc.stderr.strip()[:300]}", []
     doc = json.loads(proc.stdout)
     if dump is not None:
-        out = dump / (engine or "default") / f"{repo['dir']}.json"
+        out = dump / DUMPED[0] / f"{repo['dir']}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(proc.stdout, encoding="utf-8")
     for f in doc["findings"]:
@@ -125,23 +128,22 @@ def lint_repo(repo: dict[str, Any], root: Path, engine: str | None, dump: Path |
     return doc["findings"], "", [j["engine"] for j in doc.get("judged", [])]
 
 
-def score(data: dict[str, Any], root: Path, engine: str | None, subset: str, dump: Path | None = None,
+def score(data: dict[str, Any], root: Path, subset: str, dump: Path | None = None,
           from_dump: Path | None = None) -> Score:
     import time
 
-    s = Score(f"{engine or 'default'} ({subset})")
+    s = Score(f"clang ({subset})")
     repos = [r for r in data["repo"] if r.get("set", "development") == subset]
     names = {r["name"] for r in repos}
     judged = {(j["repo"], j["path"], j["line"], j["rule"]): j for j in data.get("judged", []) if j["repo"] in names}
     reported: set[tuple[str, str, int, str]] = set()
     t0 = time.perf_counter()
     for repo in repos:
-        findings, err, engines = lint_repo(repo, root, engine, dump, from_dump)
+        findings, err, engines = lint_repo(repo, root, dump, from_dump)
         if err:
             s.errors.append(err)
             continue
         s.c_files += len(engines)
-        s.by_clang += engines.count("clang")
         for f in findings:
             key = (repo["name"], f["path"], f["line"], f["code"])
             if key in reported:
@@ -152,11 +154,14 @@ def score(data: dict[str, Any], root: Path, engine: str | None, subset: str, dum
                 s.unjudged.append(f"{repo['name']} {f['path']}:{f['line']} {f['code']}")
                 continue
             s.reported += 1
+            note = f.get("severity") == "note"
             if j["verdict"] == "false":
                 s.false += 1
+                s.default_false += not note
             else:
                 s.true += 1
-                s.as_notes += f.get("severity") == "note"
+                s.as_notes += note
+                s.default_true += not note
     s.seconds = time.perf_counter() - t0
     linted = names - {e.split(":")[0] for e in s.errors}
     for key, j in judged.items():
@@ -181,35 +186,31 @@ def main() -> int:
     ap.add_argument("--root", default=os.environ.get("CUENTRY_EVAL_ROOT"),
                     help="where the repositories are checked out, one folder each (default: $CUENTRY_EVAL_ROOT)")
     ap.add_argument("--judged", default=str(JUDGED))
-    ap.add_argument("--engine", action="append", help="engines to measure (needs lint --engine); default: the default")
     ap.add_argument("--set", dest="sets", action="append", help="only these sets (development, held-out, ...)")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--dump", metavar="DIR", help="also write each repository's lint JSON to DIR/<engine>/<dir>.json")
+    ap.add_argument("--dump", metavar="DIR", help="also write each repository's lint JSON to DIR/clang/<dir>.json")
     ap.add_argument("--from-dump", metavar="DIR", help="score the JSON saved by --dump instead of linting (no timing)")
     a = ap.parse_args()
     if not a.root:
         ap.error("give --root DIR (the folder holding one checkout per repository) or set CUENTRY_EVAL_ROOT")
     data = load(Path(a.judged))
-    engines: list[str | None] = list(a.engine) if a.engine else [None]
-    if a.engine and not has_engine_option():
-        print("this cuentry lint has no --engine option: measuring its one engine", file=sys.stderr)
-        engines = [None]
     subsets = sorted({r.get("set", "development") for r in data["repo"]} & set(a.sets or [r.get("set", "development")
                                                                                         for r in data["repo"]]))
     dump = Path(a.dump) if a.dump else None
     from_dump = Path(a.from_dump) if a.from_dump else None
-    scores = [score(data, Path(a.root), e, sub, dump, from_dump) for e in engines for sub in subsets]
+    scores = [score(data, Path(a.root), sub, dump, from_dump) for sub in subsets]
     if a.json:
         print(json.dumps([sc.to_dict() for sc in scores], indent=2))
         return 0
-    print("| engine | findings judged | true | false | precision | faults | found | recall | serious | "
-          "serious found | serious recall | true as notes | C files by clang | unjudged | seconds |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| engine | findings judged | true | false | precision | precision, default output | faults | found | "
+          "recall | serious | serious found | serious recall | true as notes | C files | unjudged | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sc in scores:
         d = sc.to_dict()
-        print(f"| {sc.engine} | {sc.reported} | {sc.true} | {sc.false} | {_pct(d['precision'])} | {sc.faults} | "
+        print(f"| {sc.engine} | {sc.reported} | {sc.true} | {sc.false} | {_pct(d['precision'])} | "
+              f"{sc.default_true}/{sc.default_true + sc.default_false} ({_pct(d['default_precision'])}) | {sc.faults} | "
               f"{sc.found} | {_pct(d['recall'])} | {sc.serious} | {sc.serious_found} | {_pct(d['serious_recall'])} | "
-              f"{sc.as_notes} | {sc.by_clang}/{sc.c_files} | {len(sc.unjudged)} | {d['seconds']} |")
+              f"{sc.as_notes} | {sc.c_files} | {len(sc.unjudged)} | {d['seconds']} |")
     for sc in scores:
         for line in sc.errors + [f"unjudged ({sc.engine}): {u}" for u in sc.unjudged] + \
                 [f"missed ({sc.engine}): {m}" for m in sc.missed]:

@@ -12,8 +12,8 @@ static decltype(&cuCtxGetCurrent) get_current;
 void load() {
   CUdriverProcAddressQueryResult q;
   cudaDriverEntryPointQueryResult rq;
-  CUresult r = cuGetProcAddress("cuDeviceGetUuid", (void **)&get_uuid, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect[tree-sitter]: CE004 (clang: the hand-written type is the ABI pin 11040 binds)
-  r = cuGetProcAddress("cuTensorMapEncodeTiled", (void **)&encode_tiled, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect[tree-sitter]: CE004 (clang: the hand-written type is the ABI pin 12000 binds)
+  CUresult r = cuGetProcAddress("cuDeviceGetUuid", (void **)&get_uuid, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // (clang: the hand-written type is the ABI pin 11040 binds)
+  r = cuGetProcAddress("cuTensorMapEncodeTiled", (void **)&encode_tiled, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // (clang: the hand-written type is the ABI pin 12000 binds)
   r = cuGetProcAddress("cuCtxGetCurrent", (void **)&get_current, 4000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); // expect: CE004
   cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void **)&encode_tiled, cudaEnableDefault, &rq); // expect: CE004 CE005
   check(r, q); check(e, rq);

@@ -31,8 +31,8 @@ struct DriverAPI {
 
 DriverAPI create() {
   DriverAPI api;
-  DRIVER_API_REQUIRED(LOOKUP) // expect: CE007 expect[tree-sitter]: CE004 expect[clang]: CE010 (one finding per cause; clang: each decltype has the bound ABI's signature, notes)
-  DRIVER_API_OPTIONAL(LOOKUP) // expect: CE004 CE010 expect[clang]: CE002 (cuCtxCreate is cuCtxCreate_v4 in 13.0 headers)
+  DRIVER_API_REQUIRED(LOOKUP) // expect: CE007 CE010 (one finding per cause; clang: each decltype has the bound ABI's signature, notes)
+  DRIVER_API_OPTIONAL(LOOKUP) // expect: CE004 CE010 CE002 (cuCtxCreate is cuCtxCreate_v4 in 13.0 headers)
   return api;
 }
 // CE004: decltype(&name) members follow cuda.h's macros. CE009: cuMemAddressReserve at 12000 is above its

@@ -65,8 +65,9 @@ def register(sub: SubParsers) -> None:
     lt.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                     help="define a macro for the clang engine")
     lt.add_argument("-std", "--std", dest="std", metavar="STD", help="the language standard (c++17, c11, ...)")
-    lt.add_argument("--engine", choices=("auto", "clang", "tree-sitter"), default="auto",
-                    help="auto (default): clang when libclang is installed and the file parses, tree-sitter otherwise")
+    lt.add_argument("--engine", default="auto", metavar="clang",
+                    help="the engine of C, C++ and CUDA files: libclang, the one there is (auto and clang name it; "
+                         "the tree-sitter engine was retired)")
     lt.add_argument("--toolkit", metavar="X.Y",
                     help="parse against headers cuentry writes from its catalog for this CUDA toolkit "
                          "(default: the real cuda.h when found, else the newest toolkit)")
@@ -164,8 +165,9 @@ def _config(args: argparse.Namespace) -> Any:
 
 def _settings(args: argparse.Namespace, cfg: Any) -> Any:
     """The engine's settings: the command line, else the configuration."""
-    from ..lint.engine import Settings
+    from ..lint.engine import Settings, check_engine
 
+    check_engine(args.engine)
     includes = list(args.include) + list(cfg.include)
     commands: dict[str, list[str]] = {}
     compile_commands = args.compile_commands or cfg.compile_commands

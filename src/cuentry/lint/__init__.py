@@ -1,8 +1,9 @@
 """cuentry lint: wrong entry-point use in C, C++, CUDA and Python sources.
 
 The rooms: `.engine` (files, reading, selection, suppression, the report),
-`.preprocess` (macros), `.cfamily` and `.python` (front ends:
-source to facts), `.facts` (what a file says), `.rules` (the rules as
+`.preprocess` (the macro-bomb bound, header look-up), `.clang` (C, C++ and
+CUDA on libclang) and `.python` (`ast`) (front ends: source to facts),
+`.facts` (what a file says), `.rules` (the rules as
 data, with examples), `.sarif` (the SARIF writer). Findings can be
 suppressed on their line with `cuentry: ignore` or
 `cuentry: ignore[CE001,CE004]` in a comment.

@@ -20,24 +20,25 @@ from typing import Any
 
 from ..catalog import Catalog, catalog, format_version
 from ..errors import UsageError
-from .facts import Unit
+from .facts import Unit, suppressions
 from .fix import candidate, span
 from .rules import RULE_CODES, run
 
 __all__ = [
-    "CLANG_MAX_BYTES",
     "C_SUFFIXES",
     "ENGINES",
     "KEEP_SKIPPED",
     "MAX_FILE_BYTES",
     "MAX_PASSES",
     "PY_SUFFIXES",
+    "RETIRED",
     "Finding",
     "Judged",
     "Problem",
     "Report",
     "Settings",
     "Shared",
+    "check_engine",
     "extract",
     "iter_files",
     "lint_paths",
@@ -53,9 +54,6 @@ C_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh", "
 PY_SUFFIXES = (".py", ".pyi", ".pyw", ".pyt")
 MAX_FILE_BYTES = 64 << 20
 """Files larger than this (64 MiB) are refused with a problem line, not read."""
-CLANG_MAX_BYTES = 2 << 20
-"""Files larger than this (2 MiB) are judged by tree-sitter under `--engine auto`: libclang walks a whole
-file (about 12k lines per CPU second), tree-sitter only the pieces that can hold a request."""
 _PY_ALWAYS = 4 << 20   # Python files below this are always parsed, to report the invalid ones
 _SKIP_DIRS = {"__pycache__", "node_modules", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "build", "dist"}
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
@@ -74,7 +72,7 @@ class Finding:
     message: str
     fingerprint: str = ""
     severity: str = "warning"   # error | warning | note
-    engine: str = "tree-sitter"  # which engine judged the file: clang | tree-sitter
+    engine: str = "clang"        # which engine judged the file: clang (C family) | ast (Python)
     headers: str = ""            # clang: the CUDA headers the file was parsed against
     config: str = ""             # clang: the configuration judged, when not the flags' own ("when USE_CUDA is defined")
     end_line: int = 0            # where the finding's source range ends (0: at its start)
@@ -87,7 +85,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class Judged:
-    """Which engine judged a file, against which headers, and why not clang when it was not."""
+    """Which engine judged a file, against which headers, and what it could not see."""
 
     path: str
     engine: str
@@ -109,8 +107,8 @@ class Judged:
 
 @dataclass
 class Settings:
-    """How C-family files are judged: the engine ("auto": clang when libclang is installed), its parse
-    flags, the toolkit of generated headers, the driver floor the code states, and whether notes show."""
+    """How C-family files are judged: the engine (libclang, the one there is: "auto" and "clang" name it),
+    its parse flags, the toolkit of generated headers, the driver floor the code states, and whether notes show."""
 
     engine: str = "auto"
     include_dirs: Sequence[str] = ()
@@ -124,7 +122,19 @@ class Settings:
     memory: int = 8 << 30       # bytes of address space a worker may use (then the file is a problem)
 
 
-ENGINES = ("auto", "clang", "tree-sitter")
+ENGINES = ("auto", "clang")
+"""The engine names accepted (both name libclang: kept for the command lines and scripts that give one)."""
+RETIRED = ("the tree-sitter engine was retired: C, C++ and CUDA files are judged by libclang alone "
+           "(drop --engine tree-sitter)")
+"""What `--engine tree-sitter` is answered with (exit 2)."""
+
+
+def check_engine(engine: str) -> None:
+    """Raise `UsageError` for an engine name that is not one of `ENGINES` (the retired one says so)."""
+    if engine == "tree-sitter":
+        raise UsageError(RETIRED)
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
 
 
 @dataclass(frozen=True)
@@ -200,60 +210,51 @@ def parse_codes(spec: Sequence[str] | None) -> set[str] | None:
 
 @dataclass
 class Shared:
-    """What one C-family file tells the others: the wrappers it defines and its prototypes' defaults."""
+    """What one C-family file tells the others: the wrappers it defines (by USR, with the defaults of their
+    parameters)."""
 
-    apis: dict[str, Any] = field(default_factory=dict)
-    defaults: dict[str, dict[int, Any]] = field(default_factory=dict)
     clang: dict[str, Any] = field(default_factory=dict)       # the clang engine's wrappers, by USR
 
+    @property
+    def names(self) -> frozenset[str]:
+        """The wrappers' function names (what a file that calls one of them is found by)."""
+        return frozenset(str(spec.get("name", "")) for spec in self.clang.values()) - {""}
+
     def learn(self, unit: Unit) -> bool:
-        """Take a file's wrappers and defaults; True when something new was learnt."""
+        """Take a file's wrappers; True when something new was learnt."""
         new = False
         for usr, spec in unit.clang_apis.items():
             if usr not in self.clang:
                 self.clang[usr] = spec
                 new = True
-        for name, spec in unit.apis.items():
-            if name not in self.apis:
-                self.apis[name] = spec
-                new = True
-        for name, d in unit.defaults.items():
-            mine = self.defaults.setdefault(name, {})
-            for i, v in d.items():
-                if i not in mine:
-                    mine[i] = v
-                    new = True
         return new
 
 
 def _clang(text: str, path: str, settings: Settings, shared: Shared | None = None) -> tuple[Unit | None, str]:
-    """The clang engine's facts, or None and why it could not judge the file."""
+    """The clang engine's facts, or None and why it could not parse the file at all."""
     from . import clang
 
-    if settings.engine == "tree-sitter":
-        return None, ""
     if not clang.available():
-        why = "libclang is not installed (pip install 'cuentry[lint]')"
-        return None, why if settings.engine == "clang" else ""
-    if settings.engine == "auto" and len(text) > CLANG_MAX_BYTES:
-        return None, (f"above {CLANG_MAX_BYTES >> 20} MiB: judged by tree-sitter, which parses only the pieces that "
-                      "can hold a request (--engine clang parses it whole)")
+        from .extra import HINT
+
+        raise UsageError(f"linting C, C++ and CUDA files needs libclang, which cannot be loaded here: {HINT} "
+                         "(Python files lint without it)")
     if _FUNCTION_MACRO.search(text):
         from .preprocess import preprocess
 
         if preprocess(text, path, settings.include_dirs).truncated:
-            return None, "its macros expand beyond the linter's bound (a macro bomb?): judged by tree-sitter"
+            return None, "its macros expand beyond the linter's bound (a macro bomb?): not parsed"
     try:
         unit = clang.extract(text, _utf8_name(path), clang.Options(settings.include_dirs, settings.defines, settings.std,
                                                        settings.toolkit, settings.commands,
                                                        foreign=shared.clang if shared is not None else {}))
         unit.path = path
     except clang.NotParsed as exc:
-        return None, f"{exc}; judged by tree-sitter"
+        return None, str(exc)
     except UsageError:
         raise
     except Exception as exc:
-        return None, f"clang could not judge it ({type(exc).__name__}: {exc}); judged by tree-sitter"
+        return None, f"clang could not parse it ({type(exc).__name__}: {exc})"
     return unit, ""
 
 
@@ -267,33 +268,10 @@ def _utf8_name(path: str) -> str:
     return path
 
 
-def _merge(unit: Unit, ts: Unit, foreign: set[str]) -> None:
-    """Into clang's facts, tree-sitter's requests clang cannot see: those through wrappers defined in other files
-    (when clang did not follow them), and those in the `#if` branches the flags leave out (tree-sitter lints
-    every branch: a request there that clang has no match for on its line)."""
-    seen = {(q.line, q.symbol) for q in unit.queries}
-    flipped = {q.line for q in unit.queries if q.config}   # judged by clang in the configuration that enters it
-    same = {(q.line, q.symbol, q.version, q.api.removesuffix("_v2")) for q in unit.queries}
-    for q in ts.queries:
-        first = q.via.split(" -> ")[0] if q.via else ""
-        through_other_file = first in foreign and (q.line, q.symbol) not in seen
-        in_left_out_branch = "branch" in q.where and (q.line, q.symbol, q.version, q.api.removesuffix("_v2")) not in same \
-            and q.line not in flipped
-        if through_other_file or in_left_out_branch:
-            unit.queries.append(q)
-    have = set(unit.flag_uses)
-    unit.flag_uses += [f for f in ts.flag_uses if f not in have]
-
-
 def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shared | None = None,
             settings: Settings | None = None) -> Unit:
-    """The facts of one file, by its suffix (C family unless it ends in .py): clang when it is installed
-    and the file parses, tree-sitter otherwise (the unit says which, and why).
-
-    A file clang judges is also read by tree-sitter (cheap): that front end's wrappers and prototype defaults
-    are what other files of the run use, and its requests through wrappers defined in *other* files (which
-    clang, seeing one translation unit, cannot follow) are added to clang's.
-    """
+    """The facts of one file, by its suffix (C family unless it ends in .py): Python with `ast`, the C family
+    with libclang. A file libclang cannot parse at all is a unit with its `problem` (why), and no facts."""
     if path.endswith(PY_SUFFIXES):
         from .python import extract as py
 
@@ -301,18 +279,12 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
     from .extra import require
 
     require()
-    from .cfamily import extract as cf
-
     settings = settings or Settings(include_dirs=include_dirs)
+    check_engine(settings.engine)
     unit, why = _clang(text, path, settings, shared)
-    ts = cf(text, path, include_dirs) if shared is None else cf(text, path, include_dirs, shared.apis, shared.defaults)
     if unit is None:
-        ts.note = why
-        ts.floor = settings.floor
-        return ts
-    _merge(unit, ts, set(shared.apis) - set(ts.apis) if shared is not None else set())
-    unit.queries.sort(key=lambda q: (q.line, q.col))
-    unit.apis, unit.defaults, unit.called = ts.apis, ts.defaults, ts.called
+        unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1, engine="clang",
+                    problem=f"not linted: {why}")
     unit.floor = settings.floor
     return unit
 
@@ -347,13 +319,18 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         end, fx = span(text, line, col), candidate(unit, text, rule.code, line, col, cat, settings.toolkit)
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
                            unit.engine, unit.headers, config, *end, fx.kind if fx is not None else "none"))
-    out.sort(key=lambda f: (f.line, f.col, f.code))
+    out.sort(key=lambda f: (f.line, f.col, f.code, bool(f.config)))
     dedup: list[Finding] = []
-    for f in out:
-        if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, dedup[-1].message) != (
-                f.line, f.col, f.code, f.message):
+    for f in out:   # one finding per cause: the same words in another configuration are the flags' own finding
+        if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, _bare(dedup[-1])) != (
+                f.line, f.col, f.code, _bare(f)):
             dedup.append(f)
     return dedup, unit
+
+
+def _bare(f: Finding) -> str:
+    """A finding's message without the configuration it names."""
+    return f.message.removesuffix(f" ({f.config})") if f.config else f.message
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
@@ -534,18 +511,19 @@ def _work(state: tuple[Sequence[str] | None, Sequence[str] | None, Settings], ta
 
 
 class _Runner:
-    """Where files are linted: in supervised worker processes (always when libclang may parse, and with
-    `-j` above 1), so a crash, hang or blow-up costs one file; in this process only for tree-sitter at -j 1."""
+    """Where files are linted: in supervised worker processes (always when libclang is installed, and with
+    `-j` above 1), so a crash, hang or blow-up costs one file; in this process only without libclang (Python
+    files alone) at -j 1."""
 
     def __init__(self, jobs: int, select: Sequence[str] | None, ignore: Sequence[str] | None,
                  settings: Settings) -> None:
         self.state = (select, ignore, settings)
-        isolate = jobs > 1 or (settings.engine != "tree-sitter" and _clang_installed())
+        clang = _clang_installed()
         self.workers: Any = None
-        if isolate:
+        if jobs > 1 or clang:
             from .parallel import Limits, Workers
 
-            if settings.engine != "tree-sitter":
+            if clang:
                 _preload()   # forked workers find libclang loaded (no parse happens here)
 
             self.workers = Workers(jobs, _work, self.state, Limits(settings.timeout, settings.memory))
@@ -610,8 +588,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     parse_codes(select)
     parse_codes(ignore)
     settings = settings or Settings(include_dirs=include_dirs)
-    if settings.engine not in ENGINES:
-        raise UsageError(f"unknown engine {settings.engine!r}", hint=f"choose one of {', '.join(ENGINES)}")
+    check_engine(settings.engine)
     files, problems = iter_files(paths)
     if any(not f.endswith(PY_SUFFIXES) for f in files):
         from .extra import require
@@ -675,7 +652,7 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
             rep.findings.extend(got)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
-            if unit.lang == "c":
+            if unit.lang == "c" and not unit.problem:
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
                                          unit.judged, tuple(unit.unjudged)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
@@ -709,6 +686,11 @@ def _read(path: str, max_bytes: int, rep: Report) -> str | None:
     return text
 
 
+def _own(unit: Unit) -> set[str]:
+    """The names of the wrappers a file defines itself."""
+    return {str(spec.get("name", "")) for spec in unit.clang_apis.values()}
+
+
 class _Passes:
     """Later passes: files that call a wrapper defined elsewhere, or mention one (or include a header
     that does) but had no trigger word of their own, are linted with every wrapper known so far."""
@@ -723,11 +705,11 @@ class _Passes:
 
     def run(self, lint: Callable[[list[str]], dict[str, Any]], max_bytes: int) -> None:
         for _ in range(MAX_PASSES):
-            names = frozenset(self.shared.apis)
+            names = self.shared.names
             if not names:
                 return
             again = [p for p, (_, u) in self.results.items() if u.lang == "c" and
-                     (u.called & names) - set(u.apis) and self.done.get(p) != names]
+                     (u.called & names) - _own(u) and self.done.get(p) != names]
             again += self.newly_relevant(names, max_bytes)
             if not again:
                 return

@@ -1,7 +1,7 @@
 """The `lint` extra: the parsers C, C++ and CUDA files need, which the core library does not install.
 
 `pip install cuentry` gives the calls, tables, `doctor`, `check`, `generate`, `trace` and the emulator
-with no parser at all; `pip install 'cuentry[lint]'` adds libclang and tree-sitter. Python files are
+with no parser at all; `pip install 'cuentry[lint]'` adds libclang (the `libclang` wheel). Python files are
 linted with `ast` either way. Nothing here is imported until a C-family file is linted.
 """
 
@@ -15,8 +15,8 @@ __all__ = ["HINT", "MODULES", "missing", "require"]
 
 HINT = "pip install 'cuentry[lint]'"
 """The one command that installs what linting C, C++ and CUDA files needs."""
-MODULES = ("tree_sitter", "tree_sitter_cpp")
-"""The modules of the extra C-family linting cannot do without (libclang is used when it loads)."""
+MODULES = ("clang.cindex",)
+"""The modules of the extra C-family linting cannot do without (libclang's bindings)."""
 
 
 def missing() -> list[str]:

@@ -148,12 +148,10 @@ class Unit:
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
     notes: list[str] = field(default_factory=list)           # what could not be seen ("not fully expanded")
-    apis: dict[str, Any] = field(default_factory=dict)       # wrappers defined here, usable by other files
-    defaults: dict[str, dict[int, Any]] = field(default_factory=dict)  # prototype defaults, by function
     called: frozenset[str] = frozenset()    # every function name called (after macro expansion)
-    engine: str = "tree-sitter"             # which engine judged the file: "clang" or "tree-sitter"
+    engine: str = "clang"                   # which engine judged the file: "clang" (C family) or "ast" (Python)
     headers: str = ""                       # clang: which CUDA headers the file was parsed against
-    note: str = ""                          # why the preferred engine did not judge it (a missing include...)
+    note: str = ""                          # what clang could not see (a missing include...)
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
     configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")

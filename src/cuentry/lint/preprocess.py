@@ -1,13 +1,12 @@
-"""A small C preprocessor for the linter: macros expanded in place, line numbers kept.
+"""A small, bounded C preprocessor: the engine's guard against macro bombs, and its header look-up.
 
-Loaders hide their requests in macros (`LOAD_SYM(cuCtxCreate, 3020)`, X-macro
-tables such as `DRIVER_API(_) _(cuMemMap, 10020) ...`). This module expands
-the function-like macros defined in the file and in the headers it includes
-(found next to it or in the include directories), and object-like macros whose
-bodies invoke one, so the front end parses the code the compiler sees. It keeps
-every directive in the text (tree-sitter parses both branches of `#if`),
-blanks `#if 0` blocks, and records, for each expansion, where it came from, so
-that a finding is reported at the invocation and names the macro.
+libclang expands every macro of a file itself; before a file with function-like
+macros is handed to it, the engine expands them here (in the file and the headers
+it includes, found next to it or in the include directories), within a bound of
+depth and tokens: a file whose macros expand beyond it (a macro bomb) is a problem,
+not a parse that eats the worker's time and memory. `find_header` is also what the
+pre-filter uses to find the headers a file includes. It keeps every directive in
+the text, blanks `#if 0` blocks, and records, for each expansion, where it came from.
 
 A macro defined differently in the branches of one `#if` has each definition
 as an alternative: an invocation after the `#endif` is expanded with every

@@ -634,7 +634,8 @@ def syntax_problem(text: str, path: str) -> str:
 
 def extract(text: str, path: str) -> Unit:
     """Parse one Python file into facts (a file that does not parse is a problem, reported)."""
-    unit = Unit(path=path, lang="python", suppressions=suppressions(text), lines=text.count("\n") + 1)
+    unit = Unit(path=path, lang="python", suppressions=suppressions(text), lines=text.count("\n") + 1,
+                engine="ast")
     tree, unit.problem = _parse(text, path)
     if tree is None:
         unit.parse_errors = 1

@@ -289,7 +289,7 @@ def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
     if q.target_sig is not None and q.symbol in cat and q.pins:
         return _clang_handwritten(q, cat, decl, single)
     if decl and single and q.symbol is not None and q.pins:
-        # tree-sitter: the one ABI the decltype can name against the ABI the pin binds
+        # no canonical type (a decltype of a name clang could not see): the one ABI it can name against the bound one
         return "note" if bound(q, cat, q.pins[0]) == cat.decltype_abis(q.symbol)[0] else "warning"
     return "note" if decl and single else "warning"
 

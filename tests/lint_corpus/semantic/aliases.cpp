@@ -9,9 +9,9 @@ int load() {
   CUdriverProcAddressQueryResult q;
   Alloc a = nullptr;
   Alloc32 old = nullptr;
-  if (cuGetProcAddress("cuMemAlloc", (void**)&a, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect[tree-sitter]: CE004
-  if (cuGetProcAddress("cuMemAlloc", (void**)&a, 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect[clang]: CE002 expect[tree-sitter]: CE004
-  if (cuGetProcAddress("cuMemAlloc", (void**)&old, 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect[tree-sitter]: CE004
+  if (cuGetProcAddress("cuMemAlloc", (void**)&a, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1;
+  if (cuGetProcAddress("cuMemAlloc", (void**)&a, 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect: CE002
+  if (cuGetProcAddress("cuMemAlloc", (void**)&old, 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1;
   return 0;
 }
 // Silent with clang: a hand-written type whose canonical type is the bound ABI's is not a fault.

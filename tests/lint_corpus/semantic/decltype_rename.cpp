@@ -8,7 +8,7 @@
 
 int load_old() {
   CUdriverProcAddressQueryResult q;
-  LOAD(cuMemAlloc, 2000); // expect[clang]: CE002 expect[tree-sitter]: CE004
+  LOAD(cuMemAlloc, 2000); // expect: CE002
   return 0;
 }
 

@@ -10,7 +10,7 @@ void load(void* h) {
   AllocFn b = (AllocFn)dlsym(h, "cuMemAlloc"); // expect: CE011
   auto c = (PFN_cuMemAlloc_v3020)dlsym(h, "cuMemAlloc_v2");
   CUresult (*d)(CUdeviceptr*, size_t) = (CUresult (*)(CUdeviceptr*, size_t))dlsym(h, "cuMemAlloc_v2");
-  CUresult (*e)(CUdeviceptr*, size_t) = (CUresult (*)(CUdeviceptr*, size_t))dlsym(h, "cuMemAlloc"); // expect[clang]: CE011
+  CUresult (*e)(CUdeviceptr*, size_t) = (CUresult (*)(CUdeviceptr*, size_t))dlsym(h, "cuMemAlloc"); // expect: CE011
   (void)a; (void)b; (void)c; (void)d; (void)e;
 }
 // Silent: the _v2 export into its own typedef, and a hand-written type equal to the export's ABI (clang).

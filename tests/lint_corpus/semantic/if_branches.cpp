@@ -13,8 +13,9 @@ static CUresult get(const char* name, void** fn, int version) {
 
 int load() {
   PFN_cuMemcpyAsync_v4000 p = nullptr;
-  return get("cuMemcpyAsync", (void**)&p, 4000); // expect[tree-sitter]: CE002 CE009
+  return get("cuMemcpyAsync", (void**)&p, 4000); // expect: CE002 CE009
 }
 // In the per-thread branch cuMemcpyAsync at 4000 has no per-thread ABI (CE009) and the legacy typedef meets a
-// per-thread request (CE002); the legacy branch is right. Without -DUSE_PER_THREAD clang parses only the legacy
-// branch (a known gap: its findings come from tree-sitter only where the request is in the file itself).
+// per-thread request (CE002); the legacy branch is right. The flags' own parse sees the legacy branch; the
+// per-thread one is parsed again with USE_PER_THREAD defined, and its findings at the call through `get` name
+// that configuration.

@@ -20,9 +20,9 @@ int load() {
 
 int load_constants() {
   CUdriverProcAddressQueryResult q;
-  if (cuGetProcAddress("cuMemAlloc", (void**)&p_cuMemAlloc, kAllocAbi, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect[clang]: CE002
+  if (cuGetProcAddress("cuMemAlloc", (void**)&p_cuMemAlloc, kAllocAbi, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect: CE002
   if (cuGetProcAddress("cuMemFree", (void**)&p_cuMemFree, kFreeAbi, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1;
-  if (cuGetProcAddress("cuCtxCreate", (void**)&p_cuCtxCreate, kCtxAbi, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect[clang]: CE002
+  if (cuGetProcAddress("cuCtxCreate", (void**)&p_cuCtxCreate, kCtxAbi, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) return 1; // expect: CE002
   return 0;
 }
 // The table itself is right: each row's pointer is the typedef of its pin. kAllocAbi (2000) and kCtxAbi (3020)

@@ -13,7 +13,7 @@ int load() {
   PFN_cuCtxCreate_v3020 create = nullptr;
   PFN_cuMemcpyAsync_v4000 copy = nullptr;
   if (resolve<3020>("cuMemAlloc", (void**)&alloc)) return 1;
-  if (resolve<11040>("cuCtxCreate", (void**)&create)) return 1; // expect[clang]: CE002
-  if (resolve<4000, CU_GET_PROC_ADDRESS_DEFAULT>("cuMemcpyAsync", (void**)&copy)) return 1; // expect[clang]: CE007
+  if (resolve<11040>("cuCtxCreate", (void**)&create)) return 1; // expect: CE002
+  if (resolve<4000, CU_GET_PROC_ADDRESS_DEFAULT>("cuMemcpyAsync", (void**)&copy)) return 1; // expect: CE007
   return 0;
 }

@@ -5,7 +5,7 @@ Each file is parsed as a translation unit with its real flags (`-I`/`-D`/`-std`,
 `cuda.h`/`cudaTypedefs.h` when they are found, or against headers `.headers` writes from the
 catalog for one toolkit. Macros, aliases, `decltype`, templates and constants are then resolved by
 the compiler; `.walk` evaluates each request's symbol, version and flags and the canonical type of
-the pointer it fills, into the same `Unit` facts the tree-sitter engine makes.
+the pointer it fills, into the `Unit` facts the rules read (the one engine of the C family).
 
 A file with errors (an include that is not found, an undeclared name, a type from elsewhere) is still
 judged: clang keeps going, and only the requests that depend on what it could not see are left unjudged
@@ -188,18 +188,21 @@ SEARCH_LEVELS = 8
 _NOT_FOUND = re.compile(r"^'([^']+)' file not found")
 
 
-def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, searched: bool) -> Any:
+def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, searched: bool,
+           refused: list[str] | None = None) -> Any:
     """Parse; where a header is not found and `searched` (no compile command names the file's flags),
     look for it where projects keep their headers (see `header_dirs`) and parse again with those.
 
     Before each parse, the includes the parse can reach are checked (`refuse_special`), and clang's
-    debugging pragmas (`#pragma clang __debug ...`: crash, hang, overflow the stack) are blanked."""
+    debugging pragmas (`#pragma clang __debug ...`: crash, hang, overflow the stack) are blanked. With
+    `refused`, an include of a special file is left out of the parse (see `leave_out`) and said there;
+    without it, it is `Refused`."""
     tried: set[str] = set()
     text = _DEBUG_PRAGMA.sub(lambda m: " " * len(m.group(0)), text) if "__debug" in text else text
     for _ in range(SEARCH_ROUNDS + 1):
-        refuse_special(path, text, args)
+        text, args, over = leave_out(path, text, args, refused)
         try:
-            tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text)], options=flags)
+            tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text), *over.items()], options=flags)
         except ci.TranslationUnitLoadError as exc:
             raise NotParsed(f"clang could not parse it ({exc})") from None
         if not searched:
@@ -222,14 +225,21 @@ _SYSTEM = (RESOURCE_DIR, "/usr/include/", "/usr/lib/", "/usr/local/include/", "/
 
 
 class Refused(NotParsed):
-    """An include (or `-include`) names something that is not a regular file: a device, a FIFO, a socket."""
+    """An include (or `-include`) names something that is not a regular file: a device, a FIFO, a socket.
+
+    `what` says which (and where), `src` is the file whose directive it is ("" for a `-include` of the
+    flags), `name` the name it includes."""
+
+    def __init__(self, what: str, src: str = "", name: str = "") -> None:
+        super().__init__(f"{what}: not parsed (reading it would never end)")
+        self.what, self.src, self.name = what, src, name
 
 
-def refuse_special(path: str, text: str, args: Sequence[str]) -> None:
+def refuse_special(path: str, text: str, args: Sequence[str], texts: dict[str, str] | None = None) -> None:
     """Raise `Refused` when the file, a header it reaches (through the include directories of `args`) or
     a `-include` of `args` names a target that is not a regular file (`/dev/zero`, a FIFO, a symlink to
     one): libclang would read it without end or block on it. Headers under the system directories are
-    taken as they are."""
+    taken as they are; a header in `texts` (absolute path -> text) is read from there."""
     quote, angle, forced = _search_dirs(args)
     for name in forced:
         _check(name, True, os.getcwd(), quote, angle, "the -include of its flags")
@@ -238,12 +248,87 @@ def refuse_special(path: str, text: str, args: Sequence[str]) -> None:
     while todo:
         src, incs = todo.pop()
         for quoted, name in incs:
-            got = _check(name, quoted, os.path.dirname(src), quote, angle, os.path.basename(src))
+            got = _check(name, quoted, os.path.dirname(src), quote, angle, os.path.basename(src), src)
             if got is None or got in seen or got.startswith(_SYSTEM) or "cuentry-lint-cuda" in got:
                 continue
             seen.add(got)
-            if len(_SCANNED) < SCAN_HEADERS or got in _SCANNED:
+            if texts and got in texts:
+                todo.append((got, _includes(texts[got])))
+            elif len(_SCANNED) < SCAN_HEADERS or got in _SCANNED:
                 todo.append((got, _header_includes(got)))
+
+
+MAX_LEFT_OUT = 16
+"""Includes of special files left out of one parse, at most (then the file is `Refused`)."""
+
+
+def leave_out(path: str, text: str, args: list[str],
+              refused: list[str] | None) -> tuple[str, list[str], dict[str, str]]:
+    """The file's text, its arguments and the texts of the headers to give libclang instead of theirs, with
+    each include of a special file (see `refuse_special`) left out: its directive blanked where it is, a
+    `-include` dropped from the flags; each is said in `refused` (an include that is not there costs only
+    what it would have declared). Without `refused`, or beyond `MAX_LEFT_OUT`, `Refused` is raised."""
+    over: dict[str, str] = {}
+    me = os.path.abspath(path)
+    for _ in range(MAX_LEFT_OUT):
+        try:
+            refuse_special(path, text, args, over)
+            return text, args, over
+        except Refused as exc:
+            if refused is None:
+                raise
+            if not exc.src:
+                fewer = _drop_forced(args, exc.name)
+                changed = fewer != args
+                args = fewer
+            elif exc.src == me:
+                blanked = _blank_include(text, exc.name)
+                changed, text = blanked != text, blanked
+            else:
+                old = over.get(exc.src)
+                if old is None:
+                    old = _header_text(exc.src)
+                over[exc.src] = _blank_include(old, exc.name)
+                changed = over[exc.src] != old
+            if not changed:
+                raise
+            refused.append(exc.what)
+    refuse_special(path, text, args, over)
+    return text, args, over
+
+
+def _blank_include(text: str, name: str) -> str:
+    """`text` with the include directives of `name` blanked (newlines kept: lines stay where they are)."""
+    return _INCLUDE.sub(lambda m: " " * len(m.group(0)) if m.group(2).strip() == name else m.group(0), text)
+
+
+def _drop_forced(args: list[str], name: str) -> list[str]:
+    """`args` without the `-include NAME` (separate or joined)."""
+    out: list[str] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == "-include" and i + 1 < len(args) and args[i + 1] == name:
+            skip = True
+            continue
+        if a == f"-include{name}":
+            continue
+        out.append(a)
+    return out
+
+
+def _header_text(hdr: str) -> str:
+    """A header's text (a regular file: `_check` found it so), read at most 16 MiB."""
+    fd = os.open(hdr, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(16 << 20).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
 
 
 def _includes(text: str) -> list[tuple[bool, str]]:
@@ -290,7 +375,8 @@ def _search_dirs(args: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
     return quote, angle, forced
 
 
-def _check(name: str, quoted: bool, here: str, quote: list[str], angle: list[str], where: str) -> str | None:
+def _check(name: str, quoted: bool, here: str, quote: list[str], angle: list[str], where: str,
+           src: str = "") -> str | None:
     """The file clang would open for an include (None: none found), refused when it is not a regular file."""
     cands = [name] if os.path.isabs(name) else \
         [os.path.join(d, name) for d in ([here, *quote, *angle] if quoted else angle)]
@@ -304,8 +390,7 @@ def _check(name: str, quoted: bool, here: str, quote: list[str], angle: list[str
         if not stat.S_ISREG(st.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
                 stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file"
-            raise Refused(f"{where} includes {name}, which is {kind} ({os.path.realpath(cand)}): not parsed "
-                          "(reading it would never end)")
+            raise Refused(f"{where} includes {name}, which is {kind} ({os.path.realpath(cand)})", src, name)
         return os.path.abspath(cand)
     return None
 
@@ -368,11 +453,12 @@ def _names(headers: list[str]) -> str:
     return ", ".join(got[:6]) + (", ..." if len(got) > 6 else "")
 
 
-def _translation_unit(ci: Any, text: str, path: str, opts: Options,
-                      cat: Catalog) -> tuple[Any, list[str], str, list[str], list[tuple[int, str]]]:
+def _translation_unit(ci: Any, text: str, path: str, opts: Options, cat: Catalog,
+                      refused: list[str]) -> tuple[Any, list[str], str, list[str], list[tuple[int, str]]]:
     """The parsed file, its arguments, the headers used, the headers not found, and the errors in the file
     itself (line, message): clang keeps going past them, and only the facts that depend on them are lost. A `.h`
-    that does not parse as C++ is tried as C (the parse with fewer errors is kept)."""
+    that does not parse as C++ is tried as C (the parse with fewer errors is kept). The includes of special
+    files left out of the parse go into `refused`."""
     best: tuple[Any, list[str], str, list[str], list[tuple[int, str]]] | None = None
     for as_c in (False, True) if path.endswith(".h") else (False,):
         args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
@@ -380,10 +466,10 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options,
         if pch is not None:
             args = [*args, "-include-pch", pch]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
-                    searched=not opts.commands.get(os.path.abspath(path)))
+                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused)
         missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
         errors = _errors(tu, path)
-        tu, args, missing, errors, implied = _implied(ci, path, text, opts, tu, args, missing, errors)
+        tu, args, missing, errors, implied = _implied(ci, path, text, opts, tu, args, missing, errors, refused)
         if implied:
             headers += f" (included for it: {', '.join(implied)})"
         if not errors:
@@ -395,7 +481,8 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options,
 
 
 def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[str], missing: list[str],
-             errors: list[tuple[int, str]]) -> tuple[Any, list[str], list[str], list[tuple[int, str]], list[str]]:
+             errors: list[tuple[int, str]],
+             refused: list[str]) -> tuple[Any, list[str], list[str], list[tuple[int, str]], list[str]]:
     """Parse again with the headers the file's undeclared names imply (see `_implied_headers`): the CUDA names
     used but not declared (the header that includes cuda.h is not found, or the file is a fragment) are judged
     as if the file included them, which is what the build it comes from does. Two rounds at most."""
@@ -407,7 +494,7 @@ def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[s
         implied += more
         args = [*args, *(x for h in more for x in ("-include", h))]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
-                    searched=not opts.commands.get(os.path.abspath(path)))
+                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused)
         missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
         errors = _errors(tu, path)
     return tu, args, missing, errors, implied
@@ -450,14 +537,15 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     from .walk import Walker
 
     cat = opts.cat or catalog()
-    tu, args, headers, missing, errors = _translation_unit(ci, text, path, opts, cat)
+    refused: list[str] = []
+    tu, args, headers, missing, errors = _translation_unit(ci, text, path, opts, cat, refused)
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
     w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
     w.foreign = opts.foreign
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
-    unit.note = _note(missing, errors)
+    unit.note = _note(missing, errors, refused)
 
     def where(s: Any) -> str:
         if s.callers:
@@ -478,7 +566,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
-    unit.called = frozenset(f.name for f in w.fns.values())
+    unit.called = frozenset(c.spelling for c, _, _ in w.calls if c.spelling)   # what later passes look for
     if opts.flip:
         from .configs import every
 
@@ -502,8 +590,17 @@ def _cuda_version(args: list[str]) -> int:
     return 0
 
 
-def _note(missing: list[str], errors: list[tuple[int, str]]) -> str:
+def _note(missing: list[str], errors: list[tuple[int, str]], refused: Sequence[str] = ()) -> str:
     """What clang could not see, and that only the facts depending on it are left unjudged."""
+    said = _note_of(missing, errors)
+    if refused:
+        left = "; ".join(dict.fromkeys(refused))
+        out = f"clang: left out (reading it would never end): {left}; only what it declares is unknown"
+        said = f"{out}; {said}" if said else out
+    return said
+
+
+def _note_of(missing: list[str], errors: list[tuple[int, str]]) -> str:
     fix = "give their directories with -I or --compile-commands to check the file whole"
     if errors:
         line, msg = errors[0]
@@ -533,6 +630,7 @@ def _lost(unit: Unit, w: Any, tu: Any, path: str, errors: list[tuple[int, str]],
 
 
 __all__ = [
-    "CUDA_PREAMBLE", "KEEP_GOING", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS", "SEARCH_ROUNDS", "NotParsed", "Options",
-    "Refused", "arguments", "available", "extract", "header_dirs", "include_dirs", "refuse_special",
+    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
+    "SEARCH_ROUNDS", "NotParsed", "Options", "Refused", "arguments", "available", "extract", "header_dirs",
+    "include_dirs", "leave_out", "refuse_special",
 ]

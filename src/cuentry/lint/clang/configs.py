@@ -19,6 +19,7 @@ unjudged; the file's note says which and why.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import time
@@ -29,9 +30,11 @@ from typing import Any
 from ...catalog import Catalog
 from ..facts import Export, Query, Unit
 
-__all__ = ["INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS", "WIN32_DIR", "WINDOWS_MACROS",
-           "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition", "every", "label", "plan", "regions",
-           "require", "skipped"]
+__all__ = [
+    "INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_FORCED", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS",
+    "WIN32_DIR", "WINDOWS_MACROS", "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition",
+    "every", "forced", "label", "plan", "regions", "require", "skipped",
+]
 
 MAX_CONFIGS = 4
 """Extra configurations parsed per file, at most."""
@@ -50,7 +53,7 @@ TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 
 _REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
 _LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
-_LOADER_NAME = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*$")
+_LOADER_NAME = re.compile(r"\b_*[A-Z][A-Z0-9_]{2,}[ \t]*$")   # `LOAD_SYM`, `_CCCLRT_GET_DRIVER_FUNCTION`
 _COMMENT = re.compile(r"(?=[/\"'])(?://[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')", re.S)
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)((?:[^\n\\]|\\\n|\\.)*)", re.M)
 _COND_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||[<>=!]=|[()!<>]))")
@@ -293,21 +296,22 @@ def _directive_condition(word: str, rest: str) -> Any:
 
 def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     """The `#if` branches of the file whose own body (not a nested branch) holds request tokens: the
-    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`."""
+    request APIs, a loader macro called with a driver name, or a call of one of `wrappers`; also in the
+    body of a `#define` there (a loader macro defined once per branch, expanded after the `#endif`)."""
     blank = _blank(text)
     found: list[tuple[int, int, Any]] = [(m.start(), m.end(), m) for m in _DIRECTIVE.finditer(blank)]
     found += [(pos, -1, tok) for pos, tok in _tokens(blank, wrappers)]
     found.sort(key=lambda f: f[0])
     stack: list[_Open] = []
     out: list[Region] = []
-    line, at, directive_end = 1, 0, -1
+    line, at, directive_end, define = 1, 0, -1, False
     for pos, end, m in found:
         line += blank.count("\n", at, pos)
         at = pos
         if end >= 0:
-            directive_end = end
+            directive_end, define = end, m.group(1) == "define"
             _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
-        elif stack and pos >= directive_end:
+        elif stack and (pos >= directive_end or define):
             stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
     last = line + blank.count("\n", at)
     for o in stack:
@@ -396,9 +400,10 @@ class Config:
     regions: list[Region] = field(default_factory=list)
     toolkit: str | None = None      # the toolkit whose headers are written for it (None: the flags' own headers)
     base: int = 0                   # the CUDA_VERSION of the flags' own headers
+    forced: str = ""                # entered by rewriting its directives (see `forced`): how it is named
 
     def label(self) -> str:
-        return label(self.needs)
+        return self.forced or label(self.needs)
 
     def flags(self) -> list[str]:
         out = []
@@ -507,11 +512,17 @@ def _key(f: Query | Export) -> tuple[Any, ...]:
 _CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
 
 
-def _wanted(f: Query | Export, c: Config) -> bool:
-    """A fact of a configuration's parse inside a region it was made to enter, or a wrapper's own fact for
-    calls made from one (not a fact the other configuration changed in code both configurations have)."""
+def _wanted(f: Query | Export, c: Config, branchy: frozenset[str] = frozenset()) -> bool:
+    """A fact of a configuration's parse inside a region it was made to enter, a wrapper's own fact for
+    calls made from one, a call's fact through a wrapper whose body holds one of the regions (the request
+    the branch makes, judged where its symbol is known), or a request a `#define` of one of the regions
+    writes; not a fact the other configuration changed in code both configurations have."""
     if any(r.first < f.line < r.last for r in c.regions):
         return True
+    if isinstance(f, Query) and f.via and branchy.intersection(f.via.split(" -> ")):
+        return True
+    if isinstance(f, Query) and any(r.first < n < r.last for n in f.macro_lines for r in c.regions):
+        return True   # written by a #define of the branch, expanded in code both configurations have
     m = _CALLERS.search(f.where)
     lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
     return any(r.first < n < r.last for n in lines for r in c.regions)
@@ -528,43 +539,169 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     if not found:
         return unit
     facts: list[Query | Export] = [*unit.queries, *unit.exports]
-    dark = skipped(tu, path, found, {f.line for f in facts})
+    dark = skipped(tu, path, found, {f.line for f in facts})   # a #define's body is never seen: parsed again
     if not dark:
         return unit
     configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
     keys = {_key(f) for f in facts}
     start = time.monotonic()
+    entered = _forced_configs(text, left)
+    left = [r for r in left if not any(r in c.regions for c in entered)]
     not_judged: list[str] = [f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit"
                              for r in left[:8]]
     if len(left) > 8 or len(dark) > MAX_REGIONS:
         not_judged.append(f"{max(0, len(left) - 8) + max(0, len(dark) - MAX_REGIONS)} more branches")
-    for c in configs:
+    for c in [*configs, *entered]:
         if time.monotonic() - start > MAX_SECONDS:
             not_judged.append(f"{c.label()}: not parsed, the file's {MAX_SECONDS:.0f} s for configurations is spent")
             continue
-        sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
-                                  toolkit=c.toolkit or opts.toolkit)
         try:
-            got = extract(text, path, sub)
+            got = _parse_config(c, text, path, opts, extract)
         except Exception as exc:
             not_judged.append(f"{c.label()}: {exc}".split("\n")[0])
             continue
-        _add(unit, unit.queries, got.queries, c, keys)
-        _add(unit, unit.exports, got.exports, c, keys)
-        unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
-                           any(r.first < u[1] < r.last for r in c.regions)]
+        if c.forced and not _inside(got, c.regions[0]):   # a branch whose enclosing ones stay skipped
+            r = c.regions[0]
+            not_judged.append(f"{r.why} (line {r.first}): its condition cannot be set by -D/-U or a toolkit")
+            continue
+        _take(unit, got, c, keys, (tu, text, path, wrappers), {f.line for f in facts})
     if not_judged:
         said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
         unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
 
 
-def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]]) -> None:
+def _inside(got: Unit, r: Region) -> bool:
+    """Whether a parse has a fact in the region (it entered it)."""
+    lines = [q.line for q in got.queries] + [e.line for e in got.exports]
+    return any(r.first < n < r.last for n in lines)
+
+
+def _parse_config(c: Config, text: str, path: str, opts: Any, extract: Extract) -> Unit:
+    """The file parsed in configuration `c`: with its flags, or its text `forced` into its branch."""
+    sub = dataclasses.replace(opts, extra=[*getattr(opts, "extra", ()), *c.flags()], flip=False,
+                              toolkit=c.toolkit or opts.toolkit)
+    return extract((forced(text, c.regions[0].first) or text) if c.forced else text, path, sub)
+
+
+MAX_FORCED = 4
+"""Branches per file whose condition no -D/-U or toolkit sets (`#if _CCCL_CTK_AT_LEAST(13, 4)`, a function-like
+macro) that are entered by rewriting their directives (`forced`), at most."""
+_OPENS = ("if", "ifdef", "ifndef")
+_NEXT = ("elif", "elifdef", "elifndef", "else")
+
+
+def _forced_configs(text: str, left: list[Region]) -> list[Config]:
+    """One configuration for each of the first `MAX_FORCED` regions (in the order of the file) that no flag
+    can enter: parsed with the text `forced` into that branch."""
+    out: list[Config] = []
+    for r in sorted(left, key=lambda r: r.first):
+        if len(out) >= MAX_FORCED:
+            break
+        if forced(text, r.first) is not None:
+            why = r.why.rsplit(" and ", 1)[-1]
+            out.append(Config({}, [r], forced=f"in the branch {why} of line {r.first}, entered whatever its condition"))
+    return out
+
+
+def forced(text: str, line: int) -> str | None:
+    """`text` with the `#if` chain of the branch whose directive is at `line` rewritten so that the
+    preprocessor enters it: its condition true (`#if 1`, `#elif 1`), the branches before it false; every line
+    stays where it is. The chains around it are left as they are (an include guard forced open would let the
+    file include itself without end). None when no branch of a chain opens at `line`, or when it is an
+    include guard (`#ifndef X` then `#define X`)."""
+    blank = _blank(text)
+    stack: list[list[re.Match[str]]] = []
+    at, pos = 1, 0
+    ds = list(_DIRECTIVE.finditer(blank))
+    guards = {a.start() for a, b in itertools.pairwise(ds)   # the include guards' `#ifndef`s
+              if a.group(1) == "ifndef" and b.group(1) == "define" and a.group(2).split()[:1] == b.group(2).split()[:1]}
+    for m in ds:
+        at += blank.count("\n", pos, m.start())
+        pos = m.start()
+        word = m.group(1)
+        if word in _OPENS:
+            stack.append([m])
+        elif word in _NEXT and stack:
+            stack[-1].append(m)
+        else:
+            if word == "endif" and stack:
+                stack.pop()
+            continue
+        if at == line:
+            return None if stack[-1][0].start() in guards else _rewrite(text, stack[-1:])
+    return None
+
+
+def _rewrite(text: str, stack: list[list[re.Match[str]]]) -> str:
+    edits = sorted(((m, m is chain[-1]) for chain in stack for m in chain), key=lambda e: e[0].start())
+    out, last = [], 0
+    for m, truth in edits:
+        word = m.group(1)
+        new = "#else" if word == "else" else f"#{'if' if word in _OPENS else 'elif'} {int(truth)}"
+        out += [text[last:m.start()], new, "\n" * m.group(0).count("\n")]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _take(unit: Unit, got: Unit, c: Config, keys: set[tuple[Any, ...]], base: tuple[Any, str, str, list[str]],
+          seen_lines: set[int]) -> None:
+    """Into `unit`, what the parse of configuration `c` (`got`) adds; `base`: the flags' own translation
+    unit, the text, its path and the wrappers known there."""
+    tu, text, path, wrappers = base
+    learnt = [str(spec.get("name", "")) for spec in got.clang_apis.values()]
+    if set(learnt) - set(wrappers):
+        c.regions += _entered(c, text, [*wrappers, *learnt], tu, path, seen_lines)
+    branchy = _holding(tu, path, c.regions)
+    _add(unit, unit.queries, got.queries, c, keys, branchy)
+    _add(unit, unit.exports, got.exports, c, keys, branchy)
+    unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
+                       any(r.first < u[1] < r.last for r in c.regions)]
+
+
+def _entered(c: Config, text: str, names: list[str], tu: Any, path: str, seen_lines: set[int]) -> list[Region]:
+    """The more regions a configuration enters once the wrappers its parse defines are known (a file under a
+    build macro that calls its own lookup wrapper): branches whose body calls one, that the configuration's
+    needs already meet and the flags' parse skipped."""
+    have = {(r.first, r.last) for r in c.regions}
+    more = [r for r in regions(text, names) if (r.first, r.last) not in have and r.needs is not None
+            and _meet(c.needs, r.needs) == c.needs]
+    return skipped(tu, path, more, seen_lines)[:MAX_REGIONS]
+
+
+_FUNCTIONS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE", "CONSTRUCTOR", "DESTRUCTOR"})
+_SCOPES = frozenset({"NAMESPACE", "CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE", "UNEXPOSED_DECL", "LINKAGE_SPEC"})
+
+
+def _holding(tu: Any, path: str, found: list[Region]) -> frozenset[str]:
+    """The names of this file's function definitions whose bodies hold one of the regions (a wrapper with a
+    request per branch): top-level declarations and those of namespaces and classes, nothing deeper."""
+    me = os.path.abspath(path)
+    out: set[str] = set()
+    todo = list(tu.cursor.get_children())
+    while todo and len(out) < 4096:
+        cur = todo.pop()
+        loc = cur.location.file
+        if loc is None or os.path.abspath(loc.name) != me:
+            continue
+        kind = cur.kind.name
+        if kind in _SCOPES:
+            todo += list(cur.get_children())
+        elif kind in _FUNCTIONS and cur.is_definition():
+            a, b = cur.extent.start.line, cur.extent.end.line
+            if any(a < r.first and r.last < b for r in found):
+                out.add(cur.spelling)
+    return frozenset(out)
+
+
+def _add(unit: Unit, into: list[Any], got: Iterable[Any], c: Config, keys: set[tuple[Any, ...]],
+         branchy: frozenset[str] = frozenset()) -> None:
     """The new facts of a configuration, each named by the needs of the branch it is in (the smallest), or
     by the whole configuration for a wrapper's fact outside them."""
     for f in got:
         k = _key(f)
-        if k in keys or not _wanted(f, c):
+        if k in keys or not _wanted(f, c, branchy):
             continue
         keys.add(k)
         inside = [r for r in c.regions if r.first < f.line < r.last and r.needs is not None]
