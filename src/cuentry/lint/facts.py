@@ -105,6 +105,7 @@ class Export:
     target_export: str | None = None
     config: str = ""                        # the configuration it was judged in, when not the flags' own
     toolkit: int = 0                        # clang: the CUDA_VERSION of the cuda.h the file was parsed against
+    cause: str = ""                         # clang: rows macros write in one function share it (one cause)
 
 
 @dataclass

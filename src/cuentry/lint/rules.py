@@ -316,10 +316,43 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
             abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
             hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
             yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}", sev
+    yield from _handwritten_exports(u, cat)
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
     yield from pyabi.hits(u, cat, "CE004")
+
+
+_MACRO_OF = re.compile(r"\(expanded from the macro (\w+)\)")
+
+
+def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    """clang: exports taken into a hand-written function type that is the export's own ABI (a mismatch is CE011):
+    a note, one per cause: the rows one macro writes are one finding, at its first row."""
+    norm = normalizer(cat)
+    groups: dict[str, list[tuple[Export, Abi]]] = {}
+    for e in u.exports:
+        abi = cat.by_exported(e.name)
+        if abi is None or e.target_sig is None or e.target_export is not None or PFN_RE.search(e.target_type or "") \
+                or (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)):
+            continue
+        groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
+    for rows in groups.values():
+        rows.sort(key=lambda r: (r[0].line, r[0].col))
+        e, abi = rows[0]
+        made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
+        name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
+                else "table takes")
+        what = (f"{e.api}({e.name!r}) fills a pointer of the hand-written function type {e.target_type}: the "
+                f"export's own ABI, {abi.symbol}@{abi.version}{_why_alike(norm.abi(abi), e.target_sig or '')}, "
+                "but nothing ties the two together")
+        if len(rows) > 1:
+            names = sorted({r[0].name for r in rows})
+            what = (f"one cause for {len(names)} exports the {name} ({', '.join(names[:8])}"
+                    f"{f' and {len(names) - 8} more' if len(names) > 8 else ''}): each pointer has a hand-written "
+                    f"function type, each the ABI of its export (e.g. {e.name}: {e.target_type})")
+        fix = f"declare it as {abi.pfn}" if len(rows) == 1 else f"declare each as its ABI's PFN typedef ({abi.pfn}, ...)"
+        yield e.line, e.col, f"{what}: {fix} (cudaTypedefs.h){e.where}", "note"
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -423,14 +456,16 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
         return _export_decltype(e, cat, abi) if e.target_export is not None else None
+    if pointee_only(norm.abi(abi), e.target_sig):
+        return None   # passed alike, the same call: a hand-written type (CE004, `_handwritten_exports`)
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
+    same = [a for a in same if a.variant == abi.variant] or same   # the export of the same stream mode first
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
-    alias = pointee_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
             f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
-            "pinned version with cuGetProcAddress", "warning" if signs or alias else "error")
+            "pinned version with cuGetProcAddress", "warning" if signs else "error")
 
 
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:

@@ -22,6 +22,7 @@ from clang.cindex import TypeKind as T
 from clang.cindex import callbacks, conf
 
 from ...catalog import Catalog
+from ...names import LOOKUP_NAME_PATTERN
 from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
 from ..signature import Normalizer, signless
 from .values import UNKNOWN, Env, Val, evaluate, key, tokens
@@ -43,6 +44,7 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
 _DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 _WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_LOOKUP_NAME = re.compile(LOOKUP_NAME_PATTERN)
 
 
 class Macros(Mapping[str, list[str]]):
@@ -207,6 +209,8 @@ class Walker:
         self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
         self._macro_hits: dict[str, list[tuple[str, int]]] = {}   # api -> (macro, line) of the #defines calling it
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
+        self.lookups: dict[str, int] = {}                # a call of a lookup whose body is not seen -> its name's argument
+        self._unseen: dict[str, bool] = {}               # a function (by key) -> no body of it in this translation unit
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -320,7 +324,28 @@ class Walker:
                 callee = next(iter(callee.get_children()), None)
             info = self.type_info(callee.type) if callee is not None else None
             return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
-        return str(name) if name in ROLES or name in EXPORT_APIS else None
+        if name in ROLES or name in EXPORT_APIS:
+            return str(name)
+        return self._lookup(c, name, ref)
+
+    def _lookup(self, c: Any, name: str | None, ref: Any) -> str | None:
+        """A call of a function named like a symbol lookup (`LOOKUP_NAME_PATTERN`) whose body this translation
+        unit does not have (declared in a header, defined elsewhere, or not declared at all): `dlsym` of the
+        string it is given. A body that is seen makes it a wrapper instead (what it returns is followed)."""
+        if not name or ref is None or ref.kind != K.FUNCTION_DECL or not _LOOKUP_NAME.match(name):
+            return None
+        h = key(ref)
+        unseen = self._unseen.get(h)
+        if unseen is None:   # once per function, not per call
+            unseen = self._unseen[h] = ref.get_definition() is None
+        if not unseen:
+            return None
+        for i, a in enumerate(_arguments(c)):
+            if "char" in a.type.get_canonical().spelling or a.kind == K.STRING_LITERAL or \
+                    any(x.kind == K.STRING_LITERAL for x in a.get_children()):
+                self.lookups[key(c)] = i
+                return str(name)
+        return None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
         api = self.api_of(c)
@@ -436,10 +461,11 @@ class Walker:
         env = self.env(fn)
         used, unchecked_result = _result_use(c, par, fn, self)
         api = self.api_names.get(key(c)) or c.spelling or _recovered_callee(c) or ""
-        if api not in ROLES and api not in EXPORT_APIS:
+        looked = self.lookups.get(key(c))
+        if api not in ROLES and api not in EXPORT_APIS and looked is None:
             return None
-        if api in EXPORT_APIS:
-            i = EXPORT_APIS[api]
+        if api in EXPORT_APIS or looked is not None:
+            i = EXPORT_APIS.get(api, looked or 0)
             if len(args) <= i:
                 return None
             role = Role(args[i], fn)
@@ -678,10 +704,12 @@ class Walker:
                 self.tally.append((line, _unjudged(s)))
             if s.export:
                 if isinstance(s.symbol.value, str):
+                    made = "expanded from the macro" in here or row
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
-                                          target_export=tinfo.export if tinfo else None))
+                                          target_export=tinfo.export if tinfo else None,
+                                          cause=key(s.fn.cursor) if made and s.fn is not None else ""))
                 continue
             q = self._query(s, tinfo, line, col, here)
             name = re.search(r"expanded from the macro (\w+)\)", here)
