@@ -645,6 +645,46 @@ def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
     return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
 
 
+ROW_CODES = ("CE002", "CE003", "CE004", "CE007", "CE009", "CE010", "CE011")
+"""What a table's row written in another file is told at that row: the faults of its symbol, version, type and
+stream mode (the API, the status handling and the flags' source belong to the loader that expands the rows)."""
+
+
+def rows_elsewhere(unit: Unit) -> dict[str, Unit]:
+    """The requests of `unit` that are rows of a table written in another file (see `Row`), as facts of that file
+    placed at the rows, each saying which table and expansion it is."""
+    out: dict[str, Unit] = {}
+    for q in unit.queries:
+        if q.row is not None:
+            u = out.setdefault(q.row.path, Unit(q.row.path, unit.lang, engine=unit.engine, headers=unit.headers,
+                                                floor=unit.floor))
+            u.queries.append(replace(q, line=q.row.line, col=q.row.col, symbol_line=0, symbol_col=0, row=None,
+                                     where=q.where + q.row.how, macro_lines=(), target_decl=None))
+    for e in unit.exports:
+        if e.row is not None:
+            u = out.setdefault(e.row.path, Unit(e.row.path, unit.lang, engine=unit.engine, headers=unit.headers,
+                                                floor=unit.floor))
+            u.exports.append(replace(e, line=e.row.line, col=e.row.col, row=None, where=e.where + e.row.how))
+    return out
+
+
+def run_rows(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+    """The findings at the rows of a table written in this file but expanded elsewhere (`rows_elsewhere`): those
+    of `ROW_CODES`, each row's errors and warnings at the row, each rule's notes one finding at its first row."""
+    notes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+    for rule, hit in run(unit, cat):
+        if rule.code not in ROW_CODES:
+            continue
+        if hit[3] != "note":
+            yield rule, hit
+        else:
+            notes.setdefault(rule.code, []).append((rule, hit))
+    for group in notes.values():
+        group.sort(key=lambda g: (g[1][0], g[1][1]))
+        first = group[0][1]
+        yield _one_finding(group, first[0], first[1]) if len({h[2] for _, h in group}) > 1 else group[0]
+
+
 def _symbol(text: str) -> str:
     m = _SYMBOL.search(text)
     return m.group(0) if m else ""

@@ -23,7 +23,7 @@ from clang.cindex import callbacks, conf
 
 from ...catalog import Catalog
 from ...names import LOOKUP_NAME_PATTERN
-from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
+from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, Row, flag_mode
 from ..signature import Normalizer, signless
 from .values import UNKNOWN, Env, Val, evaluate, key, tokens
 
@@ -45,6 +45,9 @@ _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
 _DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 _WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _LOOKUP_NAME = re.compile(LOOKUP_NAME_PATTERN)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_MAX_HEADERS = 256          # project headers read for the X-macro lists a file expands
+_MAX_HEADER_BYTES = 4 << 20
 
 
 class Macros(Mapping[str, list[str]]):
@@ -209,6 +212,8 @@ class Walker:
         self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
         self._macro_hits: dict[str, list[tuple[str, int]]] = {}   # api -> (macro, line) of the #defines calling it
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
+        self._list_rows: dict[str, dict[str, tuple[str, int, int]]] = {}   # list macro -> symbol -> where it is written
+        self._hdr_defines: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None
         self.lookups: dict[str, int] = {}                # a call of a lookup whose body is not seen -> its name's argument
         self._unseen: dict[str, bool] = {}               # a function (by key) -> no body of it in this translation unit
 
@@ -702,38 +707,86 @@ class Walker:
             tinfo = s.target if isinstance(s.target, TypeInfo) else None
             if not s.callers:
                 self.tally.append((line, _unjudged(s)))
+            name = re.search(r"expanded from the macro (\w+)\)", here)
+            written = self._row(s, line, row, name.group(1) if name is not None else "")
             if s.export:
                 if isinstance(s.symbol.value, str):
-                    made = "expanded from the macro" in here or row
+                    made = name is not None or row
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
-                                          cause=key(s.fn.cursor) if made and s.fn is not None else ""))
+                                          cause=key(s.fn.cursor) if made and s.fn is not None else "", row=written))
                 continue
             q = self._query(s, tinfo, line, col, here)
-            name = re.search(r"expanded from the macro (\w+)\)", here)
+            q.row = written
             if name is not None and not s.via:
                 q.macro_lines = self._macro_lines(s.api, name.group(1))
             queries.append(q)
         return queries, exports
 
+    def _row(self, s: Site, line: int, row: str, macro: str) -> Row | None:
+        """Where the table's row this request is is written, when in another file: a table included into a function
+        (the row is the call itself), or a list macro of a header expanded here (`LIST(LOAD)`: the row is where the
+        list names the symbol)."""
+        me = os.path.basename(self.path)
+        if row:
+            loc = s.call.location
+            return Row(os.path.abspath(loc.file.name), loc.line, loc.column,
+                       f" (a row of the table included at {me}:{line})")
+        if not macro or not isinstance(s.symbol.value, str):
+            return None
+        got = self._list(macro, 0).get(s.symbol.value)
+        if got is None or got[0] == os.path.abspath(self.path):
+            return None
+        return Row(*got, f" (a row of the table {macro}, expanded at {me}:{line})")
+
+    def _list(self, macro: str, depth: int) -> dict[str, tuple[str, int, int]]:
+        """The `cu` names a function-like macro of a header names in its body (through the list macros it expands, 4
+        deep), each with where it is first written: the rows of an X-macro list. Once per macro."""
+        got = self._list_rows.get(macro)
+        if got is not None:
+            return got
+        out: dict[str, tuple[str, int, int]] = {}
+        self._list_rows[macro] = out
+        defs = self._header_defines()
+        for path, body in defs.get(macro, []) if depth <= 4 else []:
+            for i, (line, text) in enumerate(body):
+                for m in _IDENT.finditer(text, text.index(macro) + len(macro) if i == 0 else 0):
+                    word = m.group(0)
+                    if word.startswith("cu"):
+                        out.setdefault(word, (path, line, m.start() + 1))
+                    elif word in defs and word != macro and word not in self._list_rows:
+                        for k, v in self._list(word, depth + 1).items():
+                            out.setdefault(k, v)
+        return out
+
+    def _header_defines(self) -> dict[str, list[tuple[str, list[tuple[int, str]]]]]:
+        """The function-like `#define`s of the project headers this translation unit includes (not this file's, not
+        the system's or the toolkit's): name -> (header, its lines). Read once."""
+        if self._hdr_defines is None:
+            self._hdr_defines = {}
+            me = os.path.abspath(self.path)
+            seen: set[str] = set()
+            for inc in self.tu.get_includes():
+                f = os.path.abspath(inc.include.name) if inc.include is not None else ""
+                if not f or f == me or f in seen or f.startswith(self.skip) or len(seen) >= _MAX_HEADERS:
+                    continue
+                seen.add(f)
+                try:
+                    with open(f, encoding="utf-8", errors="replace") as fh:
+                        text = fh.read(_MAX_HEADER_BYTES)
+                except OSError:
+                    continue
+                for name, body in _function_defines(text):
+                    self._hdr_defines.setdefault(name, []).append((f, body))
+        return self._hdr_defines
+
     def _macro_lines(self, api: str, name: str) -> tuple[int, ...]:
         """The lines of this file where a function-like `#define` calls `api` in its body: the definitions of the
         macro `name` (one per `#if` branch), or else the one definition that calls it (none: several do)."""
         if self._defines is None:
-            self._defines = []
-            lines = self.text.splitlines()
-            i = 0
-            while i < len(lines):
-                m = _DEFINE_FN.match(lines[i])
-                if m:
-                    body = [(i + 1, lines[i])]
-                    while body[-1][1].endswith("\\") and i + 1 < len(lines):
-                        i += 1
-                        body.append((i + 1, lines[i]))
-                    self._defines.append((m.group(1), body))
-                i += 1
+            self._defines = _function_defines(self.text)
         hits = self._macro_hits.get(api)
         if hits is None:    # once per API, not per request
             call = re.compile(rf"\b{re.escape(api)}\s*\(")
@@ -821,6 +874,25 @@ class Walker:
             target_type=(t.pfn or t.spelling) if tinfo else None, handwritten=t.handwritten,
             via=" -> ".join(s.via), wrapped=bool(s.via), where=where, target_sig=t.sig, target_export=t.export,
             guard=_guard(s.parents, s.fn), target_decl=t.written)
+
+
+def _function_defines(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each function-like `#define` of a text: its name and its lines (number, text), continuation lines included."""
+    out: list[tuple[str, list[tuple[int, str]]]] = []
+    if "define" not in text:
+        return out
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _DEFINE_FN.match(lines[i])
+        if m:
+            body = [(i + 1, lines[i])]
+            while body[-1][1].endswith("\\") and i + 1 < len(lines):
+                i += 1
+                body.append((i + 1, lines[i]))
+            out.append((m.group(1), body))
+        i += 1
+    return out
 
 
 def _unjudged(s: Site) -> str:
