@@ -120,6 +120,7 @@ class Export:
     toolkit: int = 0                        # clang: the CUDA_VERSION of the cuda.h the file was parsed against
     cause: str = ""                         # clang: rows macros write in one function share it (one cause)
     row: Row | None = None                  # clang: the table's row the export is, written in another file
+    handwritten: str | None = None          # clang: why the pointer's type is written by hand (a PFN_ name included)
 
 
 @dataclass

@@ -333,9 +333,11 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
     groups: dict[str, list[tuple[Export, Abi]]] = {}
     for e in u.exports:
         abi = cat.by_exported(e.name)
-        if abi is None or e.target_sig is None or e.target_export is not None or PFN_RE.search(e.target_type or "") \
-                or (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)):
-            continue
+        m = PFN_RE.search(e.target_type or "")
+        if abi is None or e.target_sig is None or e.target_export is not None or \
+                (m is not None and (e.handwritten is None or m.group(0) != abi.pfn)) or \
+                (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)):
+            continue   # a PFN typedef of cudaTypedefs.h, or of another ABI (CE011), or another ABI's type (CE011)
         groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
     for rows in groups.values():
         rows.sort(key=lambda r: (r[0].line, r[0].col))
@@ -343,9 +345,10 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
         made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
         name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
                 else "table takes")
-        what = (f"{e.api}({e.name!r}) fills a pointer of the hand-written function type {e.target_type}: the "
-                f"export's own ABI, {abi.symbol}@{abi.version}{_why_alike(norm.abi(abi), e.target_sig or '')}, "
-                "but nothing ties the two together")
+        hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
+            f"the pointer's type {e.target_type} is a hand-written function type"
+        what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
+                f"{_why_alike(norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
         if len(rows) > 1:
             names = sorted({r[0].name for r in rows})
             what = (f"one cause for {len(names)} exports the {name} ({', '.join(names[:8])}"
@@ -645,9 +648,12 @@ def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
     return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
 
 
-ROW_CODES = ("CE002", "CE003", "CE004", "CE007", "CE009", "CE010", "CE011")
-"""What a table's row written in another file is told at that row: the faults of its symbol, version, type and
-stream mode (the API, the status handling and the flags' source belong to the loader that expands the rows)."""
+ROW_CODES = {"error": ("CE002", "CE003", "CE004", "CE007", "CE009", "CE010", "CE011"),
+             "warning": ("CE002", "CE003", "CE007", "CE009"), "note": ("CE004",)}
+"""What a table's row written in another file is told at that row, by severity: every error of its symbol, version,
+type and stream mode; the warnings that a wrong ABI or stream mode is bound; a table of hand-written types as one
+note at its first row. A release pin's floor and how a type is spelled stay in the cause at the expansion (as do the
+API, the status handling and the flags' source: the loader's)."""
 
 
 def rows_elsewhere(unit: Unit) -> dict[str, Unit]:
@@ -670,10 +676,11 @@ def rows_elsewhere(unit: Unit) -> dict[str, Unit]:
 
 def run_rows(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
     """The findings at the rows of a table written in this file but expanded elsewhere (`rows_elsewhere`): those
-    of `ROW_CODES`, each row's errors and warnings at the row, each rule's notes one finding at its first row."""
+    `ROW_CODES` lets through, each row's errors and warnings at the row, each rule's notes one finding at its first
+    row."""
     notes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
     for rule, hit in run(unit, cat):
-        if rule.code not in ROW_CODES:
+        if rule.code not in ROW_CODES.get(hit[3], ()):
             continue
         if hit[3] != "note":
             yield rule, hit

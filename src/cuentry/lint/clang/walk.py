@@ -692,7 +692,26 @@ class Walker:
         if pfn is None and sig is not None:
             hand = (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
                     else f"the pointer's type {spelling} is a hand-written function type")
+        elif pfn is not None and sig is not None:
+            own = self._own_typedef(ty, pfn)
+            if own is not None:
+                hand = f"the pointer's type {pfn} is a typedef the project writes itself ({own}), not cudaTypedefs.h's"
         return TypeInfo(spelling, pfn, export, sig, hand)
+
+    def _own_typedef(self, ty: Any, name: str) -> str | None:
+        """Where this project declares the typedef `name` the type goes through (None: the toolkit's, or not found)."""
+        t = ty
+        for _ in range(16):
+            if t.kind == T.ELABORATED:
+                t = t.get_named_type()
+            if t.kind != T.TYPEDEF:
+                return None
+            d = t.get_declaration()
+            if d.spelling == name:
+                f = d.location.file
+                return f"{os.path.basename(f.name)}:{d.location.line}" if f is not None and self.ours(d) else None
+            t = d.underlying_typedef_type
+        return None
 
     # --- facts ---------------------------------------------------------------------------------------------
     def facts(self, where: Any) -> tuple[list[Query], list[Export]]:
@@ -716,7 +735,8 @@ class Walker:
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
-                                          cause=key(s.fn.cursor) if made and s.fn is not None else "", row=written))
+                                          cause=key(s.fn.cursor) if made and s.fn is not None else "", row=written,
+                                          handwritten=tinfo.handwritten if tinfo else None))
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
