@@ -336,7 +336,8 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
         m = PFN_RE.search(e.target_type or "")
         if abi is None or e.target_sig is None or e.target_export is not None or \
                 (m is not None and (e.handwritten is None or m.group(0) != abi.pfn)) or \
-                (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)):
+                (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)
+                 and not (m is not None and sign_only(norm.abi(abi), e.target_sig))):
             continue   # a PFN typedef of cudaTypedefs.h, or of another ABI (CE011), or another ABI's type (CE011)
         groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
     for rows in groups.values():
