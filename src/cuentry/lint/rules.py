@@ -328,35 +328,45 @@ _MACRO_OF = re.compile(r"\(expanded from the macro (\w+)\)")
 
 def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
     """clang: exports taken into a hand-written function type that is the export's own ABI (a mismatch is CE011):
-    a note, one per cause: the rows one macro writes are one finding, at its first row."""
-    norm = normalizer(cat)
+    a note, one per cause: the rows macros write in one function are one finding, at its first row."""
     groups: dict[str, list[tuple[Export, Abi]]] = {}
     for e in u.exports:
-        abi = cat.by_exported(e.name)
-        m = PFN_RE.search(e.target_type or "")
-        if abi is None or e.target_sig is None or e.target_export is not None or \
-                (m is not None and (e.handwritten is None or m.group(0) != abi.pfn)) or \
-                (norm.abi(abi) != e.target_sig and not pointee_only(norm.abi(abi), e.target_sig)
-                 and not (m is not None and sign_only(norm.abi(abi), e.target_sig))):
-            continue   # a PFN typedef of cudaTypedefs.h, or of another ABI (CE011), or another ABI's type (CE011)
-        groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
+        abi = _own_abi_by_hand(e, cat)
+        if abi is not None:
+            groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
+    norm = normalizer(cat)
     for rows in groups.values():
         rows.sort(key=lambda r: (r[0].line, r[0].col))
         e, abi = rows[0]
-        made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
-        name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
-                else "table takes")
         hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
             f"the pointer's type {e.target_type} is a hand-written function type"
         what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
                 f"{_why_alike(norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
+        fix = f"declare it as {abi.pfn}"
         if len(rows) > 1:
-            names = sorted({r[0].name for r in rows})
-            what = (f"one cause for {len(names)} exports the {name} ({', '.join(names[:8])}"
-                    f"{f' and {len(names) - 8} more' if len(names) > 8 else ''}): each pointer has a hand-written "
-                    f"function type, each the ABI of its export (e.g. {e.name}: {e.target_type})")
-        fix = f"declare it as {abi.pfn}" if len(rows) == 1 else f"declare each as its ABI's PFN typedef ({abi.pfn}, ...)"
+            made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
+            name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
+                    else "table takes")
+            what = (f"one cause for {len({r[0].name for r in rows})} exports the {name} "
+                    f"({_listed(sorted({r[0].name for r in rows}), 8)}): each pointer has a hand-written function "
+                    f"type, each the ABI of its export (e.g. {e.name}: {e.target_type})")
+            fix = f"declare each as its ABI's PFN typedef ({abi.pfn}, ...)"
         yield e.line, e.col, f"{what}: {fix} (cudaTypedefs.h){e.where}", "note"
+
+
+def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
+    """The export's ABI when the pointer's type is hand-written and is that ABI (or differs only in what a pointer
+    points to, or, for a PFN_ typedef the project writes itself, in signedness); None otherwise (CE011's)."""
+    abi = cat.by_exported(e.name)
+    if abi is None or e.target_sig is None or e.target_export is not None:
+        return None
+    m = PFN_RE.search(e.target_type or "")
+    if m is not None and (e.handwritten is None or m.group(0) != abi.pfn):
+        return None   # a PFN typedef of cudaTypedefs.h, or one of another ABI (CE011)
+    mine = normalizer(cat).abi(abi)
+    alike = mine == e.target_sig or pointee_only(mine, e.target_sig) or \
+        (m is not None and sign_only(mine, e.target_sig))
+    return abi if alike else None
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:

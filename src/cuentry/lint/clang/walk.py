@@ -688,15 +688,16 @@ class Walker:
             return None
         m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
         export = m.group(1) if m else None
-        hand = None
-        if pfn is None and sig is not None:
-            hand = (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
+        return TypeInfo(spelling, pfn, export, sig, self._handwritten(ty, spelling, pfn, export) if sig else None)
+
+    def _handwritten(self, ty: Any, spelling: str, pfn: str | None, export: str | None) -> str | None:
+        """Why a function-pointer type is written by hand: no PFN typedef, or a PFN_ name the project declares."""
+        if pfn is None:
+            return (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
                     else f"the pointer's type {spelling} is a hand-written function type")
-        elif pfn is not None and sig is not None:
-            own = self._own_typedef(ty, pfn)
-            if own is not None:
-                hand = f"the pointer's type {pfn} is a typedef the project writes itself ({own}), not cudaTypedefs.h's"
-        return TypeInfo(spelling, pfn, export, sig, hand)
+        own = self._own_typedef(ty, pfn)
+        return None if own is None else \
+            f"the pointer's type {pfn} is a typedef the project writes itself ({own}), not cudaTypedefs.h's"
 
     def _own_typedef(self, ty: Any, name: str) -> str | None:
         """Where this project declares the typedef `name` the type goes through (None: the toolkit's, or not found)."""
