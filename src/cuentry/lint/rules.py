@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from ..catalog import Abi, Catalog, Fault, Verdict, catalog
+from ..catalog import Abi, Catalog, Fault, Verdict, catalog, format_version
 from ..names import BY_VERSION_DRIVER_FLOOR, FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
@@ -241,18 +241,46 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
             continue
         if sym not in cat:
             continue
-        for pin in q.pins:
-            v = verdict(replace(q, symbol=sym), cat, pin, variant=m.group(3) or "")
-            mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
-            if mixed is not None:
-                yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
-                break
-            got = v.abi
-            if got is not None and got.version != ver:
-                yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
-                                      f"is a {m.group(0)}: pin {ver} (the typedef's number) so type and ABI are one "
-                                      f"pair{q.where}")
-                break
+        if q.api == "cudaGetDriverEntryPoint" and q.toolkit:
+            yield from _runtime_binds_newer(q, cat, sym, ver, m.group(3) or "", m.group(0))
+        yield from _pins_bind_other(q, cat, sym, ver, m.group(3) or "", m.group(0))
+
+
+def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+    """The first pin of a request that binds another ABI than its PFN typedef's (or mixes stream modes)."""
+    for pin in q.pins:
+        v = verdict(replace(q, symbol=sym), cat, pin, variant=variant)
+        mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
+        if mixed is not None:
+            yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
+            return
+        got = v.abi
+        if got is not None and got.version != ver:
+            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
+                                  f"is a {pfn}: pin {ver} (the typedef's number) so type and ABI are one "
+                                  f"pair{q.where}")
+            return
+
+
+def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+    """cudaGetDriverEntryPoint asks at the version of the runtime the program runs with: any release of the major
+    version of the headers it was built with (a newer libcudart of that major loads in its place). When such a
+    runtime binds a newer ABI than the pointer's typedef, the typedef is the wrong pair (an error when the two
+    signatures differ)."""
+    major = q.toolkit // 1000
+    mine = next((a for a in cat.abis(sym) if a.version == ver and a.variant == variant), None)
+    newer = [a for a in cat.abis(sym) if a.variant == variant and ver < a.version < (major + 1) * 1000]
+    if mine is None or not newer:
+        return
+    got = max(newer, key=lambda a: a.version)
+    norm = normalizer(cat)
+    other = norm.abi(got) != norm.abi(mine)
+    which = f"any CUDA {major}.x runtime" if got.version <= major * 1000 else \
+        f"a CUDA {major}.x runtime of {format_version(got.version)} or later (one the program built here may load)"
+    msg = (f"{sym}: cudaGetDriverEntryPoint{_via(q)} binds the newest ABI of the runtime it runs with, and {which} "
+           f"gives {got.pfn}{', another signature,' if other else ''} not the pointer's {pfn}: use "
+           f"cudaGetDriverEntryPointByVersion with {ver}{q.where}")
+    yield q.line, q.col, msg, "error" if other else "warning"
 
 
 def _suggest(name: str, cat: Catalog) -> str:
