@@ -597,6 +597,14 @@ class Walker:
             return target
         if target[0] == "param":
             return self._target(args[target[1]], caller) if target[1] < len(args) else None
+        if target[0] == "tparam" and not _function_pointer(c.type):
+            # `fn = (T)p` in a template that does not return it: T as this call's specialization has it
+            ref = c.referenced
+            try:
+                ty = ref.get_template_argument_type(target[1]) if ref is not None else None
+            except Exception:
+                ty = None
+            return self.type_info(_sugared(c, ty)) if ty is not None and ty.kind != T.INVALID else None
         own = self.type_info(_sugared(c))
         exp = _written_export(c)
         if own is not None and exp is not None and own.pfn is None:
@@ -656,7 +664,7 @@ class Walker:
             if p.kind in _THROUGH:
                 continue
             if p.kind in _CASTS:
-                return ("return",) if _dependent(p.type) else self.type_info(p.type)
+                return _type_parameter(p.type) or ("return",) if _dependent(p.type) else self.type_info(p.type)
             if p.kind == K.VAR_DECL:
                 return self._cast_of(p, fn) if _void_pointer(p.type) else self.type_info(p.type)
             if p.kind == K.BINARY_OPERATOR:
@@ -1144,10 +1152,10 @@ def _written_args(call: Any) -> list[list[str]] | None:
     return None
 
 
-def _sugared(c: Any) -> Any:
-    """The call's type as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
+def _sugared(c: Any, ty: Any = None) -> Any:
+    """The call's type (or `ty`) as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
     a specialization's own arguments are canonical, the written ones keep the typedef)."""
-    ty = c.type
+    ty = c.type if ty is None else ty
     want = ty.get_canonical().spelling
     callee = next(iter(c.get_children()), None)
     if callee is None:
@@ -1279,6 +1287,20 @@ def _chain(ty: Any) -> list[str]:
     if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
         out.append(t.spelling)
     return out
+
+
+_TYPE_PARAMETER = re.compile(r"type-parameter-0-(\d+)")
+
+
+def _type_parameter(ty: Any) -> tuple[str, int] | None:
+    """("tparam", i) when a type is the enclosing function template's i-th type parameter itself (`(T)p`)."""
+    m = _TYPE_PARAMETER.fullmatch(ty.get_canonical().spelling)
+    return ("tparam", int(m.group(1))) if m else None
+
+
+def _function_pointer(ty: Any) -> bool:
+    can = ty.get_canonical()
+    return bool(can.kind == T.POINTER and can.get_pointee().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO))
 
 
 def _void_pointer(ty: Any) -> bool:
