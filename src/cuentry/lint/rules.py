@@ -21,6 +21,7 @@ from .signature import normalizer, pointee_only, sign_only
 
 __all__ = [
     "HELP_URI",
+    "ROW_CODES",
     "RULES",
     "RULE_CODES",
     "SEVERITIES",
@@ -35,7 +36,9 @@ __all__ = [
     "mixed_stream_modes",
     "pin_not_an_abi",
     "pin_out_of_range",
+    "rows_elsewhere",
     "run",
+    "run_rows",
     "suffixed_or_miscased_name",
     "typedef_version_mismatch",
     "unchecked_result",
