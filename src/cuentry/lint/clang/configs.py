@@ -321,7 +321,12 @@ def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     last = line + blank.count("\n", at)
     for o in stack:
         _close(o.region, last, out)
-    return sorted(out, key=lambda r: r.first)
+    return sorted((r for r in out if r.tokens or _expanded(blank, r.defines)), key=lambda r: r.first)
+
+
+def _expanded(blank: str, defines: list[tuple[str, str]]) -> bool:
+    """Whether a loader macro a branch defines is invoked in the file (more `NAME(` than its `#define`s)."""
+    return any(blank.count(name + "(") > blank.count("define " + name + "(") for name, _ in defines)
 
 
 def _tokens(blank: str, wrappers: Iterable[str]) -> list[tuple[int, str]]:
