@@ -59,7 +59,26 @@ def test_semantic_corpus_clang(name: str) -> None:
     assert unit.engine == "clang", unit.note
     assert "written by cuentry" in unit.headers and all(f.headers == unit.headers for f in findings)
     want = expected(path)
-    assert _matches(findings, want), sorted((f.line, f.code, f.severity, f.message) for f in findings)
+    mine = [f for f in findings if f.path == str(path)]
+    assert _matches(mine, want), sorted((f.line, f.code, f.severity, f.message) for f in mine)
+    # a row of a table a header writes is reported at the row too: the header's own `expect:` lines
+    for other in sorted({f.path for f in findings} - {str(path)}):
+        there = [f for f in findings if f.path == other]
+        assert _matches(there, expected(Path(other))), sorted((f.path, f.line, f.code) for f in there)
+        assert all(f"expanded at {name}:" in f.message for f in there)
+
+
+def test_a_header_rows_findings_are_at_its_rows(tmp_path: Path) -> None:
+    """The list of rows_list.h, expanded by two files linted together: each row's fault at its row in the header,
+    once in the run (the expansions' causes once each)."""
+    _clang()
+    for name in ("rows_list.h", "rows_list.cpp"):
+        (tmp_path / name).write_text((SEMANTIC / name).read_text())
+    (tmp_path / "again.cpp").write_text((SEMANTIC / "rows_list.cpp").read_text())
+    rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0"))
+    got = sorted((Path(f.path).name, f.line, f.code) for f in rep.findings)
+    assert got == [("again.cpp", 13, "CE002"), ("again.cpp", 13, "CE007"), ("rows_list.cpp", 13, "CE002"),
+                   ("rows_list.cpp", 13, "CE007"), ("rows_list.h", 5, "CE007"), ("rows_list.h", 7, "CE002")]
 
 
 def test_notes_only_with_pedantic() -> None:
@@ -449,7 +468,9 @@ def test_rows_of_an_included_x_macro_table_are_judged_at_the_include(tmp_path: P
         "CU_GET_PROC_ADDRESS_DEFAULT)) return 1;\n"
         "#include \"table.h\"\n#undef ROW\n  return 0;\n}\n")
     rep = lint_paths([str(tmp_path / "syms.c")], settings=Settings(engine="clang", toolkit="13.0"))
-    got = {(f.line, f.code) for f in rep.findings}
-    assert got == {(9, "CE010"), (9, "CE007")}
-    assert all("table.h:" in f.message for f in rep.findings)
+    got = {(Path(f.path).name, f.line, f.code) for f in rep.findings}
+    # the row's stream mode also at the row in table.h (a release pin stays at the include only)
+    assert got == {("syms.c", 9, "CE010"), ("syms.c", 9, "CE007"), ("table.h", 2, "CE007")}
+    assert all("table.h:" in f.message for f in rep.findings if f.path.endswith("syms.c"))
+    assert all("included at syms.c:9" in f.message for f in rep.findings if f.path.endswith("table.h"))
     assert not any("cuGetProcAddress_v2" in f.message for f in rep.findings)

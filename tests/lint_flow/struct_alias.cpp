@@ -1,6 +1,7 @@
 // Shape of a codec loader's own prototypes: a project typedef of the wait parameters as the (layout-compatible)
 // signal parameters struct; an `int *` for a `void *` handle. A pointer to another struct or for void is passed
-// alike: a warning, not a wrong ABI; 64-bit outputs where the 2000 ABI writes 32 bits are an error.
+// alike: the export's own ABI in a hand-written type (a CE004 note), not a wrong ABI; 64-bit outputs where the 2000
+// ABI writes 32 bits are an error.
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -15,7 +16,7 @@ static handle_t get_handle;
 static tcuModuleGetGlobal* get_global;
 
 void load(void* lib) {
-  wait_sems = (tcuWaitExternalSemaphoresAsync*)dlsym(lib, "cuWaitExternalSemaphoresAsync"); // expect: CE011/warning
+  wait_sems = (tcuWaitExternalSemaphoresAsync*)dlsym(lib, "cuWaitExternalSemaphoresAsync"); // expect: CE004/note
   get_global = (tcuModuleGetGlobal*)dlsym(lib, "cuModuleGetGlobal"); // expect: CE011/error
-  get_handle = (handle_t)dlsym(lib, "cuMemGetHandleForAddressRange"); // expect: CE011/warning
+  get_handle = (handle_t)dlsym(lib, "cuMemGetHandleForAddressRange"); // expect: CE004/note
 }

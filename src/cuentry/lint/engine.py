@@ -22,7 +22,7 @@ from ..catalog import Catalog, catalog, format_version
 from ..errors import UsageError
 from .facts import Unit, suppressions
 from .fix import candidate, span
-from .rules import RULE_CODES, run
+from .rules import RULE_CODES, rows_elsewhere, run, run_rows
 
 __all__ = [
     "C_SUFFIXES",
@@ -319,11 +319,12 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
         end, fx = span(text, line, col), candidate(unit, text, rule.code, line, col, cat, settings.toolkit)
         out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
                            unit.engine, unit.headers, config, *end, fx.kind if fx is not None else "none"))
-    out.sort(key=lambda f: (f.line, f.col, f.code, bool(f.config)))
+    out += _at_rows(unit, sel, ign, settings, cat)
+    out.sort(key=lambda f: (f.path != path, f.path, f.line, f.col, f.code, bool(f.config)))
     dedup: list[Finding] = []
     for f in out:   # one finding per cause: the same words in another configuration are the flags' own finding
-        if not dedup or (dedup[-1].line, dedup[-1].col, dedup[-1].code, _bare(dedup[-1])) != (
-                f.line, f.col, f.code, _bare(f)):
+        if not dedup or (dedup[-1].path, dedup[-1].line, dedup[-1].col, dedup[-1].code, _bare(dedup[-1])) != (
+                f.path, f.line, f.col, f.code, _bare(f)):
             dedup.append(f)
     return dedup, unit
 
@@ -331,6 +332,31 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
 def _bare(f: Finding) -> str:
     """A finding's message without the configuration it names."""
     return f.message.removesuffix(f" ({f.config})") if f.config else f.message
+
+
+def _at_rows(unit: Unit, sel: set[str] | None, ign: set[str], settings: Settings, cat: Catalog | None) -> list[Finding]:
+    """Findings at the rows of tables that another file (a header) writes and this one expands (`rows_elsewhere`):
+    reported there too, where the row is fixed; that file's suppression comments apply."""
+    out: list[Finding] = []
+    for other, rows in rows_elsewhere(unit).items():
+        try:
+            text = read_source(other)
+        except (OSError, ValueError):
+            continue
+        lines, sups = text.splitlines(), suppressions(text)
+        seen: dict[tuple[str, str], int] = {}
+        for rule, (line, col, msg, sev) in run_rows(rows, cat):
+            if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not settings.pedantic):
+                continue
+            sup = sups.get(line, frozenset())
+            if sup is None or (sup and rule.code in sup):
+                continue
+            lt = lines[line - 1] if 0 < line <= len(lines) else ""
+            nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
+            config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
+            out.append(Finding(other, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, other, lt, nth), sev,
+                               unit.engine, unit.headers, config, line, col, "none"))
+    return out
 
 
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
@@ -646,10 +672,16 @@ def _first(got: dict[str, Any], rep: Report) -> dict[str, _Result]:
 def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: Catalog,
               select: Sequence[str] | None, ignore: Sequence[str] | None) -> None:
     required: set[str] = set()
+    rows: set[tuple[str, int, int, str]] = set()   # a header's row, reported from each file that expands it: once
     for path in files:
         if path in results:
             got, unit = results[path]
-            rep.findings.extend(got)
+            for f in got:
+                if f.path != path:
+                    if (f.path, f.line, f.col, f.code) in rows:
+                        continue
+                    rows.add((f.path, f.line, f.col, f.code))
+                rep.findings.append(f)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c" and not unit.problem:

@@ -31,6 +31,7 @@ __all__ = [
     "Export",
     "PyProto",
     "Query",
+    "Row",
     "Unit",
     "flag_mode",
     "suppressions",
@@ -52,6 +53,17 @@ PFN_RE = re.compile(names.PFN_IN_TEXT)
 SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
 DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
+
+
+@dataclass(frozen=True)
+class Row:
+    """Where a table's row that makes a request is written, when that is another file than the one linted (an
+    X-macro list in a header, a table included into a function): the request is also reported there."""
+
+    path: str
+    line: int
+    col: int
+    how: str                                # " (a row of the table LIST, expanded at loader.cpp:90)"
 
 
 @dataclass
@@ -88,6 +100,7 @@ class Query:
     toolkit: int = 0                       # clang: the CUDA_VERSION of the cuda.h the file was parsed against
     target_decl: tuple[int, int, int, int] | None = None   # clang: the declaration or cast of this file that
     # spells the pointer's hand-written type (line, column, end line, end column)
+    row: Row | None = None                 # clang: the table's row the request is, written in another file
 
 
 @dataclass
@@ -105,6 +118,9 @@ class Export:
     target_export: str | None = None
     config: str = ""                        # the configuration it was judged in, when not the flags' own
     toolkit: int = 0                        # clang: the CUDA_VERSION of the cuda.h the file was parsed against
+    cause: str = ""                         # clang: rows macros write in one function share it (one cause)
+    row: Row | None = None                  # clang: the table's row the export is, written in another file
+    handwritten: str | None = None          # clang: why the pointer's type is written by hand (a PFN_ name included)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from ..catalog import Abi, Catalog, Fault, Verdict, catalog
+from ..catalog import Abi, Catalog, Fault, Verdict, catalog, format_version
 from ..names import BY_VERSION_DRIVER_FLOOR, FLAGS, VERSIONED_APIS, split_suffix
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
@@ -21,6 +21,7 @@ from .signature import normalizer, pointee_only, sign_only
 
 __all__ = [
     "HELP_URI",
+    "ROW_CODES",
     "RULES",
     "RULE_CODES",
     "SEVERITIES",
@@ -35,7 +36,9 @@ __all__ = [
     "mixed_stream_modes",
     "pin_not_an_abi",
     "pin_out_of_range",
+    "rows_elsewhere",
     "run",
+    "run_rows",
     "suffixed_or_miscased_name",
     "typedef_version_mismatch",
     "unchecked_result",
@@ -241,18 +244,46 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
             continue
         if sym not in cat:
             continue
-        for pin in q.pins:
-            v = verdict(replace(q, symbol=sym), cat, pin, variant=m.group(3) or "")
-            mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
-            if mixed is not None:
-                yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
-                break
-            got = v.abi
-            if got is not None and got.version != ver:
-                yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
-                                      f"is a {m.group(0)}: pin {ver} (the typedef's number) so type and ABI are one "
-                                      f"pair{q.where}")
-                break
+        if q.api == "cudaGetDriverEntryPoint" and q.toolkit:
+            yield from _runtime_binds_newer(q, cat, sym, ver, m.group(3) or "", m.group(0))
+        yield from _pins_bind_other(q, cat, sym, ver, m.group(3) or "", m.group(0))
+
+
+def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+    """The first pin of a request that binds another ABI than its PFN typedef's (or mixes stream modes)."""
+    for pin in q.pins:
+        v = verdict(replace(q, symbol=sym), cat, pin, variant=variant)
+        mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
+        if mixed is not None:
+            yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
+            return
+        got = v.abi
+        if got is not None and got.version != ver:
+            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
+                                  f"is a {pfn}: pin {ver} (the typedef's number) so type and ABI are one "
+                                  f"pair{q.where}")
+            return
+
+
+def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+    """cudaGetDriverEntryPoint asks at the version of the runtime the program runs with: any release of the major
+    version of the headers it was built with (a newer libcudart of that major loads in its place). When such a
+    runtime binds a newer ABI than the pointer's typedef, the typedef is the wrong pair (an error when the two
+    signatures differ)."""
+    major = q.toolkit // 1000
+    mine = next((a for a in cat.abis(sym) if a.version == ver and a.variant == variant), None)
+    newer = [a for a in cat.abis(sym) if a.variant == variant and ver < a.version < (major + 1) * 1000]
+    if mine is None or not newer:
+        return
+    got = max(newer, key=lambda a: a.version)
+    norm = normalizer(cat)
+    other = norm.abi(got) != norm.abi(mine)
+    which = f"any CUDA {major}.x runtime" if got.version <= major * 1000 else \
+        f"a CUDA {major}.x runtime of {format_version(got.version)} or later (one the program built here may load)"
+    msg = (f"{sym}: cudaGetDriverEntryPoint{_via(q)} binds the newest ABI of the runtime it runs with, and {which} "
+           f"gives {got.pfn}{', another signature,' if other else ''} not the pointer's {pfn}: use "
+           f"cudaGetDriverEntryPointByVersion with {ver}{q.where}")
+    yield q.line, q.col, msg, "error" if other else "warning"
 
 
 def _suggest(name: str, cat: Catalog) -> str:
@@ -316,10 +347,57 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
             abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
             hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
             yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}", sev
+    yield from _handwritten_exports(u, cat)
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
                           "catalog (cuentry.Driver.resolve / cuentry.Table)")
     yield from pyabi.hits(u, cat, "CE004")
+
+
+_MACRO_OF = re.compile(r"\(expanded from the macro (\w+)\)")
+
+
+def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    """clang: exports taken into a hand-written function type that is the export's own ABI (a mismatch is CE011):
+    a note, one per cause: the rows macros write in one function are one finding, at its first row."""
+    groups: dict[str, list[tuple[Export, Abi]]] = {}
+    for e in u.exports:
+        abi = _own_abi_by_hand(e, cat)
+        if abi is not None:
+            groups.setdefault(e.cause or f"{e.line}:{e.col}:{e.name}", []).append((e, abi))
+    norm = normalizer(cat)
+    for rows in groups.values():
+        rows.sort(key=lambda r: (r[0].line, r[0].col))
+        e, abi = rows[0]
+        hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
+            f"the pointer's type {e.target_type} is a hand-written function type"
+        what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
+                f"{_why_alike(norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
+        fix = f"declare it as {abi.pfn}"
+        if len(rows) > 1:
+            made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
+            name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
+                    else "table takes")
+            what = (f"one cause for {len({r[0].name for r in rows})} exports the {name} "
+                    f"({_listed(sorted({r[0].name for r in rows}), 8)}): each pointer has a hand-written function "
+                    f"type, each the ABI of its export (e.g. {e.name}: {e.target_type})")
+            fix = f"declare each as its ABI's PFN typedef ({abi.pfn}, ...)"
+        yield e.line, e.col, f"{what}: {fix} (cudaTypedefs.h){e.where}", "note"
+
+
+def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
+    """The export's ABI when the pointer's type is hand-written and is that ABI (or differs only in what a pointer
+    points to, or, for a PFN_ typedef the project writes itself, in signedness); None otherwise (CE011's)."""
+    abi = cat.by_exported(e.name)
+    if abi is None or e.target_sig is None or e.target_export is not None:
+        return None
+    m = PFN_RE.search(e.target_type or "")
+    if m is not None and (e.handwritten is None or m.group(0) != abi.pfn):
+        return None   # a PFN typedef of cudaTypedefs.h, or one of another ABI (CE011)
+    mine = normalizer(cat).abi(abi)
+    alike = mine == e.target_sig or pointee_only(mine, e.target_sig) or \
+        (m is not None and sign_only(mine, e.target_sig))
+    return abi if alike else None
 
 
 def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
@@ -423,14 +501,16 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
         return _export_decltype(e, cat, abi) if e.target_export is not None else None
+    if pointee_only(norm.abi(abi), e.target_sig):
+        return None   # passed alike, the same call: a hand-written type (CE004, `_handwritten_exports`)
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
+    same = [a for a in same if a.variant == abi.variant] or same   # the export of the same stream mode first
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
-    alias = pointee_only(norm.abi(abi), e.target_sig)
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
             f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
-            "pinned version with cuGetProcAddress", "warning" if signs or alias else "error")
+            "pinned version with cuGetProcAddress", "warning" if signs else "error")
 
 
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:
@@ -608,6 +688,50 @@ def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
         return rule, (line, col, head + f"{len(errors)} bind the wrong ABI or never resolve: " + "; ".join(errors)
                       + more, "error")
     return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
+
+
+ROW_CODES = {"error": ("CE002", "CE003", "CE004", "CE007", "CE009", "CE010", "CE011"),
+             "warning": ("CE002", "CE003", "CE007", "CE009"), "note": ("CE004",)}
+"""What a table's row written in another file is told at that row, by severity: every error of its symbol, version,
+type and stream mode; the warnings that a wrong ABI or stream mode is bound; a table of hand-written types as one
+note at its first row. A release pin's floor and how a type is spelled stay in the cause at the expansion (as do the
+API, the status handling and the flags' source: the loader's)."""
+
+
+def rows_elsewhere(unit: Unit) -> dict[str, Unit]:
+    """The requests of `unit` that are rows of a table written in another file (see `Row`), as facts of that file
+    placed at the rows, each saying which table and expansion it is."""
+    out: dict[str, Unit] = {}
+    for q in unit.queries:
+        if q.row is not None:
+            u = out.setdefault(q.row.path, Unit(q.row.path, unit.lang, engine=unit.engine, headers=unit.headers,
+                                                floor=unit.floor))
+            u.queries.append(replace(q, line=q.row.line, col=q.row.col, symbol_line=0, symbol_col=0, row=None,
+                                     where=q.where + q.row.how, macro_lines=(), target_decl=None))
+    for e in unit.exports:
+        if e.row is not None:
+            u = out.setdefault(e.row.path, Unit(e.row.path, unit.lang, engine=unit.engine, headers=unit.headers,
+                                                floor=unit.floor))
+            u.exports.append(replace(e, line=e.row.line, col=e.row.col, row=None, where=e.where + e.row.how))
+    return out
+
+
+def run_rows(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+    """The findings at the rows of a table written in this file but expanded elsewhere (`rows_elsewhere`): those
+    `ROW_CODES` lets through, each row's errors and warnings at the row, each rule's notes one finding at its first
+    row."""
+    notes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+    for rule, hit in run(unit, cat):
+        if rule.code not in ROW_CODES.get(hit[3], ()):
+            continue
+        if hit[3] != "note":
+            yield rule, hit
+        else:
+            notes.setdefault(rule.code, []).append((rule, hit))
+    for group in notes.values():
+        group.sort(key=lambda g: (g[1][0], g[1][1]))
+        first = group[0][1]
+        yield _one_finding(group, first[0], first[1]) if len({h[2] for _, h in group}) > 1 else group[0]
 
 
 def _symbol(text: str) -> str:

@@ -51,6 +51,9 @@ WINDOWS_MACROS = ("_WIN32", "_WIN64", "WIN32", "WIN64", "_WINDOWS", "WINDOWS", "
 TOOLKIT_MACROS = ("CUDA_VERSION", "CUDART_VERSION")
 """Macros the CUDA headers define: set by choosing the toolkit whose headers are written (and `-D` of its value)."""
 
+_DEFINED = re.compile(r"[ \t]*(\w*)")
+_DEFINE_APIS = frozenset({"cuGetProcAddress", "cuGetProcAddress_v2", "cudaGetDriverEntryPoint",
+                          "cudaGetDriverEntryPointByVersion"})
 _REQUEST = re.compile(r"(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPoint(?:ByVersion)?|dlv?sym|GetProcAddress)\b")
 _LOADER_ARG = re.compile(r"\([ \t]*&?[ \t]*cu[A-Z]")          # `(cuX` / `(&cuX`: a loader macro's argument
 _LOADER_NAME = re.compile(r"\b_*[A-Z][A-Z0-9_]{2,}[ \t]*$")   # `LOAD_SYM`, `_CCCLRT_GET_DRIVER_FUNCTION`
@@ -251,6 +254,7 @@ class Region:
     needs: Needs | None             # None: a condition that could not be read (or `#if 0`)
     why: str = ""                   # the conditions, as written, for messages
     tokens: list[tuple[int, int, str]] = field(default_factory=list)   # (line, col, token) in its body
+    defines: list[tuple[str, str]] = field(default_factory=list)   # (macro, request API) a `#define` here calls
 
 
 @dataclass
@@ -304,19 +308,29 @@ def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     found.sort(key=lambda f: f[0])
     stack: list[_Open] = []
     out: list[Region] = []
-    line, at, directive_end, define = 1, 0, -1, False
+    line, at, directive_end, define, defined = 1, 0, -1, False, ""
     for pos, end, m in found:
         line += blank.count("\n", at, pos)
         at = pos
         if end >= 0:
             directive_end, define = end, m.group(1) == "define"
+            got = _DEFINED.match(m.group(2)) if define else None
+            defined = got.group(1) if got is not None else ""
             _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
         elif stack and (pos >= directive_end or define):
             stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
+            if defined and pos < directive_end and m in _DEFINE_APIS:
+                # a loader macro defined in this branch: its expansions elsewhere make requests only here
+                stack[-1].region.defines.append((defined, m))
     last = line + blank.count("\n", at)
     for o in stack:
         _close(o.region, last, out)
-    return sorted(out, key=lambda r: r.first)
+    return sorted((r for r in out if r.tokens or _expanded(blank, r.defines)), key=lambda r: r.first)
+
+
+def _expanded(blank: str, defines: list[tuple[str, str]]) -> bool:
+    """Whether a loader macro a branch defines is invoked in the file (more `NAME(` than its `#define`s)."""
+    return any(blank.count(name + "(") > blank.count("define " + name + "(") for name, _ in defines)
 
 
 def _tokens(blank: str, wrappers: Iterable[str]) -> list[tuple[int, str]]:
@@ -364,19 +378,25 @@ def _open(o: _Open, n: int) -> None:
 
 def _close(region: Region, n: int, out: list[Region]) -> None:
     region.last = n
-    if region.tokens:
+    if region.tokens or region.defines:
         out.append(region)
 
 
 # ---- which were skipped, and the configurations that enter them ----------------------------------------------------
 
 
-def skipped(tu: Any, path: str, found: list[Region], seen_lines: set[int]) -> list[Region]:
-    """The regions whose request tokens clang did not see (no cursor of that name at the token)."""
+def skipped(tu: Any, path: str, found: list[Region], seen_lines: set[int],
+            made: set[tuple[str, str]] | None = None) -> list[Region]:
+    """The regions whose request tokens clang did not see (no cursor of that name at the token); a region that
+    only defines a loader macro, when no request of the parse was made by that macro with that API (`made`)."""
     import clang.cindex as ci
 
     out = []
     for r in found:
+        if not r.tokens:
+            if not any(d in (made or set()) for d in r.defines):
+                out.append(r)
+            continue
         for line, col, tok in r.tokens:
             if line in seen_lines:
                 break
@@ -509,6 +529,7 @@ def _key(f: Query | Export) -> tuple[Any, ...]:
     return ("q", f.line, f.col, f.symbol, f.version, f.pins, f.flags_text, f.target_sig, f.target_export, f.status)
 
 
+_MADE_BY = re.compile(r"\(expanded from the macro (\w+)\)")
 _CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
 
 
@@ -539,7 +560,7 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
     if not found:
         return unit
     facts: list[Query | Export] = [*unit.queries, *unit.exports]
-    dark = skipped(tu, path, found, {f.line for f in facts})   # a #define's body is never seen: parsed again
+    dark = skipped(tu, path, found, {f.line for f in facts}, _made(unit))   # a #define's body is parsed again
     if not dark:
         return unit
     configs, left = plan(dark[:MAX_REGIONS], cat, base_version(opts, cat, path))
@@ -569,6 +590,11 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
         said = "requests in branches the flags skip were not judged: " + "; ".join(not_judged)
         unit.note = f"{unit.note}; {said}" if unit.note else said
     return unit
+
+
+def _made(unit: Unit) -> set[tuple[str, str]]:
+    """(macro, API) of each request of the parse a macro made: its definition is the one the flags enter."""
+    return {(m.group(1), f.api) for f in unit.queries if (m := _MADE_BY.search(f.where))}
 
 
 def _inside(got: Unit, r: Region) -> bool:

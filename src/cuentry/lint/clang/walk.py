@@ -22,7 +22,8 @@ from clang.cindex import TypeKind as T
 from clang.cindex import callbacks, conf
 
 from ...catalog import Catalog
-from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, flag_mode
+from ...names import LOOKUP_NAME_PATTERN
+from ..facts import FLAG_MODES, FLAG_NUMBERS, QUERY_APIS, TOOLKIT_MACROS, VERSION_QUERIES, Export, Query, Row, flag_mode
 from ..signature import Normalizer, signless
 from .values import UNKNOWN, Env, Val, evaluate, key, tokens
 
@@ -43,6 +44,10 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
 _DEFINE_FN = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(")
 _WORD_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_LOOKUP_NAME = re.compile(LOOKUP_NAME_PATTERN)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_MAX_HEADERS = 256          # project headers read for the X-macro lists a file expands
+_MAX_HEADER_BYTES = 4 << 20
 
 
 class Macros(Mapping[str, list[str]]):
@@ -207,6 +212,10 @@ class Walker:
         self._defines: list[tuple[str, list[tuple[int, str]]]] | None = None
         self._macro_hits: dict[str, list[tuple[str, int]]] = {}   # api -> (macro, line) of the #defines calling it
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
+        self._list_rows: dict[str, dict[str, tuple[str, int, int]]] = {}   # list macro -> symbol -> where it is written
+        self._hdr_defines: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None
+        self.lookups: dict[str, int] = {}                # a call of a lookup whose body is not seen -> its name's argument
+        self._unseen: dict[str, bool] = {}               # a function (by key) -> no body of it in this translation unit
 
     # --- the walk -------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -320,7 +329,28 @@ class Walker:
                 callee = next(iter(callee.get_children()), None)
             info = self.type_info(callee.type) if callee is not None else None
             return self.getters().get(signless(info.sig)) if info is not None and info.sig else None
-        return str(name) if name in ROLES or name in EXPORT_APIS else None
+        if name in ROLES or name in EXPORT_APIS:
+            return str(name)
+        return self._lookup(c, name, ref)
+
+    def _lookup(self, c: Any, name: str | None, ref: Any) -> str | None:
+        """A call of a function named like a symbol lookup (`LOOKUP_NAME_PATTERN`) whose body this translation
+        unit does not have (declared in a header, defined elsewhere, or not declared at all): `dlsym` of the
+        string it is given. A body that is seen makes it a wrapper instead (what it returns is followed)."""
+        if not name or ref is None or ref.kind != K.FUNCTION_DECL or not _LOOKUP_NAME.match(name):
+            return None
+        h = key(ref)
+        unseen = self._unseen.get(h)
+        if unseen is None:   # once per function, not per call
+            unseen = self._unseen[h] = ref.get_definition() is None
+        if not unseen:
+            return None
+        for i, a in enumerate(_arguments(c)):
+            if "char" in a.type.get_canonical().spelling or a.kind == K.STRING_LITERAL or \
+                    any(x.kind == K.STRING_LITERAL for x in a.get_children()):
+                self.lookups[key(c)] = i
+                return str(name)
+        return None
 
     def _call(self, c: Any, fn: Fn | None, par: list[Any]) -> None:
         api = self.api_of(c)
@@ -436,10 +466,11 @@ class Walker:
         env = self.env(fn)
         used, unchecked_result = _result_use(c, par, fn, self)
         api = self.api_names.get(key(c)) or c.spelling or _recovered_callee(c) or ""
-        if api not in ROLES and api not in EXPORT_APIS:
+        looked = self.lookups.get(key(c))
+        if api not in ROLES and api not in EXPORT_APIS and looked is None:
             return None
-        if api in EXPORT_APIS:
-            i = EXPORT_APIS[api]
+        if api in EXPORT_APIS or looked is not None:
+            i = EXPORT_APIS.get(api, looked or 0)
             if len(args) <= i:
                 return None
             role = Role(args[i], fn)
@@ -566,6 +597,14 @@ class Walker:
             return target
         if target[0] == "param":
             return self._target(args[target[1]], caller) if target[1] < len(args) else None
+        if target[0] == "tparam" and not _function_pointer(c.type):
+            # `fn = (T)p` in a template that does not return it: T as this call's specialization has it
+            ref = c.referenced
+            try:
+                ty = ref.get_template_argument_type(target[1]) if ref is not None else None
+            except Exception:
+                ty = None
+            return self.type_info(_sugared(c, ty)) if ty is not None and ty.kind != T.INVALID else None
         own = self.type_info(_sugared(c))
         exp = _written_export(c)
         if own is not None and exp is not None and own.pfn is None:
@@ -625,7 +664,7 @@ class Walker:
             if p.kind in _THROUGH:
                 continue
             if p.kind in _CASTS:
-                return ("return",) if _dependent(p.type) else self.type_info(p.type)
+                return _type_parameter(p.type) or ("return",) if _dependent(p.type) else self.type_info(p.type)
             if p.kind == K.VAR_DECL:
                 return self._cast_of(p, fn) if _void_pointer(p.type) else self.type_info(p.type)
             if p.kind == K.BINARY_OPERATOR:
@@ -657,11 +696,31 @@ class Walker:
             return None
         m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
         export = m.group(1) if m else None
-        hand = None
-        if pfn is None and sig is not None:
-            hand = (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
+        return TypeInfo(spelling, pfn, export, sig, self._handwritten(ty, spelling, pfn, export) if sig else None)
+
+    def _handwritten(self, ty: Any, spelling: str, pfn: str | None, export: str | None) -> str | None:
+        """Why a function-pointer type is written by hand: no PFN typedef, or a PFN_ name the project declares."""
+        if pfn is None:
+            return (f"the pointer's type is {spelling}, taken from the declaration of {export} (decltype)" if export
                     else f"the pointer's type {spelling} is a hand-written function type")
-        return TypeInfo(spelling, pfn, export, sig, hand)
+        own = self._own_typedef(ty, pfn)
+        return None if own is None else \
+            f"the pointer's type {pfn} is a typedef the project writes itself ({own}), not cudaTypedefs.h's"
+
+    def _own_typedef(self, ty: Any, name: str) -> str | None:
+        """Where this project declares the typedef `name` the type goes through (None: the toolkit's, or not found)."""
+        t = ty
+        for _ in range(16):
+            if t.kind == T.ELABORATED:
+                t = t.get_named_type()
+            if t.kind != T.TYPEDEF:
+                return None
+            d = t.get_declaration()
+            if d.spelling == name:
+                f = d.location.file
+                return f"{os.path.basename(f.name)}:{d.location.line}" if f is not None and self.ours(d) else None
+            t = d.underlying_typedef_type
+        return None
 
     # --- facts ---------------------------------------------------------------------------------------------
     def facts(self, where: Any) -> tuple[list[Query], list[Export]]:
@@ -676,36 +735,87 @@ class Walker:
             tinfo = s.target if isinstance(s.target, TypeInfo) else None
             if not s.callers:
                 self.tally.append((line, _unjudged(s)))
+            name = re.search(r"expanded from the macro (\w+)\)", here)
+            written = self._row(s, line, row, name.group(1) if name is not None else "")
             if s.export:
                 if isinstance(s.symbol.value, str):
+                    made = name is not None or row
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
-                                          target_export=tinfo.export if tinfo else None))
+                                          target_export=tinfo.export if tinfo else None,
+                                          cause=key(s.fn.cursor) if made and s.fn is not None else "", row=written,
+                                          handwritten=tinfo.handwritten if tinfo else None))
                 continue
             q = self._query(s, tinfo, line, col, here)
-            name = re.search(r"expanded from the macro (\w+)\)", here)
+            q.row = written
             if name is not None and not s.via:
                 q.macro_lines = self._macro_lines(s.api, name.group(1))
             queries.append(q)
         return queries, exports
 
+    def _row(self, s: Site, line: int, row: str, macro: str) -> Row | None:
+        """Where the table's row this request is is written, when in another file: a table included into a function
+        (the row is the call itself), or a list macro of a header expanded here (`LIST(LOAD)`: the row is where the
+        list names the symbol)."""
+        me = os.path.basename(self.path)
+        if row:
+            loc = s.call.location
+            return Row(os.path.abspath(loc.file.name), loc.line, loc.column,
+                       f" (a row of the table included at {me}:{line})")
+        if not macro or not isinstance(s.symbol.value, str):
+            return None
+        got = self._list(macro, 0).get(s.symbol.value)
+        if got is None or got[0] == os.path.abspath(self.path):
+            return None
+        return Row(*got, f" (a row of the table {macro}, expanded at {me}:{line})")
+
+    def _list(self, macro: str, depth: int) -> dict[str, tuple[str, int, int]]:
+        """The `cu` names a function-like macro of a header names in its body (through the list macros it expands, 4
+        deep), each with where it is first written: the rows of an X-macro list. Once per macro."""
+        got = self._list_rows.get(macro)
+        if got is not None:
+            return got
+        out: dict[str, tuple[str, int, int]] = {}
+        self._list_rows[macro] = out
+        defs = self._header_defines()
+        for path, body in defs.get(macro, []) if depth <= 4 else []:
+            for i, (line, text) in enumerate(body):
+                for m in _IDENT.finditer(text, text.index(macro) + len(macro) if i == 0 else 0):
+                    word = m.group(0)
+                    if word.startswith("cu"):
+                        out.setdefault(word, (path, line, m.start() + 1))
+                    elif word in defs and word != macro and word not in self._list_rows:
+                        for k, v in self._list(word, depth + 1).items():
+                            out.setdefault(k, v)
+        return out
+
+    def _header_defines(self) -> dict[str, list[tuple[str, list[tuple[int, str]]]]]:
+        """The function-like `#define`s of the project headers this translation unit includes (not this file's, not
+        the system's or the toolkit's): name -> (header, its lines). Read once."""
+        if self._hdr_defines is None:
+            self._hdr_defines = {}
+            me = os.path.abspath(self.path)
+            seen: set[str] = set()
+            for inc in self.tu.get_includes():
+                f = os.path.abspath(inc.include.name) if inc.include is not None else ""
+                if not f or f == me or f in seen or f.startswith(self.skip) or len(seen) >= _MAX_HEADERS:
+                    continue
+                seen.add(f)
+                try:
+                    with open(f, encoding="utf-8", errors="replace") as fh:
+                        text = fh.read(_MAX_HEADER_BYTES)
+                except OSError:
+                    continue
+                for name, body in _function_defines(text):
+                    self._hdr_defines.setdefault(name, []).append((f, body))
+        return self._hdr_defines
+
     def _macro_lines(self, api: str, name: str) -> tuple[int, ...]:
         """The lines of this file where a function-like `#define` calls `api` in its body: the definitions of the
         macro `name` (one per `#if` branch), or else the one definition that calls it (none: several do)."""
         if self._defines is None:
-            self._defines = []
-            lines = self.text.splitlines()
-            i = 0
-            while i < len(lines):
-                m = _DEFINE_FN.match(lines[i])
-                if m:
-                    body = [(i + 1, lines[i])]
-                    while body[-1][1].endswith("\\") and i + 1 < len(lines):
-                        i += 1
-                        body.append((i + 1, lines[i]))
-                    self._defines.append((m.group(1), body))
-                i += 1
+            self._defines = _function_defines(self.text)
         hits = self._macro_hits.get(api)
         if hits is None:    # once per API, not per request
             call = re.compile(rf"\b{re.escape(api)}\s*\(")
@@ -793,6 +903,25 @@ class Walker:
             target_type=(t.pfn or t.spelling) if tinfo else None, handwritten=t.handwritten,
             via=" -> ".join(s.via), wrapped=bool(s.via), where=where, target_sig=t.sig, target_export=t.export,
             guard=_guard(s.parents, s.fn), target_decl=t.written)
+
+
+def _function_defines(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each function-like `#define` of a text: its name and its lines (number, text), continuation lines included."""
+    out: list[tuple[str, list[tuple[int, str]]]] = []
+    if "define" not in text:
+        return out
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _DEFINE_FN.match(lines[i])
+        if m:
+            body = [(i + 1, lines[i])]
+            while body[-1][1].endswith("\\") and i + 1 < len(lines):
+                i += 1
+                body.append((i + 1, lines[i]))
+            out.append((m.group(1), body))
+        i += 1
+    return out
 
 
 def _unjudged(s: Site) -> str:
@@ -1023,10 +1152,10 @@ def _written_args(call: Any) -> list[list[str]] | None:
     return None
 
 
-def _sugared(c: Any) -> Any:
-    """The call's type as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
+def _sugared(c: Any, ty: Any = None) -> Any:
+    """The call's type (or `ty`) as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
     a specialization's own arguments are canonical, the written ones keep the typedef)."""
-    ty = c.type
+    ty = c.type if ty is None else ty
     want = ty.get_canonical().spelling
     callee = next(iter(c.get_children()), None)
     if callee is None:
@@ -1158,6 +1287,20 @@ def _chain(ty: Any) -> list[str]:
     if t.kind in (T.UNEXPOSED, T.AUTO) or "decltype" in t.spelling:
         out.append(t.spelling)
     return out
+
+
+_TYPE_PARAMETER = re.compile(r"type-parameter-0-(\d+)")
+
+
+def _type_parameter(ty: Any) -> tuple[str, int] | None:
+    """("tparam", i) when a type is the enclosing function template's i-th type parameter itself (`(T)p`)."""
+    m = _TYPE_PARAMETER.fullmatch(ty.get_canonical().spelling)
+    return ("tparam", int(m.group(1))) if m else None
+
+
+def _function_pointer(ty: Any) -> bool:
+    can = ty.get_canonical()
+    return bool(can.kind == T.POINTER and can.get_pointee().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO))
 
 
 def _void_pointer(ty: Any) -> bool:
