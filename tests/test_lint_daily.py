@@ -217,9 +217,15 @@ def test_sarif_regions_languages_relative_uris_fixes_and_help(tmp_path: Path, mo
 
 @pytest.mark.parametrize(("name", "lang"), [("a.c", "c"), ("a.cpp", "cplusplus"), ("a.cc", "cplusplus"),
                                             ("a.h", "cplusplus"), ("a.hpp", "cplusplus"), ("a.cu", "cuda"),
-                                            ("a.cuh", "cuda"), ("a.py", "python")])
+                                            ("a.cuh", "cuda"), ("a.py", "python"), ("a.pyw", "python")])
 def test_source_languages(name: str, lang: str) -> None:
     assert language(name) == lang
+
+
+def test_a_python_script_without_a_suffix_is_python_in_sarif(tmp_path: Path) -> None:
+    (tmp_path / "tool").write_text("#!/usr/bin/python3\nprint()\n")
+    (tmp_path / "header").write_text("#pragma once\n")
+    assert language(str(tmp_path / "tool")) == "python" and language(str(tmp_path / "header")) == "cplusplus"
 
 
 # --- no leftovers ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from cuentry.errors import UsageError  # noqa: E402
 from cuentry.lint import lint_paths, lint_text  # noqa: E402
 from cuentry.lint.engine import (
     Settings,  # noqa: E402
+    is_python,  # noqa: E402
     iter_files,  # noqa: E402
     read_source,  # noqa: E402
 )
@@ -45,6 +46,18 @@ def test_explicit_files_are_taken_by_suffix_and_a_header_without_one(tmp_path: P
     assert "--stdin-filename" in err and "unused suppression" not in out + err
     code, out, _ = _cli("lint", str(tmp_path / "loader"), str(tmp_path / "impl.ipp"))
     assert code == 1 and out.count("CE009") == 2
+
+
+def test_a_python_script_without_a_suffix_is_linted_as_python(tmp_path: Path) -> None:
+    """pre-commit hands over `#!/usr/bin/env python3` scripts without a suffix as Python: they are linted with
+    `ast`, not parsed as C++; a suffixless file with another `#!` line or none is C-family."""
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nfrom cuda.bindings import driver\n"
+                                   "driver.cuGetProcAddress(b'cuMemAlloc', 1000, driver.CU_GET_PROC_ADDRESS_LEGACY_STREAM)\n")
+    (tmp_path / "run").write_text("#!/bin/sh\necho python\n")
+    assert is_python(str(tmp_path / "tool")) and not is_python(str(tmp_path / "run"))
+    assert not is_python(str(tmp_path / "gone")) and not is_python(str(tmp_path / "x.c"), "#!python")
+    rep = lint_paths([str(tmp_path / "tool")])
+    assert {(f.code, f.engine) for f in rep.findings} == {("CE009", "ast"), ("CE006", "ast")}
 
 
 def test_dangling_symlink_and_bad_python_are_reported_and_the_rest_linted(tmp_path: Path) -> None:

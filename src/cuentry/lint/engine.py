@@ -40,6 +40,7 @@ __all__ = [
     "Shared",
     "check_engine",
     "extract",
+    "is_python",
     "iter_files",
     "lint_paths",
     "lint_text",
@@ -272,7 +273,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
             settings: Settings | None = None) -> Unit:
     """The facts of one file, by its suffix (C family unless it ends in .py): Python with `ast`, the C family
     with libclang. A file libclang cannot parse at all is a unit with its `problem` (why), and no facts."""
-    if path.endswith(PY_SUFFIXES):
+    if is_python(path, text):
         from .python import extract as py
 
         return py(text, path)
@@ -386,6 +387,24 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
     return out, problems
 
 
+_PY_SHEBANG = re.compile(r"#![^\n]*\bpython[\d.]*\b")
+
+
+def is_python(path: str, text: str | None = None) -> bool:
+    """Whether `path` is Python source: by its suffix, or, having none, by a `#!...python` first line (a script,
+    which pre-commit hands over as Python). `text` is the file's text, when it was read already."""
+    if path.endswith(PY_SUFFIXES):
+        return True
+    if os.path.splitext(os.path.basename(path))[1]:
+        return False
+    if text is None:
+        try:
+            text = read_source(path)[:256]   # a file without a suffix is rare: read it once more
+        except (OSError, ValueError):
+            return False
+    return _PY_SHEBANG.match(text) is not None
+
+
 def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
     """The text of a regular file of at most `limit` bytes (UTF-8, a BOM dropped); OSError or ValueError
     with a one-line reason otherwise. Never blocks on a FIFO and never reads a device."""
@@ -456,7 +475,7 @@ class _Relevance:
     def __call__(self, text: str, path: str) -> bool:
         if triggered(text):
             return True
-        if path.endswith(PY_SUFFIXES) or "#" not in text:
+        if is_python(path, text) or "#" not in text:
             return False
         hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
         facts = [self._header(h) for h in hdrs if h is not None]
@@ -616,7 +635,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     settings = settings or Settings(include_dirs=include_dirs)
     check_engine(settings.engine)
     files, problems = iter_files(paths)
-    if any(not f.endswith(PY_SUFFIXES) for f in files):
+    if any(not is_python(f) for f in files):
         from .extra import require
 
         require()
@@ -632,7 +651,7 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
         if text is not None and relevant(text, path):
             texts[path] = text
             tasks.append(("lint", path, text, None))
-        elif text is not None and path.endswith(PY_SUFFIXES):
+        elif text is not None and is_python(path, text):
             if len(text) < _PY_ALWAYS:
                 tasks.append(("check", path, text, None))
         elif text is not None:

@@ -11,7 +11,7 @@ import os
 from typing import Any
 from urllib.parse import quote
 
-from .engine import Report
+from .engine import Report, is_python
 from .rules import RULE_CODES, RULES, Rule
 
 __all__ = ["SCHEMA", "language", "sarif"]
@@ -20,12 +20,13 @@ __all__ = ["SCHEMA", "language", "sarif"]
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-_LANGUAGES = {".c": "c", ".cu": "cuda", ".cuh": "cuda", ".py": "python", ".pyi": "python"}
+_LANGUAGES = {".c": "c", ".cu": "cuda", ".cuh": "cuda"}
 
 
 def language(path: str) -> str:
-    """SARIF's sourceLanguage of a file: c, cplusplus (.cpp, .cc, headers), cuda or python."""
-    return _LANGUAGES.get(os.path.splitext(path)[1].lower(), "cplusplus")
+    """SARIF's sourceLanguage of a file: python (as the linter takes it: `is_python`), c, cplusplus (.cpp, .cc,
+    headers) or cuda."""
+    return "python" if is_python(path) else _LANGUAGES.get(os.path.splitext(path)[1].lower(), "cplusplus")
 
 
 def _location(path: str, root: str) -> dict[str, Any]:
