@@ -14,8 +14,8 @@ PY=${PYTHON:-python3}
 log() { echo "== $*" | tee -a "$OUT/run.txt"; }
 
 log "machine: $($PY -V 2>&1); $(nvidia-smi -L 2>/dev/null | head -1); cc: $(command -v cc || echo none)"
-$PY -m pip install -q --no-index --find-links .whl hatchling editables tree-sitter tree-sitter-cpp \
-    tree-sitter-cuda cuda-pathfinder jsonschema hypothesis cffi pycparser >>"$OUT/run.txt" 2>&1
+$PY -m pip install -q --no-index --find-links .whl hatchling editables \
+    cuda-pathfinder jsonschema hypothesis cffi pycparser >>"$OUT/run.txt" 2>&1
 $PY -m pip install -q --no-index --no-build-isolation --no-deps -e . >>"$OUT/run.txt" 2>&1
 $PY -c "import cuentry, cuentry.doctor as d; print('backend:', d.report()['backend'])" >>"$OUT/run.txt" 2>&1
 
