@@ -343,9 +343,34 @@ def _call(c: Any, env: Env) -> Val:
     if f.kind == K.CONSTRUCTOR or (f.kind == K.CXX_METHOD and f.spelling in ("c_str", "data")):
         kids = [x for x in c.get_children() if x.kind.is_expression()]
         return evaluate(kids[0], _deeper(env)) if kids else UNKNOWN
+    if f.spelling in _PICK and f.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and _std_or_global(f):
+        return _pick(c, f.spelling, env)
     if f.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
         return UNKNOWN
     return _helper(c, f, env)
+
+
+_PICK = {"min": min, "max": max}
+"""Functions whose value is one of their arguments (`std::min(runtime, driver_version())`): their bodies are the
+standard library's, with more than one return, so they are known by what they do."""
+
+
+def _std_or_global(f: Any) -> bool:
+    parent = f.semantic_parent
+    return parent is None or parent.kind == K.TRANSLATION_UNIT or (parent.kind == K.NAMESPACE and parent.spelling == "std")
+
+
+def _pick(c: Any, name: str, env: Env) -> Val:
+    """`min`/`max` of two values: the constant when both are, else a version query's (or a parameter's) kind
+    when one argument has it: the call asks at a version that came from the driver or the runtime."""
+    vals = [evaluate(a, _deeper(env)) for a in c.get_arguments()]
+    if len(vals) == 2 and all(isinstance(v.value, int) for v in vals):
+        return Val(_PICK[name](vals[0].value, vals[1].value), "literal")   # type: ignore[type-var]
+    for k in ("driver", "runtime", "toolkit", "param"):
+        src = next((v for v in vals if v.kind == k), None)
+        if src is not None:
+            return Val(None, k, param=src.param, tparam=src.tparam, text=src.text)
+    return UNKNOWN
 
 
 def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
