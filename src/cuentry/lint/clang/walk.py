@@ -91,6 +91,7 @@ class Fn:
     tparams: list[str] = field(default_factory=list)
     driver_vars: set[str] = field(default_factory=set)
     callers: list[tuple[Any, Fn | None]] = field(default_factory=list)
+    ident: str = ""     # key(cursor), computed once
 
 
 def _visit(child: Any, _parent: Any, data: Any) -> int:
@@ -256,7 +257,7 @@ class Walker:
             elif k == K.RETURN_STMT and fn is not None:
                 d = _decl_of(c)
                 if d is not None:
-                    self.returned.add((key(fn.cursor), key(d)))
+                    self.returned.add((fn.ident, key(d)))
             elif k in _CASTS:
                 d = _decl_of(c)
                 if d is not None and d.kind in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
@@ -272,12 +273,12 @@ class Walker:
             self.flag_uses.append((c.spelling, c.location.line, c.location.column))
         ref = c.referenced
         if fn is not None and ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL):
-            h = (key(fn.cursor), key(ref))
+            h = (fn.ident, key(ref))
             self.refs[h] = self.refs.get(h, 0) + 1
 
     def uses(self, fn: Fn, d: Any) -> int:
         """How often the variable `d` is named in `fn` (its nested lambdas are functions of their own)."""
-        return self.refs.get((key(fn.cursor), key(d)), 0)
+        return self.refs.get((fn.ident, key(d)), 0)
 
     def _store(self, c: Any) -> None:
         """An assignment to a variable or field (checked for `=` only when its value is asked)."""
@@ -295,7 +296,8 @@ class Walker:
             got = self.fns[h] = Fn(c, c.spelling or "<lambda>",
                                    [p for p in c.get_children() if p.kind == K.PARM_DECL],
                                    [p.spelling for p in c.get_children()
-                                    if p.kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER)])
+                                    if p.kind in (K.TEMPLATE_NON_TYPE_PARAMETER, K.TEMPLATE_TYPE_PARAMETER)],
+                                   ident=h)
         return got
 
     def getters(self) -> dict[str, str]:
@@ -409,7 +411,7 @@ class Walker:
         pending = [r for s in (self._direct(c, fn, par) for c, fn, par in self.direct) if s is not None
                    for r in self._rows(s)]
         by_callee = self._callees()
-        local = {key(f.cursor) for f in self.fns.values()}
+        local = {f.ident for f in self.fns.values()}
         for usr, spec in self.foreign.items():
             if usr not in local:
                 pending += [self._foreign(spec, c, fn, par) for c, fn, par in by_callee.get(usr, [])]
@@ -418,13 +420,13 @@ class Walker:
             s = pending.pop()
             seen += 1
             if s.symbol.kind == "param" and s.fn is not None and len(s.via) < 8:
-                callers = by_callee.get(key(s.fn.cursor), [])
+                callers = by_callee.get(s.fn.ident, [])
                 if callers:
-                    self.wrappers[key(s.fn.cursor)] = s
+                    self.wrappers[s.fn.ident] = s
                     yield _wrapper_site(s, tuple(sorted({c.location.line for c, _, _ in callers})))
                     pending += [self._bind(s, c, fn, par) for c, fn, par in callers]
                     continue
-                self.wrappers[key(s.fn.cursor)] = s
+                self.wrappers[s.fn.ident] = s
             yield s
 
     def portable(self) -> dict[str, dict[str, Any]]:
@@ -543,7 +545,7 @@ class Walker:
 
     def _tested(self, fn: Fn, d: Any) -> bool:
         """True when a status variable is read somewhere in the function other than inside a request."""
-        h = key(fn.cursor)
+        h = fn.ident
         inside = self._in_requests.get(h)
         if inside is None:
             inside = self._in_requests[h] = {}
@@ -645,7 +647,7 @@ class Walker:
             info = self.type_info(c.type)
             if info is not None:
                 return self._spelled(info, c)
-        if fn is not None and (key(fn.cursor), key(d)) in self.returned:
+        if fn is not None and (fn.ident, key(d)) in self.returned:
             return ("return",)     # returned as it is: its type is given where the function is called
         return None
 
@@ -744,7 +746,7 @@ class Walker:
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
-                                          cause=key(s.fn.cursor) if made and s.fn is not None else "", row=written,
+                                          cause=s.fn.ident if made and s.fn is not None else "", row=written,
                                           handwritten=tinfo.handwritten if tinfo else None))
                 continue
             q = self._query(s, tinfo, line, col, here)
