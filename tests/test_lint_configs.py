@@ -97,9 +97,12 @@ def test_a_file_under_a_build_macro_is_judged() -> None:
     assert [(f.line, f.code, f.severity, f.config) for f in found] == [(18, "CE002", "error", "when USE_CUDA is defined")]
     assert found[0].message.endswith("(when USE_CUDA is defined)")
     # with the macro given, the same fault is the flags' own configuration, named by none
+    skipped_requests = (unit.requests, unit.judged)  # type: ignore[attr-defined]
     found, unit = _lint("whole_file_macro.cpp", defines=["USE_CUDA"])
     assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "")]
     assert unit.configs == []
+    # the requests judged in a configuration count as found and judged, as the flags' own do (--json)
+    assert skipped_requests == (unit.requests, unit.judged) and unit.requests > 0  # type: ignore[attr-defined]
 
 
 def test_no_configuration_no_facts(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -680,8 +680,14 @@ def _take(unit: Unit, got: Unit, c: Config, keys: set[tuple[Any, ...]], base: tu
     if set(learnt) - set(wrappers):
         c.regions += _entered(c, text, [*wrappers, *learnt], tu, path, seen_lines)
     branchy = _holding(tu, path, c.regions)
+    had = len(unit.queries) + len(unit.exports)
     _add(unit, unit.queries, got.queries, c, keys, branchy)
     _add(unit, unit.exports, got.exports, c, keys, branchy)
+    added = len(unit.queries) + len(unit.exports) - had      # counted as found and judged, as the flags' own are
+    lost = [u for u in got.unjudged if any(r.first < u[0] < r.last for r in c.regions) and u not in unit.unjudged]
+    unit.unjudged = sorted([*unit.unjudged, *lost])
+    unit.requests += added + len(lost)
+    unit.judged += added
     unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
                        any(r.first < u[1] < r.last for r in c.regions)]
 
