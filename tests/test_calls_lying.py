@@ -279,18 +279,24 @@ print("parent", err is None and rc == 0 and after == 0 and seen["parent in fligh
 '''
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_fork_in_a_callback_keeps_the_in_flight_count(backend: str) -> None:
+def _run_on(backend: str, script: str) -> subprocess.CompletedProcess[str]:
+    """`script` in a fresh interpreter on `backend` (its argv[1]), which must exit 0."""
     if backend == "compiled":
         try:
             compiled.extension()
         except ImportError:
             pytest.skip("the compiled extension is not installed")
     env = {**os.environ, "CUENTRY_BACKEND": backend}
-    proc = subprocess.run([sys.executable, "-c", FORK_SCRIPT, backend], capture_output=True, text=True, timeout=60,
+    proc = subprocess.run([sys.executable, "-c", script, backend], capture_output=True, text=True, timeout=60,
                           env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fork_in_a_callback_keeps_the_in_flight_count(backend: str) -> None:
+    proc = _run_on(backend, FORK_SCRIPT)
     assert "child True" in proc.stdout and "parent True child status 0" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -330,13 +336,5 @@ print(seen, busy, rc, g.in_flight)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_call_suspended_in_a_greenlet_stays_in_flight(backend: str) -> None:
     pytest.importorskip("greenlet")
-    if backend == "compiled":
-        try:
-            compiled.extension()
-        except ImportError:
-            pytest.skip("the compiled extension is not installed")
-    env = {**os.environ, "CUENTRY_BACKEND": backend}
-    proc = subprocess.run([sys.executable, "-c", GREENLET_SCRIPT, backend], capture_output=True, text=True, timeout=60,
-                          env=env, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _run_on(backend, GREENLET_SCRIPT)
     assert proc.stdout.split() == ["1", "True", "0", "0"], proc.stdout + proc.stderr
