@@ -115,7 +115,7 @@ def scaling(d: Path, shape: str, sizes: list[int]) -> dict[str, object]:
         path.write_text(SHAPES[shape](n))
         rep: list[Report] = []
         c0 = cpu()
-        took = timed(lambda p=path: rep.append(lint_paths([str(p)], settings=ENGINE))) 
+        took = timed(lambda p=path: rep.append(lint_paths([str(p)], settings=ENGINE)))
         used = cpu() - c0
         points.append((n, used))
         engine = rep[0].judged[0].engine if rep[0].judged else "-"
