@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from cuentry import out
 from cuentry.driver import Driver
 from cuentry.testing import fakedriver
 
+from .backends import BACKENDS, use_backend
 from .tracehelp import compile_program, session_cache
 
 DATA = Path(__file__).parent / "data"
@@ -51,6 +53,18 @@ def fake_version(monkeypatch: pytest.MonkeyPatch) -> Any:
 def driver(fake: dict[str, str], fake_version: Any) -> Iterator[Driver]:
     """A 13.0 fake driver."""
     d = Driver.load(fake["full"])
+    yield d
+    d.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def drv(request: pytest.FixtureRequest, fake: dict[str, str], fake_version: Any,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
+    """The full fake driver on each call backend, with its primary context current (device memory, interop)."""
+    use_backend(monkeypatch, str(request.param))
+    d = Driver.load(fake["full"])
+    ctx = out("CUcontext")
+    assert d.call("cuDevicePrimaryCtxRetain", 7000)(ctx, 0) == 0 and d.call("cuCtxSetCurrent", 4000)(ctx[0]) == 0
     yield d
     d.close()
 

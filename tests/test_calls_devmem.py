@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -156,17 +155,6 @@ class Plain:
 
 
 # --- on the fake driver: real copies into memory these objects describe --------------------------------
-
-
-@pytest.fixture(params=BACKENDS)
-def drv(request: pytest.FixtureRequest, fake: dict[str, str], fake_version: Any,
-        monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    use_backend(monkeypatch, str(request.param))
-    d = Driver.load(fake["full"])
-    ctx = out("CUcontext")
-    assert d.call("cuDevicePrimaryCtxRetain", 7000)(ctx, 0) == 0 and d.call("cuCtxSetCurrent", 4000)(ctx[0]) == 0
-    yield d
-    d.close()
 
 
 def test_accepted_kinds_copy_into_the_memory_they_describe(drv: Driver) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import gc
 import weakref
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,6 @@ from cuentry import Driver, kernel_params, out
 from cuentry.context import primary_context
 from cuentry.errors import ArgumentError, UsageError
 
-from .backends import BACKENDS, use_backend
 from .test_calls_devmem import CAI, DL, Buffer, CpuTensor, CUdeviceptr, GradTensor, Hostile, HostTensor, Plain, cai_of
 
 # CUpointer_attribute values (cuda.h)
@@ -44,17 +42,6 @@ class Device:
     def __init__(self, device_id: Any, handle: Any = None) -> None:
         self.device_id = device_id
         self.handle = device_id if handle is None else handle
-
-
-@pytest.fixture(params=BACKENDS)
-def drv(request: pytest.FixtureRequest, fake: dict[str, str], fake_version: Any,
-        monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    use_backend(monkeypatch, str(request.param))
-    d = Driver.load(fake["full"])
-    ctx = out("CUcontext")
-    assert d.call("cuDevicePrimaryCtxRetain", 7000)(ctx, 0) == 0 and d.call("cuCtxSetCurrent", 4000)(ctx[0]) == 0
-    yield d
-    d.close()
 
 
 def _refused_kinds(host: np.ndarray) -> list[tuple[Any, str]]:
