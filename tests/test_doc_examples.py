@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import CUDA_INCLUDE
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 # A fence at the margin or indented (inside a list item: its body is dedented by the fence's indent).
@@ -244,26 +246,44 @@ def test_generate_page_hand_written_loader_builds_runs_and_lints_as_shown(fake: 
                                                                          tmp_path: Path) -> None:
     """The "before" loader is real code: it compiles against cuda.h, links the fake libcuda and runs; and the
     lint output the page shows is what `cuentry lint loader.cpp` prints (the clang engine, CUDA 13.0's headers)."""
+    (tmp_path / "loader.cpp").write_text(_c_blocks("docs/generate.md")[0].body)
+    main = "bool mylib_load_driver();\nint main() { return mylib_load_driver() ? 0 : 1; }\n"
+    r = _built_run_and_linted(fake, tmp_path, "loader.cpp", main, "loader.cpp")
+    printed = _without_judged_by(r.stdout)
+    assert r.returncode == 1 and printed == _shown_after("docs/generate.md", "`cuentry lint loader.cpp` finds"), \
+        r.stdout + r.stderr
+
+
+def _without_judged_by(s: str) -> str:
+    """Lint output without its "judged by" line (it names this machine's headers)."""
+    return "".join(line + "\n" for line in s.splitlines() if not line.startswith("judged by"))
+
+
+def _cuda_include() -> Path:
+    """The real toolkit's include directory ($CUENTRY_CUDA_INCLUDE, else CUDA 13.0's); the test is skipped without it."""
+    if not (CUDA_INCLUDE / "cuda.h").is_file():
+        pytest.skip(f"no cuda.h in {CUDA_INCLUDE} (set CUENTRY_CUDA_INCLUDE)")
+    return CUDA_INCLUDE
+
+
+def _built_run_and_linted(fake: dict[str, str], tmp_path: Path, loader: str, main: str,
+                          target: str) -> subprocess.CompletedProcess[str]:
+    """A page's loader (`loader`, written under tmp_path) compiled with `main` against the real cuda.h, linked
+    to the fake libcuda and run at 13.0; then `cuentry lint -I <cuda.h's directory> target` there, as the page
+    runs it (skipped without cuda.h, or without libclang: the page shows the clang engine's findings)."""
     from cuentry.lint import clang
 
     _, cxx = _compilers()
-    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
-    if not (cuda_h / "cuda.h").is_file():
-        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
-    body = _c_blocks("docs/generate.md")[0].body
-    (tmp_path / "loader.cpp").write_text(body)
-    (tmp_path / "main.cpp").write_text("bool mylib_load_driver();\nint main() { return mylib_load_driver() ? 0 : 1; }\n")
+    cuda_h = _cuda_include()
+    (tmp_path / "main.cpp").write_text(main)
     lib = Path(fake["full"])
-    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", "loader.cpp", "main.cpp", "-o", "before",
+    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", loader, "main.cpp", "-o", "app",
             f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
-    assert subprocess.run([str(tmp_path / "before")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
+    assert subprocess.run([str(tmp_path / "app")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
     if not clang.available():
         pytest.skip("libclang is not installed: the page shows the clang engine's findings")
-    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), "loader.cpp"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300, check=False)
-    printed = "".join(line + "\n" for line in r.stdout.splitlines() if not line.startswith("judged by"))
-    assert r.returncode == 1 and printed == _shown_after("docs/generate.md", "`cuentry lint loader.cpp` finds"), \
-        r.stdout + r.stderr
+    return subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), target], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)
 
 
 def test_generate_page_c_and_cxx_snippets_build_and_run(fake: dict[str, str], tmp_path: Path) -> None:
@@ -304,36 +324,18 @@ int main(void) {
 def test_lint_tutorial_loader_builds_runs_and_lints_as_shown(fake: dict[str, str], tmp_path: Path) -> None:
     """The lint tutorial's loader compiles against cuda.h and runs on the fake driver, and `cuentry lint src/`
     prints what the page shows (the "judged by" line names this machine's headers and is compared without them)."""
-    from cuentry.lint import clang
-
-    _, cxx = _compilers()
-    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
-    if not (cuda_h / "cuda.h").is_file():
-        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
     page = "docs/tutorials/lint-and-trace.md"
     (block,) = _c_blocks(page)
     assert block.directive == "file src/loader.cpp"
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "loader.cpp").write_text(block.body)
-    (tmp_path / "main.cpp").write_text("int load_driver();\nint main() { return load_driver() == 0 ? 0 : 1; }\n")
-    lib = Path(fake["full"])
-    _run_c([cxx, "-std=c++17", "-Wall", "-Werror", f"-I{cuda_h}", "src/loader.cpp", "main.cpp", "-o", "app",
-            f"-L{lib.parent}", f"-l:{lib.name}"], tmp_path)
-    assert subprocess.run([str(tmp_path / "app")], env=_fake_env(fake, 13000), timeout=60).returncode == 0
-    if not clang.available():
-        pytest.skip("libclang is not installed: the page shows the clang engine's findings")
-    r = subprocess.run([sys.executable, "-m", "cuentry", "lint", "-I", str(cuda_h), "src/"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300, check=False)
+    main = "int load_driver();\nint main() { return load_driver() == 0 ? 0 : 1; }\n"
+    r = _built_run_and_linted(fake, tmp_path, "src/loader.cpp", main, "src/")
     text = (ROOT / page).read_text(encoding="utf-8")
     m = re.search(r"```console\n\$ cuentry lint src/\n(.*?)```", text, re.S)
     assert m
-    shown = m[1]
-
-    def drop_judged(s: str) -> str:
-        return "".join(line + "\n" for line in s.splitlines() if not line.startswith("judged by"))
-
-    assert r.returncode == 1 and drop_judged(r.stdout) == drop_judged(shown), r.stdout + r.stderr
-    assert "judged by" in shown and "judged by" in r.stdout
+    assert r.returncode == 1 and _without_judged_by(r.stdout) == _without_judged_by(m[1]), r.stdout + r.stderr
+    assert "judged by" in m[1] and "judged by" in r.stdout
 
 
 def test_lint_page_fix_example_builds_and_runs_before_and_after_its_fix(fake: dict[str, str], tmp_path: Path) -> None:
@@ -342,9 +344,7 @@ def test_lint_page_fix_example_builds_and_runs_before_and_after_its_fix(fake: di
     from cuentry.lint import clang
 
     cc, _ = _compilers()
-    cuda_h = Path(os.environ.get("CUENTRY_CUDA_INCLUDE", "/usr/local/cuda-13.0/include"))
-    if not (cuda_h / "cuda.h").is_file():
-        pytest.skip(f"no cuda.h in {cuda_h} (set CUENTRY_CUDA_INCLUDE)")
+    cuda_h = _cuda_include()
     (block,) = _c_blocks("docs/lint.md")
     (tmp_path / "loader.c").write_text(block.body)
     (tmp_path / "main.c").write_text("int load(void);\nint main(void) { return 10 + load(); }\n")
