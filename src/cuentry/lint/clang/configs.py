@@ -308,16 +308,17 @@ def regions(text: str, wrappers: Iterable[str] = ()) -> list[Region]:
     found.sort(key=lambda f: f[0])
     stack: list[_Open] = []
     out: list[Region] = []
-    line, at, directive_end, define, defined = 1, 0, -1, False, ""
+    line, at, directive_end = 1, 0, -1
+    defined: str | None = None      # in a `#define`: the macro's name
     for pos, end, m in found:
         line += blank.count("\n", at, pos)
         at = pos
         if end >= 0:
-            directive_end, define = end, m.group(1) == "define"
-            got = _DEFINED.match(m.group(2)) if define else None
-            defined = got.group(1) if got is not None else ""
+            directive_end = end
+            got = _DEFINED.match(m.group(2)) if m.group(1) == "define" else None
+            defined = got.group(1) if got is not None else None
             _directive(stack, out, m.group(1), m.group(2).replace("\\\n", " "), line)
-        elif stack and (pos >= directive_end or define):
+        elif stack and (pos >= directive_end or defined is not None):
             stack[-1].region.tokens.append((line, pos - blank.rfind("\n", 0, pos), m))
             if defined and pos < directive_end and m in _DEFINE_APIS:
                 # a loader macro defined in this branch: its expansions elsewhere make requests only here
