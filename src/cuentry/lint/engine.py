@@ -305,21 +305,12 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
     sel, ign = parse_codes(select), parse_codes(ignore) or set()
     settings = settings or Settings(include_dirs=include_dirs)
     unit = extract(text, path, include_dirs, shared, settings)
-    lines = text.splitlines()
-    out = []
-    seen: dict[tuple[str, str], int] = {}
-    for rule, (line, col, msg, sev) in run(unit, cat):
-        if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not settings.pedantic):
-            continue
-        sup = unit.suppressions.get(line, frozenset())
-        if sup is None or (sup and rule.code in sup):
-            continue
-        lt = lines[line - 1] if 0 < line <= len(lines) else ""
-        nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
-        config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
-        end, fx = span(text, line, col), candidate(unit, text, rule.code, line, col, cat, settings.toolkit)
-        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine, unit.headers, config, *end, fx.kind if fx is not None else "none"))
+
+    def fix(code: str, line: int, col: int) -> tuple[tuple[int, int], str]:
+        fx = candidate(unit, text, code, line, col, cat, settings.toolkit)
+        return span(text, line, col), fx.kind if fx is not None else "none"
+
+    out = _kept(run(unit, cat), path, text, unit.suppressions, unit, (sel, ign, settings.pedantic), fix)
     out += _at_rows(unit, sel, ign, settings, cat)
     out.sort(key=lambda f: (f.path != path, f.path, f.line, f.col, f.code, bool(f.config)))
     dedup: list[Finding] = []
@@ -344,19 +335,36 @@ def _at_rows(unit: Unit, sel: set[str] | None, ign: set[str], settings: Settings
             text = read_source(other)
         except (OSError, ValueError):
             continue
-        lines, sups = text.splitlines(), suppressions(text)
-        seen: dict[tuple[str, str], int] = {}
-        for rule, (line, col, msg, sev) in run_rows(rows, cat):
-            if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not settings.pedantic):
-                continue
-            sup = sups.get(line, frozenset())
-            if sup is None or (sup and rule.code in sup):
-                continue
-            lt = lines[line - 1] if 0 < line <= len(lines) else ""
-            nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
-            config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
-            out.append(Finding(other, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, other, lt, nth), sev,
-                               unit.engine, unit.headers, config, line, col, "none"))
+        out += _kept(run_rows(rows, cat), other, text, suppressions(text), unit, (sel, ign, settings.pedantic), None)
+    return out
+
+
+_Fixer = Callable[[str, int, int], tuple[tuple[int, int], str]]
+
+
+def _kept(hits: Iterable[tuple[Any, tuple[int, int, str, str]]], path: str, text: str,
+          sups: dict[int, frozenset[str] | None],
+          unit: Unit, chosen: tuple[set[str] | None, set[str], bool], fix: _Fixer | None) -> list[Finding]:
+    """The findings of the rules' `hits` in the file `path` (its `text` and suppression comments `sups`) that the
+    selection keeps (`chosen`: selected codes, ignored codes, whether notes show) and no suppression silences,
+    each with its fingerprint and the configuration its message names; `fix(code, line, col)` gives the end of
+    its span and the kind of its fix (None: no span, no fix)."""
+    sel, ign, pedantic = chosen
+    lines = text.splitlines()
+    out: list[Finding] = []
+    seen: dict[tuple[str, str], int] = {}
+    for rule, (line, col, msg, sev) in hits:
+        if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not pedantic):
+            continue
+        sup = sups.get(line, frozenset())
+        if sup is None or (sup and rule.code in sup):
+            continue
+        lt = lines[line - 1] if 0 < line <= len(lines) else ""
+        nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
+        config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
+        end, kind = fix(rule.code, line, col) if fix is not None else ((line, col), "none")
+        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
+                           unit.engine, unit.headers, config, *end, kind))
     return out
 
 
