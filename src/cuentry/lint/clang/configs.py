@@ -423,6 +423,10 @@ class Config:
     base: int = 0                   # the CUDA_VERSION of the flags' own headers
     forced: str = ""                # entered by rewriting its directives (see `forced`): how it is named
 
+    def holds(self, line: int) -> bool:
+        """Whether `line` is in the body of a region this configuration was made to enter."""
+        return any(r.first < line < r.last for r in self.regions)
+
     def label(self) -> str:
         return self.forced or label(self.needs)
 
@@ -539,15 +543,15 @@ def _wanted(f: Query | Export, c: Config, branchy: frozenset[str] = frozenset())
     calls made from one, a call's fact through a wrapper whose body holds one of the regions (the request
     the branch makes, judged where its symbol is known), or a request a `#define` of one of the regions
     writes; not a fact the other configuration changed in code both configurations have."""
-    if any(r.first < f.line < r.last for r in c.regions):
+    if c.holds(f.line):
         return True
     if isinstance(f, Query) and f.via and branchy.intersection(f.via.split(" -> ")):
         return True
-    if isinstance(f, Query) and any(r.first < n < r.last for n in f.macro_lines for r in c.regions):
+    if isinstance(f, Query) and any(c.holds(n) for n in f.macro_lines):
         return True   # written by a #define of the branch, expanded in code both configurations have
     m = _CALLERS.search(f.where)
     lines = [int(x) for x in m.group(1).replace(",", " ").split()] if m else []
-    return any(r.first < n < r.last for n in lines for r in c.regions)
+    return any(c.holds(n) for n in lines)
 
 
 Extract = Callable[[str, str, Any], Unit]
@@ -685,12 +689,11 @@ def _take(unit: Unit, got: Unit, c: Config, keys: set[tuple[Any, ...]], base: tu
     _add(unit, unit.queries, got.queries, c, keys, branchy)
     _add(unit, unit.exports, got.exports, c, keys, branchy)
     added = len(unit.queries) + len(unit.exports) - had      # counted as found and judged, as the flags' own are
-    lost = [u for u in got.unjudged if any(r.first < u[0] < r.last for r in c.regions) and u not in unit.unjudged]
+    lost = [u for u in got.unjudged if c.holds(u[0]) and u not in unit.unjudged]
     unit.unjudged = sorted([*unit.unjudged, *lost])
     unit.requests += added + len(lost)
     unit.judged += added
-    unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and
-                       any(r.first < u[1] < r.last for r in c.regions)]
+    unit.flag_uses += [u for u in got.flag_uses if u not in unit.flag_uses and c.holds(u[1])]
 
 
 def _entered(c: Config, text: str, names: list[str], tu: Any, path: str, seen_lines: set[int]) -> list[Region]:
