@@ -14,6 +14,7 @@ thread's stack, and `Guard.close` finds it there (`ffi.call_frames`).
 from __future__ import annotations
 
 import ctypes
+from _weakref import ref as _weak  # weakref.ref, without importing weakref (a cold start)
 
 from . import contract as k
 from . import devmem, ffi, values
@@ -38,32 +39,70 @@ def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
 
 _FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
 _MISSING: Any = object()  # a positional parameter not given
+_GONE: Any = object()  # what a handle's memo first holds: no argument is this object
+_GONE_REF: Any = _weak(type("_Gone", (), {})())  # a dead reference: what an Out's memo first holds
 
 
-# Per shortcut letter (contract.fast_check): the constants it takes (named by the parameter's index), the lines
-# that check argument x{i} (`miss` with the arguments as given, ALL, on anything else), and the C value handed
-# to ctypes (x{i} itself, or y{i} that the lines leave). Out facts are read through the sealed slot's
-# descriptor (`facts(x, base)`): an uninitialised Out raises there, and the except clause sends it to `miss`
-# (only that read is in the try: what `miss` raises goes to the caller as it is, the contract asked once).
-_OUT = ["if type(x{i}) in outs:", "    try:", "        f = facts(x{i}, base)", "    except (AttributeError, ValueError):",
-        "        return miss(ALL)"]
-_OUT_CODE = ["    if f[CODE] not in k{i}:", "        return miss(ALL)", "    y{i} = f[ADDR]"]
-_CHECKS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
-    "i": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)"], "x{i}"),
-    "h": (("hi",), ["if type(x{i}) is int:", "    if not 0 <= x{i} <= hi{i}:", "        return miss(ALL)",
-                    "elif x{i} is not None:", "    return miss(ALL)"], "x{i}"),
-    "a": (("k",), [*_OUT, *_OUT_CODE, "elif x{i} is not None:", "    return miss(ALL)", "else:", "    y{i} = None"],
-          "y{i}"),
-    "s": (("k",), [*_OUT, *_OUT_CODE, "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
-                   "    return miss(ALL)"], "y{i}"),
-    "v": ((), [*_OUT, "    y{i} = f[ADDR]", "elif type(x{i}) is bytes or x{i} is None:", "    y{i} = x{i}", "else:",
-               "    return miss(ALL)"], "y{i}"),
-    "w": ((), [*_OUT, "    y{i} = f[ADDR]", "elif x{i} is not None:", "    return miss(ALL)", "else:", "    y{i} = None"],
-          "y{i}"),
-    "d": ((), ["if type(x{i}) is not float:", "    return miss(ALL)"], "x{i}"),
-    "f": ((), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
-               "    return miss(ALL)"], "x{i}"),
-}
+def _out_facts() -> tuple[Any, Any, int, int, bool]:
+    """(descriptor get, base class, index of the address, index of the element code, whether facts[0] is the
+    ctypes array, which an Out is then passed as and remembered by) of Out's sealed facts."""
+    if values._OutBase is values.PyOutBase:
+        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4, True  # (array, address, count, itemsize, code)
+    return values._C_FACTS.__get__, values._OutBase, 0, 3, False  # (address, count, itemsize, code)
+
+
+_FACTS, _BASE, _ADDR, _CODE, _OUT_MEMO = _out_facts()
+# Per letter (contract.fast_check's, with `n` for an `i` that C takes as an int): the constants it takes
+# (named by the parameter's index) and the lines that check argument x{i} (`miss` with the arguments as given,
+# ALL, on anything else) and leave y{i}, the value handed to ctypes. The fast function is declared without
+# argtypes: ctypes passes an int as a C int (`n`, after the range check), None as NULL, bytes and a ctypes
+# array as their address, and a `from_param` result (W{i}, of the parameter's ctypes type) as it is: the
+# typed prototype's conversion of every argument is done here only where C needs it.
+#
+# m{i} keeps a parameter's last conversion, a one-item list whose (given, passed) pair is swapped whole, so
+# a thread reads a matching pair: a handle (an int) that is the same object as last time needs no check or
+# conversion. For an Out the pair is two weak references (of the Out and of its ctypes array), so nothing
+# is kept alive: the same live Out has the same sealed facts, whose array it holds. Without a memo (an
+# extension's Out, whose facts have no array), an Out is read every time and passed as a pointer.
+# Out facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
+# there, and the except clause sends it to `miss` (only that read is in the try: what `miss` raises goes to
+# the caller as it is, the contract asked once).
+def _out_lines(code_checked: bool) -> list[str]:
+    read = ["try:", "    f = facts(x{i}, base)", "except (AttributeError, ValueError):", "    return miss(ALL)"]
+    if code_checked:
+        read += ["if f[CODE] not in k{i}:", "    return miss(ALL)"]
+    if not _OUT_MEMO:
+        return ["elif type(x{i}) in outs:", *(f"    {line}" for line in read), "    y{i} = POINTER(f[ADDR])",
+                "else:", "    return miss(ALL)"]
+    return ["else:", "    m = m{i}[0]", "    if m[0]() is x{i}:", "        y{i} = m[1]()", "    elif type(x{i}) in outs:",
+            *(f"        {line}" for line in read), "        y{i} = f[0]", "        m{i}[0] = (REF(x{i}), REF(y{i}))",
+            "    else:", "        return miss(ALL)"]
+
+
+def _checks() -> dict[str, tuple[tuple[str, ...], list[str]]]:
+    none = ["if x{i} is None:", "    y{i} = None"]
+    none_or_bytes = ["if x{i} is None or type(x{i}) is bytes:", "    y{i} = x{i}"]
+    out = ("k", "m") if _OUT_MEMO else ("k",)
+    return {
+        "n": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)",
+                             "y{i} = x{i}"]),
+        "i": (("lo", "hi", "W"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)",
+                                  "y{i} = W{i}(x{i})"]),
+        "h": (("hi", "W", "m"), [*none, "else:", "    m = m{i}[0]", "    if x{i} is m[0]:", "        y{i} = m[1]",
+                                 "    elif type(x{i}) is int and 0 <= x{i} <= hi{i}:", "        y{i} = W{i}(x{i})",
+                                 "        m{i}[0] = (x{i}, y{i})", "    else:", "        return miss(ALL)"]),
+        "a": (out, [*none, *_out_lines(True)]),
+        "s": (out, [*none_or_bytes, *_out_lines(True)]),
+        "v": (out[1:], [*none_or_bytes, *_out_lines(False)]),
+        "w": (out[1:], [*none, *_out_lines(False)]),
+        "d": (("W",), ["if type(x{i}) is not float:", "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
+        "f": (("W",), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
+                       "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
+    }
+
+
+_CHECKS = _checks()
+_AS_INT = (ctypes.c_int, ctypes.c_uint)  # what ctypes passes a Python int as, signed or not: C int
 
 
 def _factory(letters: str) -> Callable[..., Callable[..., int]]:
@@ -94,9 +133,10 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
         body += [f"        {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
     body += ["        if guard.closed:",
              "            raise guard.closed_error(symbol)",
-             f"        return cfn({', '.join(_CHECKS[letter][2].format(i=i) for i, letter in enumerate(letters))})",
+             f"        return cfn({', '.join(f'y{i}' for i in range(n))})",
              "    return call"]
-    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING}
+    ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING,
+                          "POINTER": ctypes.c_void_p.from_param, "REF": _weak}
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
     for code in ns["make"].__code__.co_consts:
         if getattr(code, "co_name", None) == "call":
@@ -105,14 +145,6 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     return got
 
 
-def _out_facts() -> tuple[Any, Any, int, int]:
-    """(descriptor get, base class, index of the address, index of the element code) of Out's sealed facts."""
-    if values._OutBase is values.PyOutBase:
-        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4  # (array, address, count, itemsize, code)
-    return values._C_FACTS.__get__, values._OutBase, 0, 3  # (address, count, itemsize, code)
-
-
-_FACTS, _BASE, _ADDR, _CODE = _out_facts()
 _OUTS = frozenset({Out, KernelParams})
 
 
@@ -143,9 +175,9 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
 
     fasts = [k.fast_check(s) for s in c.specs]
     if made and all(f is not None for f in fasts):
-        letters = "".join(f[0] for f in fasts if f is not None)
-        consts = [v for f in fasts if f is not None for v in f[1]]
-        call = _factory(letters)(slow, made[0], guard, symbol, _OUTS, _FACTS, _BASE, *consts)
+        letters, consts = _shortcuts(fasts, [argtype(s, structs) for s in c.specs])  # type: ignore[arg-type]
+        bare = ffi.function_at(address, ctypes.c_int, [])  # no argtypes: the shortcut hands ctypes C values
+        call = _factory(letters)(slow, bare, guard, symbol, _OUTS, _FACTS, _BASE, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             if guard.closed:  # (and so this frame names its guard: a call in flight)
@@ -158,6 +190,19 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
             raise err(rc)
 
     return call, checked
+
+
+def _shortcuts(fasts: list[tuple[str, tuple[Any, ...]]], types: list[Any]) -> tuple[str, list[Any]]:
+    """(letters, constants) of a fast function: contract.fast_check's letters, `n` for an `i` whose C type
+    ctypes passes a Python int as, and each letter's constants in the order _CHECKS names them."""
+    letters = ""
+    consts: list[Any] = []
+    for (shortcut, given), t in zip(fasts, types, strict=True):
+        letter = "n" if shortcut == "i" and t in _AS_INT else shortcut
+        letters += letter
+        extra = {"W": t.from_param, "m": [(_GONE, None) if letter == "h" else (_GONE_REF, _GONE_REF)]}
+        consts += [*given, *(extra[name] for name in _CHECKS[letter][0][len(given):])]
+    return letters, consts
 
 
 def _generic_code() -> Any:

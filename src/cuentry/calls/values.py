@@ -68,7 +68,7 @@ class PyOutBase:
     module holds it: `object.__setattr__` cannot reach them, and subclassing is refused.
     """
 
-    __slots__ = ("_facts",)
+    __slots__ = ("_facts", "__weakref__")  # weakly referable: the pure backend remembers an Out by a weak reference
 
     def __init_subclass__(cls, **kw: Any) -> None:
         _refuse_subclass(cls)
