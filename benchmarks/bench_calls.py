@@ -209,14 +209,13 @@ def _loop(f, a):  # type: ignore[no-untyped-def]
 
 
 def _alternating(f, a, b):  # type: ignore[no-untyped-def]
-    """n calls of f alternating between the arguments a and b (n / 2 of each)."""
-    n = N // 2
-
-    def run() -> None:
-        for _ in range(n):
-            f(*a)
-            f(*b)
-    return run
+    """n calls of f alternating between the arguments a and b (n / 2 of each), unpacked at the call sites."""
+    xs, ys = [f"a{i}" for i in range(len(a))], [f"b{i}" for i in range(len(b))]
+    code = (f"def make(f, {', '.join(xs + ys)}):\n    def run():\n        for _ in range({N // 2}):\n"
+            f"            f({', '.join(xs)})\n            f({', '.join(ys)})\n    return run\n")
+    ns: dict[str, object] = {}
+    exec(code, ns)  # our own text: the two calls written out, as in a caller's code
+    return ns["make"](f, *a, *b)  # type: ignore[operator]
 
 
 def _read_loop(obj, name, a):  # type: ignore[no-untyped-def]

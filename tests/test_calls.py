@@ -310,18 +310,15 @@ def test_keywords_by_the_headers_names(drv: Driver) -> None:
 
 
 def test_an_argument_given_again_is_never_taken_for_another(drv: Driver) -> None:
-    """The pure backend remembers each parameter's last Out and handle: the same object again skips its checks.
-    A new Out (at a freed one's address), None, another element type, an int out of range or a bool after
-    it are judged afresh, and an Out passed once is not kept alive."""
+    """New Outs at freed ones' addresses, None after an Out, another element type: each judged afresh, and no
+    Out kept alive by a call. Handles (which the pure backend keeps converted, by value, up to a bound): many
+    values, each as a fresh int object, twice over, reach C exactly; one out of range, or a bool equal to a
+    kept one, is still refused."""
     attr = drv.call("cuDeviceGetAttribute", 2000)
     for i in range(300):  # Outs made and dropped: CPython hands their addresses out again
         v = out("int")
         assert attr(v, 75 if i % 2 else 16, 0) == 0 and v[0] == (9 if i % 2 else 132)
-    its_array = getattr(v, "_obj", None)  # the pure backend's Out's ctypes array, kept beyond the Out here
-    assert attr(v, 16, 0) == 0
-    del v
-    assert attr(None, 16, 0) == 1  # NULL, not the remembered array: CUDA_ERROR_INVALID_VALUE
-    del its_array
+    assert attr(None, 16, 0) == 1  # NULL: CUDA_ERROR_INVALID_VALUE
     with pytest.raises(ArgumentError):
         attr(out("CUcontext"), 16, 0)
     kept = out("int")
@@ -329,45 +326,17 @@ def test_an_argument_given_again_is_never_taken_for_another(drv: Driver) -> None
     assert attr(kept, 16, 0) == 0 and attr(kept, 16, 0) == 0
     assert sys.getrefcount(kept) == refs
     setc, getc, cur = drv.call("cuCtxSetCurrent", 4000), drv.call("cuCtxGetCurrent", 4000), out("CUcontext")
-    assert drv.call("cuDevicePrimaryCtxRetain", 7000)(cur, 0) == 0 and cur[0]
-    h = cur[0]
-    assert setc(h) == 0
-    for bad in (2**64 + h, -1):
+    for _ in range(2):
+        for v in range(300):  # the fake driver keeps any handle as the current context
+            h = int(str(2**40 + 7 * v))
+            assert setc(h) == 0 and getc(cur) == 0 and cur[0] == h
+    for bad in (2**64 + 2**40, -1):
         with pytest.raises(ArgumentError):
             setc(bad)
-    setc(1)  # whatever the driver answers, a bool equal to it is still refused
+    assert setc(1) == 0
     with pytest.raises(ArgumentError):
         setc(True)
     assert setc(None) == 0 and getc(cur) == 0 and cur[0] == 0
-    assert setc(h) == 0 and getc(cur) == 0 and cur[0] == h
-
-
-def test_threads_never_pass_a_remembered_out_for_another(drv: Driver) -> None:
-    """Four threads switching between two shared Outs through one callable: each value lands in the Out its
-    call was given (a parameter's remembered pair is swapped whole, never half)."""
-    attr = drv.call("cuDeviceGetAttribute", 2000)
-    a, b = out("int"), out("int")
-    a[0], b[0] = 132, 9  # what each is given again and again: a value of the other's is a wrong address
-    wrong: list[tuple[int, int]] = []
-
-    def work() -> None:
-        for _ in range(1500):
-            attr(a, 16, 0)
-            attr(b, 75, 0)
-            if (a[0], b[0]) != (132, 9):
-                wrong.append((a[0], b[0]))
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    assert wrong == []
 
 
 # --- lifetime and threads -----------------------------------------------------------------------

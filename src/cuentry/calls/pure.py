@@ -3,9 +3,9 @@
 Where every parameter has a shortcut (exact ints in range, None, cuentry Out
 objects of the right type, bytes: `contract.fast_check`), a function generated
 per sequence of shortcuts checks each argument inline (no call per argument, no
-loop, no list) and hands the values to ctypes as ctypes takes them (bytes and
-None as they are); any other argument goes through `Contract.convert`, which
-converts or raises.
+loop, no list) and hands ctypes C values itself, through a prototype without
+argtypes (ctypes converts nothing again); any other argument goes through
+`Contract.convert`, which converts or raises, and the typed prototype.
 
 Nothing is registered per call: a call is in flight while its frame is on its
 thread's stack, and `Guard.close` finds it there (`ffi.call_frames`).
@@ -14,7 +14,6 @@ thread's stack, and `Guard.close` finds it there (`ffi.call_frames`).
 from __future__ import annotations
 
 import ctypes
-from _weakref import ref as _weak  # weakref.ref, without importing weakref (a cold start)
 
 from . import contract as k
 from . import devmem, ffi, values
@@ -39,74 +38,58 @@ def argtype(s: k.ParamSpec, structs: Callable[[str], Any]) -> Any:
 
 _FACTORIES: dict[str, Callable[..., Callable[..., int]]] = {}
 _MISSING: Any = object()  # a positional parameter not given
-_GONE: Any = object()  # what a handle's memo first holds: no argument is this object
-_GONE_REF: Any = _weak(type("_Gone", (), {})())  # a dead reference: what an Out's memo first holds
+_HANDLES_KEPT = 64  # per handle parameter of a callable: the most handle values it keeps converted
 
 
-def _out_facts() -> tuple[Any, Any, int, int, bool]:
-    """(descriptor get, base class, index of the address, index of the element code, whether facts[0] is the
-    ctypes array, which an Out is then passed as and remembered by) of Out's sealed facts."""
-    if values._OutBase is values.PyOutBase:
-        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4, True  # (array, address, count, itemsize, code)
-    return values._C_FACTS.__get__, values._OutBase, 0, 3, False  # (address, count, itemsize, code)
+def _out_facts() -> tuple[Any, Any, int, int, str]:
+    """(descriptor get, base class, index of the address, index of the element code, what an Out is passed to
+    ctypes as) of Out's sealed facts."""
+    if values._OutBase is values.PyOutBase:  # (array, address, count, itemsize, code, the pointer ctypes passes)
+        return values._PY_FACTS.__get__, values.PyOutBase, 1, 4, "f[5]"
+    return values._C_FACTS.__get__, values._OutBase, 0, 3, "POINTER(f[ADDR])"  # (address, count, itemsize, code)
 
 
-_FACTS, _BASE, _ADDR, _CODE, _OUT_MEMO = _out_facts()
+_FACTS, _BASE, _ADDR, _CODE, _OUT_PASSED = _out_facts()
+_OUTS = frozenset({Out, KernelParams})
+
 # Per letter (contract.fast_check's, with `n` for an `i` that C takes as an int): the constants it takes
 # (named by the parameter's index) and the lines that check argument x{i} (`miss` with the arguments as given,
 # ALL, on anything else) and leave y{i}, the value handed to ctypes. The fast function is declared without
-# argtypes: ctypes passes an int as a C int (`n`, after the range check), None as NULL, bytes and a ctypes
-# array as their address, and a `from_param` result (W{i}, of the parameter's ctypes type) as it is: the
-# typed prototype's conversion of every argument is done here only where C needs it.
-#
-# m{i} keeps a parameter's last conversion, a one-item list whose (given, passed) pair is swapped whole, so
-# a thread reads a matching pair: a handle (an int) that is the same object as last time needs no check or
-# conversion. For an Out the pair is two weak references (of the Out and of its ctypes array), so nothing
-# is kept alive: the same live Out has the same sealed facts, whose array it holds. Without a memo (an
-# extension's Out, whose facts have no array), an Out is read every time and passed as a pointer.
+# argtypes: ctypes passes an int as a C int (`n`, after the range check), None as NULL, bytes as their
+# address, and a `from_param` result (W{i}, of the parameter's ctypes type) as it is; an Out is passed as
+# the pointer made with its sealed facts. The typed prototype's conversion of every argument happens only
+# where C needs it. A handle parameter keeps the pointers it made, by the handle's value (H{i}, up to
+# _HANDLES_KEPT of them; an exact int cannot change): a handle given again needs no check or conversion.
 # Out facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
 # there, and the except clause sends it to `miss` (only that read is in the try: what `miss` raises goes to
 # the caller as it is, the contract asked once).
-def _out_lines(code_checked: bool) -> list[str]:
-    read = ["try:", "    f = facts(x{i}, base)", "except (AttributeError, ValueError):", "    return miss(ALL)"]
-    if code_checked:
-        read += ["if f[CODE] not in k{i}:", "    return miss(ALL)"]
-    if not _OUT_MEMO:
-        return ["elif type(x{i}) in outs:", *(f"    {line}" for line in read), "    y{i} = POINTER(f[ADDR])",
-                "else:", "    return miss(ALL)"]
-    return ["else:", "    m = m{i}[0]", "    if m[0]() is x{i}:", "        y{i} = m[1]()", "    elif type(x{i}) in outs:",
-            *(f"        {line}" for line in read), "        y{i} = f[0]", "        m{i}[0] = (REF(x{i}), REF(y{i}))",
-            "    else:", "        return miss(ALL)"]
-
-
-def _checks() -> dict[str, tuple[tuple[str, ...], list[str]]]:
-    none = ["if x{i} is None:", "    y{i} = None"]
-    none_or_bytes = ["if x{i} is None or type(x{i}) is bytes:", "    y{i} = x{i}"]
-    out = ("k", "m") if _OUT_MEMO else ("k",)
-    return {
-        "n": (("lo", "hi"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)",
-                             "y{i} = x{i}"]),
-        "i": (("lo", "hi", "W"), ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)",
-                                  "y{i} = W{i}(x{i})"]),
-        "h": (("hi", "W", "m"), [*none, "else:", "    m = m{i}[0]", "    if x{i} is m[0]:", "        y{i} = m[1]",
-                                 "    elif type(x{i}) is int and 0 <= x{i} <= hi{i}:", "        y{i} = W{i}(x{i})",
-                                 "        m{i}[0] = (x{i}, y{i})", "    else:", "        return miss(ALL)"]),
-        "a": (out, [*none, *_out_lines(True)]),
-        "s": (out, [*none_or_bytes, *_out_lines(True)]),
-        "v": (out[1:], [*none_or_bytes, *_out_lines(False)]),
-        "w": (out[1:], [*none, *_out_lines(False)]),
-        "d": (("W",), ["if type(x{i}) is not float:", "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
-        "f": (("W",), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
-                       "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
-    }
-
-
-_CHECKS = _checks()
+_NONE = ["if x{i} is None:", "    y{i} = None"]
+_NONE_OR_BYTES = ["if x{i} is None or type(x{i}) is bytes:", "    y{i} = x{i}"]
+_READ = ["elif type(x{i}) in OUTS:", "    try:", "        f = FACTS(x{i}, BASE)", "    except (AttributeError, ValueError):",
+         "        return miss(ALL)"]
+_CODE_OK = ["    if f[CODE] not in k{i}:", "        return miss(ALL)"]
+_PASS_OUT = [f"    y{{i}} = {_OUT_PASSED}", "else:", "    return miss(ALL)"]
+_IN_RANGE = ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    return miss(ALL)"]
+_CHECKS: dict[str, tuple[tuple[str, ...], list[str]]] = {
+    "n": (("lo", "hi"), [*_IN_RANGE, "y{i} = x{i}"]),
+    "i": (("lo", "hi", "W"), [*_IN_RANGE, "y{i} = W{i}(x{i})"]),
+    "h": (("hi", "W", "H"), [*_NONE, "elif type(x{i}) is int:", "    y{i} = H{i}.get(x{i})", "    if y{i} is None:",
+                             "        if not 0 <= x{i} <= hi{i}:", "            return miss(ALL)",
+                             "        y{i} = W{i}(x{i})", "        if len(H{i}) < KEPT:", "            H{i}[x{i}] = y{i}",
+                             "else:", "    return miss(ALL)"]),
+    "a": (("k",), [*_NONE, *_READ, *_CODE_OK, *_PASS_OUT]),
+    "s": (("k",), [*_NONE_OR_BYTES, *_READ, *_CODE_OK, *_PASS_OUT]),
+    "v": ((), [*_NONE_OR_BYTES, *_READ, *_PASS_OUT]),
+    "w": ((), [*_NONE, *_READ, *_PASS_OUT]),
+    "d": (("W",), ["if type(x{i}) is not float:", "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
+    "f": (("W",), ["if type(x{i}) is not float or (x{i} - x{i} == 0.0 and not -FLT_MAX <= x{i} <= FLT_MAX):",
+                   "    return miss(ALL)", "y{i} = W{i}(x{i})"]),
+}
 _AS_INT = (ctypes.c_int, ctypes.c_uint)  # what ctypes passes a Python int as, signed or not: C int
 
 
 def _factory(letters: str) -> Callable[..., Callable[..., int]]:
-    """make(slow, cfn, guard, symbol, outs, facts, base, *constants) -> call, for one sequence of shortcut
+    """make(slow, cfn, guard, symbol, *constants) -> call, for one sequence of shortcut
     letters (compiled once per sequence; the constants of each parameter in order, as _CHECKS names them).
 
     The call registers nothing: its frame, on the thread's stack from before it looks at the closed flag
@@ -118,7 +101,7 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     cs = "".join(f", {c}{i}" for i, letter in enumerate(letters) for c in _CHECKS[letter][0])
     xs = ", ".join(f"x{i}" for i in range(n))
     every = f"({xs}{',' if n == 1 else ''})"
-    body = [f"def make(slow, cfn, guard, symbol, outs, facts, base{cs}):",
+    body = [f"def make(slow, cfn, guard, symbol{cs}):",
             "    def full(xs, rest, kw):",
             "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
             "    def miss(xs):",
@@ -136,16 +119,14 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
              f"        return cfn({', '.join(f'y{i}' for i in range(n))})",
              "    return call"]
     ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING,
-                          "POINTER": ctypes.c_void_p.from_param, "REF": _weak}
+                          "POINTER": ctypes.c_void_p.from_param, "OUTS": _OUTS, "FACTS": _FACTS, "BASE": _BASE,
+                          "KEPT": _HANDLES_KEPT}
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
     for code in ns["make"].__code__.co_consts:
         if getattr(code, "co_name", None) == "call":
             ffi.call_frames(code)
     got = _FACTORIES.setdefault(letters, ns["make"])
     return got
-
-
-_OUTS = frozenset({Out, KernelParams})
 
 
 def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], CudaError],
@@ -177,7 +158,7 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     if made and all(f is not None for f in fasts):
         letters, consts = _shortcuts(fasts, [argtype(s, structs) for s in c.specs])  # type: ignore[arg-type]
         bare = ffi.function_at(address, ctypes.c_int, [])  # no argtypes: the shortcut hands ctypes C values
-        call = _factory(letters)(slow, bare, guard, symbol, _OUTS, _FACTS, _BASE, *consts)
+        call = _factory(letters)(slow, bare, guard, symbol, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             if guard.closed:  # (and so this frame names its guard: a call in flight)
@@ -200,7 +181,7 @@ def _shortcuts(fasts: list[tuple[str, tuple[Any, ...]]], types: list[Any]) -> tu
     for (shortcut, given), t in zip(fasts, types, strict=True):
         letter = "n" if shortcut == "i" and t in _AS_INT else shortcut
         letters += letter
-        extra = {"W": t.from_param, "m": [(_GONE, None) if letter == "h" else (_GONE_REF, _GONE_REF)]}
+        extra = {"W": t.from_param, "H": {}}
         consts += [*given, *(extra[name] for name in _CHECKS[letter][0][len(given):])]
     return letters, consts
 

@@ -68,7 +68,7 @@ class PyOutBase:
     module holds it: `object.__setattr__` cannot reach them, and subclassing is refused.
     """
 
-    __slots__ = ("_facts", "__weakref__")  # weakly referable: the pure backend remembers an Out by a weak reference
+    __slots__ = ("_facts",)
 
     def __init_subclass__(cls, **kw: Any) -> None:
         _refuse_subclass(cls)
@@ -85,7 +85,9 @@ class PyOutBase:
             raise ArgumentError("Out needs an exact int count and itemsize and a 1-letter element code")
         if not isinstance(obj, ctypes.Array) or ctypes.sizeof(obj) < count * itemsize or count < 1 or itemsize < 1:
             raise ArgumentError("Out needs a ctypes array of at least count * itemsize bytes")
-        _PY_FACTS.__set__(self, (obj, ctypes.addressof(obj), count, itemsize, code))
+        address = ctypes.addressof(obj)
+        # (array, address, count, itemsize, code, the address as ctypes passes a pointer: made once, not per call)
+        _PY_FACTS.__set__(self, (obj, address, count, itemsize, code, ctypes.c_void_p.from_param(address)))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} fields are read-only")
