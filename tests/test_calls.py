@@ -358,6 +358,40 @@ def _sleeper(d: Driver) -> Any:
     return bind(abi, d.library.address("cuentryFakeSleep"), guard=d.library.guard)
 
 
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_call_holds_the_gil_only_where_the_policy_says(fake: dict[str, str], fake_version: Any, backend: str,
+                                                         kept: bool) -> None:
+    """A 300 ms call bound as a function that may block (cuInit's group) lets another Python thread run; bound
+    as a getter the policy keeps the GIL for (cuCtxGetFlags's name and group), it holds the GIL, on both
+    backends."""
+    d = Driver.load(fake["full"])
+    abi = cuentry.get_catalog().abis("cuInit")[0]  # int(unsigned int): the shape of cuentryFakeSleep
+    if kept:
+        abi = abi.replace(symbol="cuCtxGetFlags", group="CUDA_CTX")
+    sleep = bind(abi, d.library.address("cuentryFakeSleep"), guard=d.library.guard)
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        time.sleep(0.02)
+        start = time.monotonic()
+        assert sleep(300) == 0
+        end = time.monotonic()
+    finally:
+        stop.set()
+        t.join()
+    during = [x for x in ticks if start + 0.05 < x < end - 0.05]
+    assert (len(during) == 0) if kept else (len(during) > 20), (kept, len(during))
+    d.close()
+
+
 def _in_background(fn: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:
     got: list[Any] = []
 

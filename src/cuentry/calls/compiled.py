@@ -65,8 +65,8 @@ GIL_RELEASING_GETTERS: dict[str, str] = {
 
 
 def holds_gil(symbol: str, group: str | None = None) -> bool:
-    """Whether the compiled backend keeps the GIL during a call of `symbol` (of catalog group `group`; looked up
-    in the shipped catalog when not given): see GIL_GROUPS. An unknown group releases it."""
+    """Whether a call of `symbol` keeps the GIL, on either backend (of catalog group `group`; looked up in the
+    shipped catalog when not given): see GIL_GROUPS. An unknown group releases it."""
     if group is None:
         from ..catalog import catalog
 

@@ -529,12 +529,13 @@ def _split_top(body: str) -> list[str]:
 _FNTYPES: dict[tuple[Any, ...], Any] = {}
 
 
-def function_at(address: int, restype: Any, argtypes: Sequence[Any]) -> Any:
-    """A ctypes function pointer at `address` (its type cached per signature)."""
-    key = (restype, *argtypes)
+def function_at(address: int, restype: Any, argtypes: Sequence[Any], *, keep_gil: bool = False) -> Any:
+    """A ctypes function pointer at `address` (its type cached per signature); `keep_gil`: a call holds the GIL
+    (`PYFUNCTYPE`), for a function that cannot block (`calls.holds_gil`), else releases it (`CFUNCTYPE`)."""
+    key = (keep_gil, restype, *argtypes)
     ft = _FNTYPES.get(key)
     if ft is None:
-        ft = _FNTYPES[key] = ctypes.CFUNCTYPE(restype, *argtypes)
+        ft = _FNTYPES[key] = (ctypes.PYFUNCTYPE if keep_gil else ctypes.CFUNCTYPE)(restype, *argtypes)
     return ft(address)
 
 

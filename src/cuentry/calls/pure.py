@@ -17,6 +17,7 @@ import ctypes
 
 from . import contract as k
 from . import devmem, ffi, values
+from .compiled import holds_gil
 from .values import KernelParams, Out
 
 TYPE_CHECKING = False
@@ -59,7 +60,10 @@ _OUTS = frozenset({Out, KernelParams})
 # address, and a `from_param` result (W{i}, of the parameter's ctypes type) as it is; an Out is passed as
 # the pointer made with its sealed facts. The typed prototype's conversion of every argument happens only
 # where C needs it. A handle parameter keeps the pointers it made, by the handle's value (H{i}, up to
-# _HANDLES_KEPT of them; an exact int cannot change): a handle given again needs no check or conversion.
+# _HANDLES_KEPT of them; an exact int cannot change): a handle given again needs no check or conversion, and
+# one seen first is checked and converted by `handle` (None: out of range). `miss(ALL)` is written out as the
+# call of `slow` with the arguments given: the function refers to as few of its closure's names as it can,
+# since a call copies each of them (about 1 ns apiece).
 # Out facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
 # there, and the except clause sends it to `miss` (only that read is in the try: what `miss` raises goes to
 # the caller as it is, the contract asked once).
@@ -73,10 +77,9 @@ _IN_RANGE = ["if type(x{i}) is not int or not lo{i} <= x{i} <= hi{i}:", "    ret
 _CHECKS: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "n": (("lo", "hi"), [*_IN_RANGE, "y{i} = x{i}"]),
     "i": (("lo", "hi", "W"), [*_IN_RANGE, "y{i} = W{i}(x{i})"]),
-    "h": (("hi", "W", "H"), [*_NONE, "elif type(x{i}) is int:", "    y{i} = H{i}.get(x{i})", "    if y{i} is None:",
-                             "        if not 0 <= x{i} <= hi{i}:", "            return miss(ALL)",
-                             "        y{i} = W{i}(x{i})", "        if len(H{i}) < KEPT:", "            H{i}[x{i}] = y{i}",
-                             "else:", "    return miss(ALL)"]),
+    "h": (("H",), [*_NONE, "elif type(x{i}) is int:", "    y{i} = H{i}.get(x{i})", "    if y{i} is None:",
+                   "        y{i} = handle({i}, x{i})", "        if y{i} is None:", "            return miss(ALL)",
+                   "else:", "    return miss(ALL)"]),
     "a": (("k",), [*_NONE, *_READ, *_CODE_OK, *_PASS_OUT]),
     "s": (("k",), [*_NONE_OR_BYTES, *_READ, *_CODE_OK, *_PASS_OUT]),
     "v": ((), [*_NONE_OR_BYTES, *_READ, *_PASS_OUT]),
@@ -89,7 +92,7 @@ _AS_INT = (ctypes.c_int, ctypes.c_uint)  # what ctypes passes a Python int as, s
 
 
 def _factory(letters: str) -> Callable[..., Callable[..., int]]:
-    """make(slow, cfn, guard, symbol, *constants) -> call, for one sequence of shortcut
+    """make(slow, cfn, guard, symbol, handle, *constants) -> call, for one sequence of shortcut
     letters (compiled once per sequence; the constants of each parameter in order, as _CHECKS names them).
 
     The call registers nothing: its frame, on the thread's stack from before it looks at the closed flag
@@ -101,26 +104,22 @@ def _factory(letters: str) -> Callable[..., Callable[..., int]]:
     cs = "".join(f", {c}{i}" for i, letter in enumerate(letters) for c in _CHECKS[letter][0])
     xs = ", ".join(f"x{i}" for i in range(n))
     every = f"({xs}{',' if n == 1 else ''})"
-    body = [f"def make(slow, cfn, guard, symbol{cs}):",
-            "    def full(xs, rest, kw):",
-            "        return slow(tuple(x for x in (*xs, *rest) if x is not MISSING), kw)",
-            "    def miss(xs):",
-            "        return slow(tuple(x for x in xs if x is not MISSING), {})",
+    body = [f"def make(slow, cfn, guard, symbol, handle{cs}):",
             # positional parameters: a call with exactly n positional arguments makes no tuple; keywords and
             # too many go to the contract with the arguments as given, and so do too few (MISSING passes no
             # check below)
             f"    def call({''.join(f'x{i}=MISSING, ' for i in range(n))}{'/, ' if n else ''}*rest, **kw):",
             "        if kw or rest:",
-            f"            return full({every}, rest, kw)"]
+            f"            return slow(tuple(x for x in (*{every}, *rest) if x is not MISSING), kw)"]
+    miss = f"slow(tuple(x for x in {every} if x is not MISSING), {{}})"
     for i, letter in enumerate(letters):
-        body += [f"        {line.format(i=i).replace('ALL', every)}" for line in _CHECKS[letter][1]]
+        body += [f"        {line.format(i=i).replace('miss(ALL)', miss)}" for line in _CHECKS[letter][1]]
     body += ["        if guard.closed:",
              "            raise guard.closed_error(symbol)",
              f"        return cfn({', '.join(f'y{i}' for i in range(n))})",
              "    return call"]
     ns: dict[str, Any] = {"FLT_MAX": 3.4028234663852886e38, "ADDR": _ADDR, "CODE": _CODE, "MISSING": _MISSING,
-                          "POINTER": ctypes.c_void_p.from_param, "OUTS": _OUTS, "FACTS": _FACTS, "BASE": _BASE,
-                          "KEPT": _HANDLES_KEPT}
+                          "POINTER": ctypes.c_void_p.from_param, "OUTS": _OUTS, "FACTS": _FACTS, "BASE": _BASE}
     exec(compile("\n".join(body), f"<cuentry pure call {letters}>", "exec"), ns)  # our own text, one per sequence
     for code in ns["make"].__code__.co_consts:
         if getattr(code, "co_name", None) == "call":
@@ -140,7 +139,9 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     the generic one here), from before it looks at the closed flag until ctypes returned.
     """
     by_value = any(s.kind == k.STRUCT for s in c.specs)
-    made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs])]
+    holding = holds_gil(c.abi.symbol, c.abi.group or "")
+    made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs],
+                                                             keep_gil=holding)]
     convert = c.convert
     symbol = c.abi.symbol
     sync = devmem.synchroniser(guard) if c.devptrs else None
@@ -149,16 +150,28 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         keep: list[Any] = []  # held by this frame until the C function returned
         cargs = convert(args, kw, keep, sync)
         if not made:  # the first call of a function that takes a struct by value (idempotent if two race)
-            made.append(ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs]))
+            made.append(ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs], keep_gil=holding))
         if guard.closed:
             raise guard.closed_error(symbol)
         return int(made[0](*cargs))
 
     fasts = [k.fast_check(s) for s in c.specs]
     if made and all(f is not None for f in fasts):
-        letters, consts = _shortcuts(fasts, [argtype(s, structs) for s in c.specs])  # type: ignore[arg-type]
-        bare = ffi.function_at(address, ctypes.c_int, [])  # no argtypes: the shortcut hands ctypes C values
-        call = _factory(letters)(slow, bare, guard, symbol, *consts)
+        types = [argtype(s, structs) for s in c.specs]
+        letters, consts, kept = _shortcuts(fasts, types)  # type: ignore[arg-type]
+        highs = {i: f[1][0] for i, f in enumerate(fasts) if f is not None and f[0] == "h"}
+
+        def handle(i: int, x: int) -> Any:
+            """Handle parameter i's pointer for the exact int x (kept for the next time), or None: out of range."""
+            if not 0 <= x <= highs[i]:
+                return None
+            y = types[i].from_param(x)
+            if len(kept[i]) < _HANDLES_KEPT:
+                kept[i][x] = y
+            return y
+
+        bare = ffi.function_at(address, ctypes.c_int, [], keep_gil=holding)  # no argtypes: the shortcut hands C values
+        call = _factory(letters)(slow, bare, guard, symbol, handle, *consts)
     else:
         def call(*args: Any, **kw: Any) -> int:
             if guard.closed:  # (and so this frame names its guard: a call in flight)
@@ -173,17 +186,22 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     return call, checked
 
 
-def _shortcuts(fasts: list[tuple[str, tuple[Any, ...]]], types: list[Any]) -> tuple[str, list[Any]]:
-    """(letters, constants) of a fast function: contract.fast_check's letters, `n` for an `i` whose C type
-    ctypes passes a Python int as, and each letter's constants in the order _CHECKS names them."""
+def _shortcuts(fasts: list[tuple[str, tuple[Any, ...]]],
+               types: list[Any]) -> tuple[str, list[Any], dict[int, dict[int, Any]]]:
+    """(letters, constants, kept) of a fast function: contract.fast_check's letters, `n` for an `i` whose C
+    type ctypes passes a Python int as; each letter's constants in the order _CHECKS names them; the pointers
+    each handle parameter keeps, by its index."""
     letters = ""
     consts: list[Any] = []
-    for (shortcut, given), t in zip(fasts, types, strict=True):
+    kept: dict[int, dict[int, Any]] = {}
+    for i, ((shortcut, given), t) in enumerate(zip(fasts, types, strict=True)):
         letter = "n" if shortcut == "i" and t in _AS_INT else shortcut
         letters += letter
-        extra = {"W": t.from_param, "H": {}}
-        consts += [*given, *(extra[name] for name in _CHECKS[letter][0][len(given):])]
-    return letters, consts
+        if letter == "h":
+            consts.append(kept.setdefault(i, {}))
+        else:
+            consts += [*given, *([t.from_param] if "W" in _CHECKS[letter][0] else [])]
+    return letters, consts, kept
 
 
 def _generic_code() -> Any:
