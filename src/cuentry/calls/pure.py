@@ -5,7 +5,9 @@ objects of the right type, bytes: `contract.fast_check`), a function generated
 per sequence of shortcuts checks each argument inline (no call per argument, no
 loop, no list) and hands ctypes C values itself, through a prototype without
 argtypes (ctypes converts nothing again); any other argument goes through
-`Contract.convert`, which converts or raises, and the typed prototype.
+`Contract.convert`, which converts or raises, and the typed prototype. Both
+prototypes keep the GIL (`PYFUNCTYPE`) for the calls the GIL policy keeps it for
+(`holds_gil`), and release it (`CFUNCTYPE`) for every other.
 
 Nothing is registered per call: a call is in flight while its frame is on its
 thread's stack, and `Guard.close` finds it there (`ffi.call_frames`).
