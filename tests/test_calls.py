@@ -638,7 +638,7 @@ def test_the_gil_policy_is_data_per_group_documented_and_complete() -> None:
     from pathlib import Path
 
     from cuentry.calls import holds_gil
-    from cuentry.calls.compiled import GIL_GROUPS, GIL_RELEASING_GETTERS
+    from cuentry.calls.gil import GIL_GROUPS, GIL_RELEASING_GETTERS
     from cuentry.catalog import catalog
 
     cat = catalog()

@@ -24,7 +24,7 @@ from .. import cfacts
 from ..errors import ArgumentError, CudaError
 from . import compiled, contract, ffi, pure
 from .choice import backend, extension
-from .compiled import holds_gil
+from .gil import holds_gil
 from .values import Address, KernelParams, Out
 
 TYPE_CHECKING = False

@@ -19,7 +19,7 @@ import ctypes
 
 from . import contract as k
 from . import devmem, ffi, values
-from .compiled import holds_gil
+from .gil import holds_gil
 from .values import KernelParams, Out
 
 TYPE_CHECKING = False
