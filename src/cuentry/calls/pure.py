@@ -66,7 +66,7 @@ _OUTS = frozenset({Out, KernelParams})
 # one seen first is checked and converted by `handle` (None: out of range). `miss(ALL)` is written out as the
 # call of `slow` with the arguments given: the function refers to as few of its closure's names as it can,
 # since a call copies each of them (about 1 ns apiece).
-# Out facts are read through the sealed slot's descriptor (`facts(x, base)`): an uninitialised Out raises
+# Out facts are read through the sealed slot's descriptor (`FACTS(x, BASE)`): an uninitialised Out raises
 # there, and the except clause sends it to `miss` (only that read is in the try: what `miss` raises goes to
 # the caller as it is, the contract asked once).
 _NONE = ["if x{i} is None:", "    y{i} = None"]
@@ -140,10 +140,10 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
     runs under a frame of a code given to `ffi.call_frames` (the generated `call`, or
     the generic one here), from before it looks at the closed flag until ctypes returned.
     """
-    by_value = any(s.kind == k.STRUCT for s in c.specs)
     holding = holds_gil(c.abi.symbol, c.abi.group or "")
-    made: list[Any] = [] if by_value else [ffi.function_at(address, ctypes.c_int, [argtype(s, structs) for s in c.specs],
-                                                             keep_gil=holding)]
+    # a struct passed by value leaves the argument types (and the prototype) to the first call
+    types = None if any(s.kind == k.STRUCT for s in c.specs) else [argtype(s, structs) for s in c.specs]
+    made: list[Any] = [] if types is None else [ffi.function_at(address, ctypes.c_int, types, keep_gil=holding)]
     convert = c.convert
     symbol = c.abi.symbol
     sync = devmem.synchroniser(guard) if c.devptrs else None
@@ -158,8 +158,7 @@ def make(c: k.Contract, address: int, guard: ffi.Guard, err: Callable[[int], Cud
         return int(made[0](*cargs))
 
     fasts = [k.fast_check(s) for s in c.specs]
-    if made and all(f is not None for f in fasts):
-        types = [argtype(s, structs) for s in c.specs]
+    if types is not None and all(f is not None for f in fasts):
         letters, consts, kept = _shortcuts(fasts, types)  # type: ignore[arg-type]
         highs = {i: f[1][0] for i, f in enumerate(fasts) if f is not None and f[0] == "h"}
 
