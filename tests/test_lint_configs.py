@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,18 @@ def _lint(name: str, **kw: object) -> tuple[list, object]:
 
     path = CORPUS / name
     return lint_text(path.read_text(), str(path), settings=Settings(engine="clang", pedantic=True, **kw))
+
+
+def _skipped_then_given(name: str, line: int, code: str, config: str, **given: object) -> tuple[Any, Any]:
+    """A file's one fault, in a branch the flags skip: reported in that configuration; linted again with `given`
+    (the flags that enter the branch), the same fault is the flags' own, named by no configuration. Returns
+    (the first finding, the second run's unit)."""
+    found, _ = _lint(name)
+    assert [(f.line, f.code, f.config) for f in found] == [(line, code, config)]
+    first = found[0]
+    found, unit = _lint(name, **given)
+    assert [(f.line, f.code, f.config) for f in found] == [(line, code, "")]
+    return first, unit
 
 
 # ---- conditions, without clang ----------------------------------------------------------------------------------------
@@ -123,11 +136,8 @@ def test_no_configuration_no_facts(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_both_sides_of_a_toolkit_test() -> None:
     _clang()
-    found, _ = _lint("version_branches.cpp")
-    assert [(f.line, f.code, f.config) for f in found] == [(14, "CE002", "when CUDA_VERSION < 12000")]
     # under an 11.8 toolkit the other side is the skipped one; it has no fault
-    found, _ = _lint("version_branches.cpp", toolkit="11.8")
-    assert [(f.line, f.code, f.config) for f in found] == [(14, "CE002", "")]
+    _skipped_then_given("version_branches.cpp", 14, "CE002", "when CUDA_VERSION < 12000", toolkit="11.8")
 
 
 def test_the_windows_branch_is_judged() -> None:
@@ -267,11 +277,9 @@ def test_the_time_bound_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_wrapper_called_from_a_skipped_branch() -> None:
     """The project's own lookup helper, called inside `#ifdef WITH_CONTEXTS`: the call there is judged."""
     _clang()
-    found, unit = _lint("wrapper_branches.cpp")
-    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "when WITH_CONTEXTS is defined")]
-    assert "through load" in found[0].message
-    found, _ = _lint("wrapper_branches.cpp", defines=["WITH_CONTEXTS"])
-    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE002", "")]
+    first, _ = _skipped_then_given("wrapper_branches.cpp", 18, "CE002", "when WITH_CONTEXTS is defined",
+                                   defines=["WITH_CONTEXTS"])
+    assert "through load" in first.message
 
 
 def test_the_windows_branch_of_a_unicode_cpp_loader() -> None:
@@ -323,11 +331,8 @@ def test_a_file_under_a_build_macro_calling_its_own_wrapper() -> None:
     knows the wrapper `load`; the branch that calls it is then judged (the retired tree-sitter engine's
     reach, now clang's: a whole loader under `#if WP_ENABLE_CUDA`)."""
     _clang()
-    found, unit = _lint("whole_file_wrapper.cpp")
-    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "when WITH_CUDA >= 1")]
-    assert "through load" in found[0].message
-    found, _ = _lint("whole_file_wrapper.cpp", defines=["WITH_CUDA=1"])
-    assert [(f.line, f.code, f.config) for f in found] == [(28, "CE002", "")]
+    first, _ = _skipped_then_given("whole_file_wrapper.cpp", 28, "CE002", "when WITH_CUDA >= 1", defines=["WITH_CUDA=1"])
+    assert "through load" in first.message
 
 
 def test_a_loader_macro_defined_per_branch() -> None:
@@ -335,11 +340,10 @@ def test_a_loader_macro_defined_per_branch() -> None:
     definition the flags skip is judged at its expansion, in its configuration, once (the flags' own
     definition is right)."""
     _clang()
-    found, unit = _lint("define_branches.cpp")
-    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "when USE_BY_VERSION >= 1")]
-    assert "expanded from the macro LOAD_SYM" in found[0].message
-    found, unit = _lint("define_branches.cpp", defines=["USE_BY_VERSION=1"])
-    assert [(f.line, f.code, f.config) for f in found] == [(18, "CE007", "")] and unit.configs == []
+    first, unit = _skipped_then_given("define_branches.cpp", 18, "CE007", "when USE_BY_VERSION >= 1",
+                                      defines=["USE_BY_VERSION=1"])
+    assert "expanded from the macro LOAD_SYM" in first.message
+    assert unit.configs == []
 
 
 def test_a_branch_under_a_function_like_macro_condition_is_forced() -> None:
