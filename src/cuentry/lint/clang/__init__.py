@@ -541,8 +541,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     tu, args, headers, missing, errors = _translation_unit(ci, text, path, opts, cat, refused)
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
-    w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
-    w.foreign = opts.foreign
+    w = Walker(tu, path, cat, normalizer(cat), skip, text, opts.foreign).run()
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
     unit.note = _note(missing, errors, refused)
@@ -566,7 +565,7 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
-    unit.called = frozenset(c.spelling for c, _, _ in w.calls if c.spelling)   # what later passes look for
+    unit.called = frozenset(w.called)   # what later passes look for
     if opts.flip:
         from .configs import every
 
