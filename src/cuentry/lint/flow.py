@@ -538,9 +538,10 @@ def arith(op: str, a: Val, b: Val) -> Val:
         return Int(got) if got is not None else Unk()
     if op == "+" and isinstance(a, Str) and isinstance(b, Str):
         return Str(a.s + b.s)
+    vers = [x for x in (a, b) if isinstance(x, Ver)]
+    if vers:   # the driver's answer over the runtime's: the request asks at a version the driver gave
+        return next((x for x in vers if x.kind == "driver"), vers[0])
     for x, y in ((a, b), (b, a)):
-        if isinstance(x, Ver):
-            return x
         if isinstance(x, Tk):
             n = _OPS[op](*((x.n, y.n) if x is a else (y.n, x.n))) \
                 if x.n is not None and isinstance(y, Int) else None

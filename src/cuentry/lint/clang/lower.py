@@ -196,7 +196,8 @@ class _Lowerer:
             local = parent is not None and parent.kind in (*_FN_KINDS, K.LAMBDA_EXPR) or d.kind == K.PARM_DECL
             static = d.kind == K.VAR_DECL and d.storage_class == StorageClass.STATIC
             shared = not local or static or k in self.escaped
-            got = F.Var(k, shared, self.tid(d.type, d))
+            deduced = d.type.kind == T.AUTO    # `auto p = ...` has its initializer's type, spelled there
+            got = F.Var(k, shared, -1 if deduced else self.tid(d.type, d))
             self.vars[k] = got
         return got
 
@@ -241,7 +242,7 @@ class _Lowerer:
                 stmts.append(F.SAssign(F.LVar(v), F.ELit(F.Par(k, v.param or 0, v.key))))
         if body is not None:
             ctx.parents = [c]
-            stmts += self.block(body, ctx)
+            stmts += self.stmt(body, ctx)
         linkage = c.linkage.name if hasattr(c, "linkage") else ""
         self.funcs[k] = F.Func(k, name, tuple(pvars), tuple(stmts), tuple(defaults),
                                exported=linkage == "EXTERNAL" and not lam)
@@ -578,7 +579,7 @@ class _Lowerer:
             return F.EVar(v)
         if dk == K.ENUM_CONSTANT_DECL:
             if d.spelling in self.flag_names:
-                self.flag_uses.append((c, tuple(ctx.parents[-8:])))
+                self.flag_uses.append((c, tuple(ctx.parents[-9:-1])))
             return F.ELit(F.Int(d.enum_value, d.spelling))
         if dk in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
             return F.EFun(self.fkey(d), d.spelling)
@@ -637,9 +638,14 @@ class _Lowerer:
             return b
         return F.EOp(op, a, b)
 
-    def lvalue_addr(self, c: Any, ctx: _Ctx) -> F.E:
-        """`&x` of any lvalue expression (a function's address is the function)."""
+    def lvalue_addr(self, c: Any, ctx: _Ctx, *, temporary: bool = False) -> F.E:
+        """`&x` of any lvalue expression (a function's address is the function); with `temporary`, the address of
+        a temporary holding the value of an expression that is not an lvalue (a reference bound to it)."""
         lv = self.lval(c, ctx)
+        if lv is None and temporary and not _function_pointer(c.type):
+            tmp = F.Var(f"tmp:{c.hash}:{len(self.calls)}:{len(ctx.pre)}", False)
+            ctx.pre.append(F.SAssign(F.LVar(tmp), self.expr(c, ctx)))
+            return F.EAddr(F.LVar(tmp))
         if lv is None:
             return self.expr(c, ctx)
         if isinstance(lv, F.LDeref) and lv.index is None:
@@ -707,9 +713,11 @@ class _Lowerer:
         if c.spelling:
             self.called.add(c.spelling)
         if ref is not None and ref.kind == K.CONSTRUCTOR:
-            return self.expr(args[0], ctx) if len(args) == 1 else self.effects(c, ctx)
-        if ref is not None and ref.kind == K.CXX_METHOD and ref.spelling in ("c_str", "data", "get"):
-            obj = [x for x in ch if x.kind.is_expression()]
+            given = [a for a in args if not _is_default_arg(a)]   # `std::string("cuX")`: the value it is made of
+            return self.expr(given[0], ctx) if len(given) == 1 else self.effects(c, ctx)
+        if ref is not None and ref.kind == K.CXX_METHOD and ref.spelling in ("c_str", "data", "get") and not args:
+            member = ch[0] if ch and ch[0].kind == K.MEMBER_REF_EXPR else None
+            obj = [x for x in kids(member) if x.kind.is_expression()] if member is not None else []
             return self.expr(obj[0], ctx) if obj else F.EUnk()
         if ref is not None and ref.spelling.startswith("operator") and ref.spelling != "operator()":
             op = ref.spelling[8:].strip()
@@ -747,7 +755,8 @@ class _Lowerer:
             callee = F.EUnk()
         refs = _reference_params(ref)
         args = _with_defaults(args, ref)
-        lowered = tuple(self.lvalue_addr(a, ctx) if i in refs else self.expr(a, ctx) for i, a in enumerate(args))
+        lowered = tuple(self.lvalue_addr(a, ctx, temporary=True) if i in refs else self.expr(a, ctx)
+                        for i, a in enumerate(args))
         targs = _template_args(ref)
         sid = len(self.calls)
         static = self.static_api(callee_cursor) if callee_cursor is not None else ""

@@ -207,8 +207,19 @@ class Walker:
         return self
 
     def _type_of(self, ty: Any, anchor: Any) -> TypeInfo | None:
+        """The type record of a place or conversion a pointer may land in (None: not a specific function type).
+        A call's type is the one its written template argument spells (`get<PFN_cuX_vN>`, `get<decltype(&cuX)>`)."""
+        if anchor is not None and anchor.kind == K.CALL_EXPR:
+            ty = _sugared(anchor, ty)
+            info = self.type_info(ty)
+            exp = _written_export(anchor)
+            if info is None or info.sig is None or _dependent(ty):
+                return None
+            if exp is not None and info.pfn is None:
+                return TypeInfo(info.spelling, None, exp, info.sig, f"the pointer's type is decltype of {exp}")
+            return info
         info = self.type_info(ty)
-        if info is None or info.sig is None or info.spelling in _GENERIC or \
+        if info is None or info.sig is None or info.spelling in _GENERIC or _dependent(ty) or \
                 (info.pfn is None and info.sig is not None and _generic_sig(ty)):
             return None
         return self._spelled(info, anchor) if anchor is not None and anchor.kind in (
@@ -300,8 +311,9 @@ class Walker:
         assert self.low is not None
         infos = [self.low.types[t] for t in sorted(lands) if 0 <= t < len(self.low.types)]
         out: dict[str, TypeInfo] = {}
-        for info in sorted((i for i in infos if i is not None), key=lambda i: (i.pfn is None, i.written is None)):
-            out.setdefault(info.pfn or info.sig or info.spelling, info)
+        for info in sorted((i for i in infos if i is not None),
+                           key=lambda i: (i.pfn is None, i.export is None, i.written is None)):
+            out.setdefault(info.sig or info.spelling, info)
         return list(out.values()) or [None]
 
     def _checks(self, api: str, status: F.Val | None, inner: SiteInfo) -> tuple[str, bool, tuple[str, ...]]:
@@ -782,6 +794,39 @@ def _arg_text(s: SiteInfo, i: int) -> str:
     return " ".join(tokens(args[i]))[:60] if i < len(args) else ""
 
 
+def _sugared(c: Any, ty: Any = None) -> Any:
+    """The call's type (or `ty`) as the template argument written at the call spells it (`get<PFN_cuX_vN>(...)`:
+    a specialization's own arguments are canonical, the written ones keep the typedef)."""
+    ty = c.type if ty is None else ty
+    want = ty.get_canonical().spelling
+    callee = next(iter(kids(c)), None)
+    if callee is None:
+        return ty
+    for x in callee.walk_preorder():
+        if x.kind == K.TYPE_REF and x.referenced is not None and x.referenced.kind == K.TYPEDEF_DECL:
+            t = x.referenced.type
+            if t.get_canonical().spelling == want:
+                return t
+    return ty
+
+
+def _written_export(c: Any) -> str | None:
+    """`get<decltype(&cuX)>(...)`: the function the written template argument takes the type of."""
+    callee = next(iter(kids(c)), None)
+    if callee is None:
+        return None
+    for x in callee.walk_preorder():
+        if x.kind == K.DECL_REF_EXPR and x.referenced is not None and x.referenced.kind == K.FUNCTION_DECL \
+                and x.referenced.spelling.startswith("cu"):
+            return str(x.referenced.spelling)
+    return None
+
+
+def _dependent(ty: Any) -> bool:
+    """A type that depends on a template's parameters (known only in an instantiation)."""
+    return "type-parameter" in ty.get_canonical().spelling or ty.kind == T.DEPENDENT
+
+
 def _generic_sig(ty: Any) -> bool:
     """`void (*)(void)`: the C idiom of a pointer to any function, a place to keep one as `void *` is."""
     can = ty.get_canonical()
@@ -822,7 +867,9 @@ _THROUGH = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR})
 
 def _result_use(c: Any, par: list[Any], fn: str, w: Walker) -> tuple[bool, tuple[str, ...]]:
     """Whether a call's result is used, and the variable it initializes when that is never read again."""
-    for p in reversed(par[:-1] if par and par[-1] == c else par):
+    while par and par[-1] == c:
+        par = par[:-1]
+    for p in reversed(par):
         if p.kind in _THROUGH:
             continue
         if p.kind in (K.COMPOUND_STMT,):
