@@ -197,7 +197,9 @@ class _Lowerer:
             static = d.kind == K.VAR_DECL and d.storage_class == StorageClass.STATIC
             shared = not local or static or k in self.escaped
             deduced = d.type.kind == T.AUTO    # `auto p = ...` has its initializer's type, spelled there
-            got = F.Var(k, shared, -1 if deduced else self.tid(d.type, d))
+            own = d.get_definition()
+            single = own is None or own == d.canonical      # declared once: its declaration is where it is spelled
+            got = F.Var(k, shared, -1 if deduced else self.tid(d.type, d if single else None))
             self.vars[k] = got
         return got
 
@@ -761,8 +763,9 @@ class _Lowerer:
         sid = len(self.calls)
         static = self.static_api(callee_cursor) if callee_cursor is not None else ""
         outs = tuple(i for i, a in enumerate(args) if _pointer_to_pointer(a.type))
+        typed = ref is not None and (ref.kind == K.FUNCTION_TEMPLATE or self.fkey(ref) != key(ref))
         self.calls[sid] = F.Call(sid, ctx.fn, callee, lowered, c.spelling or "", static, outs,
-                                 self.tid(c.type, c) if _function_pointer(c.type) else -1,
+                                 self.tid(c.type, c) if typed and _function_pointer(c.type) else -1,
                                  tuple(F.ELit(F.Int(n)) for n in targs))
         self.sites[sid] = SiteInfo(c, ctx.fn, tuple(ctx.parents))
         return F.ECall(sid)

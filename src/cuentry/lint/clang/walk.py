@@ -828,12 +828,13 @@ def _dependent(ty: Any) -> bool:
 
 
 def _generic_sig(ty: Any) -> bool:
-    """`void (*)(void)`: the C idiom of a pointer to any function, a place to keep one as `void *` is."""
+    """`void (*)(void)`, or a function type without a prototype (`FARPROC`, `int (*)()`): the C idioms of a
+    pointer to any function, a place to keep one as `void *` is."""
     can = ty.get_canonical()
     if can.kind != T.POINTER:
         return False
     f = can.get_pointee()
-    return bool(f.get_result().kind == T.VOID and (f.kind == T.FUNCTIONNOPROTO or not list(f.argument_types())))
+    return bool(f.kind == T.FUNCTIONNOPROTO or f.get_result().kind == T.VOID and not list(f.argument_types()))
 
 
 def _arguments(c: Any) -> list[Any]:
