@@ -80,7 +80,8 @@ class Query:
     version: int | None = None             # the pin, when there is exactly one
     pins: tuple[int, ...] = ()             # every literal pin the version can take (ternaries, branches)
     version_text: str = ""
-    version_kind: str = "missing"          # literal | toolkit | driver | runtime | param | other | missing
+    version_kind: str = "missing"          # literal | toolkit | driver | runtime_version (what cudaRuntimeGetVersion
+    # wrote) | runtime (cudaGetDriverEntryPoint's own) | param | other | missing
     flags_text: str = ""
     flags_mode: str = ""                   # default | legacy | per_thread | "" (not known)
     status: str = "missing"                # given | null | missing | not_applicable

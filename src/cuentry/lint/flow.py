@@ -409,7 +409,7 @@ class Result:
     state: dict[Loc, Vals] = field(default_factory=dict)            # every shared location's values
     summaries: dict[str, Summary] = field(default_factory=dict)     # the program's functions (for other units)
     apis: dict[int, str] = field(default_factory=dict)              # each getter or lookup call -> its API
-    versioned: set[str] = field(default_factory=set)                # variables a version query's answer reaches
+    versioned: set[str] = field(default_factory=set)                # variables the driver's version reaches
     rounds: int = 0
 
     def holds(self, var_key: str) -> Vals:
@@ -742,11 +742,14 @@ class _Solver:
 
     # -- stores --
     def assign(self, lv: LV, vals: Vals, fr: _Frame, *, strong: bool = True) -> None:
+        """`lv = vals`: each place the lvalue may name gets the values that agree with the row it was reached by."""
         locs = self.lval(lv, fr)
-        self.store(locs, vals, fr, strong=strong and len(locs) == 1)
+        one = strong and len(locs) == 1
+        for loc, tags in locs:
+            self.store([loc], _with(vals, tags), fr, strong=one)
 
     def store(self, locs: Sequence[Loc], vals: Vals, fr: _Frame, *, strong: bool) -> None:
-        versioned = any(isinstance(v, Ver) for v, _ in vals)
+        versioned = any(isinstance(v, Ver) and v.kind == "driver" for v, _ in vals)
         for loc in locs:
             if versioned and loc.base[:2] in ("l:", "g:"):
                 self.result.versioned.add(loc.base[2:])
@@ -788,34 +791,36 @@ class _Solver:
             fr.effects.add(Land(ty, v))
 
     # -- lvalues --
-    def lval(self, lv: LV, fr: _Frame) -> list[Loc]:
+    def lval(self, lv: LV, fr: _Frame) -> list[tuple[Loc, Tags]]:
+        """The places an lvalue may name, each with the rows of tables it was reached through."""
         if isinstance(lv, LVar):
-            return [Loc(("g:" if lv.var.shared else "l:") + lv.var.key, (), None, lv.var.ty)]
+            return [(Loc(("g:" if lv.var.shared else "l:") + lv.var.key, (), None, lv.var.ty), ())]
         if isinstance(lv, LField):
-            out = []
-            for base in self.lval(lv.base, fr):
-                out.append(base.below(lv.key, lv.ty) if base.base != "u" else Loc("f:" + lv.key, (), None, lv.ty))
-            return out
+            return [(base.below(lv.key, lv.ty) if base.base != "u" else Loc("f:" + lv.key, (), None, lv.ty), tags)
+                    for base, tags in self.lval(lv.base, fr)]
         if isinstance(lv, LIndex):
             idx = self.expr(lv.index, fr)
             steps = {v.n if isinstance(v, Int) else ANY for v, _ in idx}
             if len(steps) != 1:
                 steps = {ANY}       # rows read one at a time: each tagged with its own
-            return [b.below(s, lv.ty) for b in self.lval(lv.base, fr) for s in sorted(steps, key=str)]
-        out = []
+            return [(b.below(st, lv.ty), tags) for b, tags in self.lval(lv.base, fr) for st in sorted(steps, key=str)]
+        out: list[tuple[Loc, Tags]] = []
         ptrs = self.expr(lv.e, fr)
         off = self.expr(lv.index, fr) if lv.index is not None else None
-        for v, _ in ptrs:
+        for v, tags in ptrs:
             loc = _pointee(v)
             if loc is None:
-                out.append(Loc("u", (), None, lv.ty))
+                out.append((Loc("u", (), None, lv.ty), tags))
                 continue
             if off is not None:
-                for o, _ in off:
-                    out.append(_retype(_step(loc, o.n if isinstance(o, Int) else None), lv.ty, self.prog.fnptr_types))
+                for o, otags in off:
+                    both = _merge_tags(tags, otags)
+                    if both is not None:
+                        got = _step(loc, o.n if isinstance(o, Int) else None)
+                        out.append((_retype(got, lv.ty, self.prog.fnptr_types), both))
             else:
-                out.append(_retype(loc, lv.ty, self.prog.fnptr_types))
-        return _dedup(out)
+                out.append((_retype(loc, lv.ty, self.prog.fnptr_types), tags))
+        return list(dict.fromkeys(out))
 
     def read(self, loc: Loc, fr: _Frame) -> Vals:
         if loc.base == "u":
@@ -837,11 +842,11 @@ class _Solver:
             return self.read(Loc(("g:" if v.shared else "l:") + v.key, (), None, v.ty), fr)
         if isinstance(e, ELoad):
             out: set[TV] = set()
-            for loc in self.lval(e.lv, fr):
-                out |= self.read(loc, fr)
+            for loc, tags in self.lval(e.lv, fr):
+                out |= _with(self.read(loc, fr), tags)
             return _cap(out)
         if isinstance(e, EAddr):
-            return frozenset((_addr(loc), ()) for loc in self.lval(e.lv, fr) if loc.base != "u") or UNKNOWN
+            return frozenset((_addr(loc), tags) for loc, tags in self.lval(e.lv, fr) if loc.base != "u") or UNKNOWN
         if isinstance(e, ECall):
             return self.call(self.prog.calls[e.site], fr)
         if isinstance(e, ECast):
@@ -925,12 +930,17 @@ class _Solver:
             if c.args:
                 self.store(self.deref(args[0], fr), frozenset({(Ver(what, c.name), ())}), fr, strong=True)
             return UNKNOWN
-        if kind == "copy":
+        if kind == "copy":   # the bytes the second argument points to, into what the first points to (row by row)
             if len(args) >= 2:
                 src: set[TV] = set()
-                for loc in self.deref(args[1], fr):
-                    src |= self.read(loc, fr)
-                self.store(self.deref(args[0], fr), _cap(src), fr, strong=True)
+                for sv, st in args[1]:
+                    loc = _pointee(sv)
+                    if loc is not None:
+                        src |= _with(self.read(loc, fr), st)
+                for dv, dt in args[0]:
+                    loc = _pointee(dv)
+                    if loc is not None:
+                        self.store([loc], _with(_cap(src), dt), fr, strong=len(args[0]) == 1)
             return UNKNOWN
         if kind == "external":
             return self.by_use(c, what, args, fr)
@@ -944,7 +954,7 @@ class _Solver:
             loc = _pointee(v)
             if loc is not None:
                 out.append(loc)
-        return _dedup(out)
+        return list(dict.fromkeys(out))
 
     def getter(self, c: Call, api: str, args: tuple[Vals, ...], fr: _Frame) -> Vals:
         self.result.apis[c.id] = api
@@ -1146,11 +1156,6 @@ def _retype(loc: Loc, ty: int, fnptr: frozenset[int] = frozenset()) -> Loc:
     return loc if ty < 0 or loc.ty == ty or loc.ty in fnptr else Loc(loc.base, loc.path, loc.sym, ty)
 
 
-def _dedup(locs: list[Loc]) -> list[Loc]:
-    seen: dict[Loc, Loc] = {}
-    for loc in locs:
-        seen.setdefault(loc, loc)
-    return list(seen.values())
 
 
 def _match(want: Loc, have: Path) -> Tags | None:

@@ -117,9 +117,10 @@ def _via(q: Query) -> str:
 
 def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
     for q in u.queries:
-        if q.version_kind not in ("toolkit", "driver"):
+        if q.version_kind not in ("toolkit", "driver", "runtime_version"):
             continue
-        src = "the toolkit's CUDA_VERSION" if q.version_kind == "toolkit" else "the driver's version"
+        src = {"toolkit": "the toolkit's CUDA_VERSION", "driver": "the driver's version",
+               "runtime_version": "the runtime's version (cudaRuntimeGetVersion)"}[q.version_kind]
         m = PFN_RE.search(q.target_type or "")
         if m and (q.symbol is None or m.group(1) == q.symbol):
             fix = f"pin {m.group(2)}, the version of its {m.group(0)}"
@@ -309,7 +310,33 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
                               f"{abi.version}{' per-thread' if abi.variant else ''} instead of naming the export")
         else:
             yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
+    yield from _unexported(u, cat)
     yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
+
+
+TYPO_RATIO = 0.9
+"""How alike a name taken by dlsym must be to a driver entry point's to be its misspelling (difflib's ratio): a
+name of another library (`cudnnCreate`, `cublasCreate_v2`) is not, `cuCtxSyncronize` is."""
+
+
+def _unexported(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    """Exports taken by a name no driver exports: a suffix the entry point never had, or a misspelling of one."""
+    import difflib
+
+    for e in u.exports:
+        if e.name in cat or cat.by_exported(e.name) is not None:
+            continue
+        split = split_suffix(e.name)
+        if split is not None and split[0] in cat:
+            got = ", ".join(a.exported or a.symbol for a in cat.abis(split[0]))
+            yield e.line, e.col, (f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves "
+                                  f"({split[0]}'s exports: {got}): take one of them{e.where}"), "error"
+            continue
+        near = [s.symbol for s in cat.suggest(e.name)
+                if difflib.SequenceMatcher(None, e.name, s.symbol).ratio() >= TYPO_RATIO]
+        if near:
+            yield e.line, e.col, (f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves: "
+                                  f"did you mean {near[0]!r}?{e.where}"), "error"
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:

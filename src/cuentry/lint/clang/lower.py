@@ -146,6 +146,7 @@ class _Lowerer:
         self.flag_names: frozenset[str] = frozenset()
         self._texts: dict[str, list[str]] = {}
         self._defines: dict[str, dict[str, str]] = {}
+        self.header_defines: Callable[[], dict[str, str]] | None = None   # the project headers' object-like macros
 
     # -- the translation unit --
     def run(self) -> None:
@@ -563,6 +564,8 @@ class _Lowerer:
         if defs is None:
             defs = self._defines[path] = dict(_DEFINE.findall("\n".join(self.lines(path))))
         body = defs.get(word)
+        if body is None and self.header_defines is not None:
+            body = self.header_defines().get(word)
         return body is not None and depth < 8 and any(self.toolkit_word(w, path, depth + 1)
                                                       for w in _WORD.findall(body))
 
@@ -949,11 +952,13 @@ def _read_lines(path: str) -> list[str]:
 
 
 def lower(tu: Any, ours: Callable[[Any], bool], type_of: Callable[[Any, Any], Any], static_api: Callable[[Any], str],
-          macros: Any, flag_names: frozenset[str], texts: dict[str, str] | None = None) -> Lowered:
+          macros: Any, flag_names: frozenset[str], texts: dict[str, str] | None = None,
+          header_defines: Callable[[], dict[str, str]] | None = None) -> Lowered:
     """The translation unit's code (what `ours` accepts) as the dataflow IR, with what reporting needs; `texts`:
     the files whose text is not (or not yet) what is on disk."""
     lo = _Lowerer(tu, ours, type_of, static_api, macros)
     lo.flag_names = flag_names
+    lo.header_defines = header_defines
     for path, text in (texts or {}).items():
         lo._texts[path] = text.splitlines()
     lo.run()

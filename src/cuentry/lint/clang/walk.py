@@ -178,6 +178,8 @@ class Walker:
         self.tally: list[tuple[int, str]] = []           # each request of this file: (line, why not judged or "")
         self._list_rows: dict[str, dict[str, tuple[str, int, int]]] = {}   # list macro -> symbol -> where it is written
         self._hdr_defines: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None
+        self._hdr_texts: dict[str, str] | None = None
+        self._obj_defines: dict[str, str] | None = None
         self._in_requests: dict[str, dict[str, int]] = {}
         self._type_cache: dict[str, TypeInfo | None] = {}
         self.low: Lowered | None = None
@@ -196,7 +198,7 @@ class Walker:
             if c.kind == K.MACRO_DEFINITION:
                 self.macros.add(c)
         low = self.low = lower(self.tu, self.ours, self._type_of, self._static_api, self.macros,
-                               frozenset(FLAG_MODES), {self.path: self.text})
+                               frozenset(FLAG_MODES), {self.path: self.text}, self._object_defines)
         self.fns = {k: Fn(info.cursor, info.name, info.params, k) for k, info in low.fns.items()}
         self.flag_uses = [(c.spelling, c.location.line, c.location.column) for c, par in low.flag_uses
                           if not _or_ed(list(par))]
@@ -506,23 +508,39 @@ class Walker:
                             out.setdefault(k, v)
         return out
 
+    def _object_defines(self) -> dict[str, str]:
+        """The object-like `#define`s of the project headers this translation unit includes: name -> body. Read once."""
+        if self._obj_defines is None:
+            self._obj_defines = {}
+            for text in self._header_texts().values():
+                for name, body in _DEFINE.findall(text):
+                    self._obj_defines.setdefault(name, body)
+        return self._obj_defines
+
+    def _header_texts(self) -> dict[str, str]:
+        """The texts of the project headers this translation unit includes (not this file, not the system's or the
+        toolkit's; at most `_MAX_HEADERS`, each at most `_MAX_HEADER_BYTES`). Read once."""
+        if self._hdr_texts is None:
+            self._hdr_texts = {}
+            me = os.path.abspath(self.path)
+            for inc in self.tu.get_includes():
+                f = os.path.abspath(inc.include.name) if inc.include is not None else ""
+                if not f or f == me or f in self._hdr_texts or f.startswith(self.skip) or \
+                        len(self._hdr_texts) >= _MAX_HEADERS:
+                    continue
+                try:
+                    with open(f, encoding="utf-8", errors="replace") as fh:
+                        self._hdr_texts[f] = fh.read(_MAX_HEADER_BYTES)
+                except OSError:
+                    continue
+        return self._hdr_texts
+
     def _header_defines(self) -> dict[str, list[tuple[str, list[tuple[int, str]]]]]:
         """The function-like `#define`s of the project headers this translation unit includes (not this file's, not
         the system's or the toolkit's): name -> (header, its lines). Read once."""
         if self._hdr_defines is None:
             self._hdr_defines = {}
-            me = os.path.abspath(self.path)
-            seen: set[str] = set()
-            for inc in self.tu.get_includes():
-                f = os.path.abspath(inc.include.name) if inc.include is not None else ""
-                if not f or f == me or f in seen or f.startswith(self.skip) or len(seen) >= _MAX_HEADERS:
-                    continue
-                seen.add(f)
-                try:
-                    with open(f, encoding="utf-8", errors="replace") as fh:
-                        text = fh.read(_MAX_HEADER_BYTES)
-                except OSError:
-                    continue
+            for f, text in self._header_texts().items():
                 for name, body in _function_defines(text):
                     self._hdr_defines.setdefault(name, []).append((f, body))
         return self._hdr_defines
@@ -741,8 +759,8 @@ def _val(v: F.Val) -> Val:
         return Val(v.n, "literal", text=v.text or str(v.n))
     if isinstance(v, F.Tk):
         return Val(v.n, "toolkit", text=v.text)
-    if isinstance(v, F.Ver):
-        return Val(None, v.kind, text=v.text)
+    if isinstance(v, F.Ver):   # what cudaRuntimeGetVersion wrote is not cudaGetDriverEntryPoint's own "runtime"
+        return Val(None, "driver" if v.kind == "driver" else "runtime_version", text=v.text)
     if isinstance(v, F.Par):
         return Val(None, "param", param=v.i if v.i >= 0 else None, tparam=-1 - v.i if v.i < 0 else None,
                    text=v.text)
@@ -760,8 +778,8 @@ def _from_val(v: Val) -> F.Val:
         return F.Str(v.value)
     if v.kind == "toolkit":
         return F.Tk(v.value if isinstance(v.value, int) else None, v.text)
-    if v.kind in ("driver", "runtime"):
-        return F.Ver(v.kind, v.text)
+    if v.kind in ("driver", "runtime_version"):
+        return F.Ver("driver" if v.kind == "driver" else "runtime", v.text)
     if isinstance(v.value, int):
         return F.Int(v.value, v.text)
     return F.Unk(v.text)
