@@ -32,13 +32,73 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
-    "Addr", "Ar", "Call", "Ent", "Exp", "Func", "Fun", "Int", "Ld", "Loc", "Par", "Program", "Request",
-    "Result", "Seeds", "Str", "Tk", "Unk", "Ver", "solve",
-    "EAddr", "ECall", "ECast", "ECond", "EFun", "ELit", "ELoad", "EOp", "EUnion", "EUnk", "EVar",
-    "LDeref", "LField", "LIndex", "LVar", "SAssign", "SExpr", "SIf", "SLoop", "SRet", "Var",
+    "ANY",
+    "LV",
+    "MAX_COMBOS",
+    "MAX_DEPTH",
+    "MAX_ROUNDS",
+    "MAX_VALUES",
+    "NONE",
+    "TV",
+    "UNKNOWN",
+    "Addr",
+    "Ar",
+    "Call",
+    "E",
+    "EAddr",
+    "ECall",
+    "ECast",
+    "ECond",
+    "EFun",
+    "ELit",
+    "ELoad",
+    "EOp",
+    "EUnion",
+    "EUnk",
+    "EVar",
+    "Effect",
+    "Ent",
+    "Exp",
+    "Fun",
+    "Func",
+    "Int",
+    "LDeref",
+    "LField",
+    "LIndex",
+    "LVar",
+    "Land",
+    "Ld",
+    "Loc",
+    "Par",
+    "Path",
+    "Program",
+    "Req",
+    "Request",
+    "Result",
+    "S",
+    "SAssign",
+    "SExpr",
+    "SIf",
+    "SLoop",
+    "SRet",
+    "Seeds",
+    "Store",
+    "Str",
+    "Summary",
+    "Tags",
+    "Through",
+    "Tk",
+    "Unk",
+    "Val",
+    "Vals",
+    "Var",
+    "Ver",
+    "arith",
+    "solve",
+    "symbolic",
 ]
 
 MAX_VALUES = 96
@@ -53,7 +113,7 @@ MAX_DEPTH = 10
 
 # ---- locations and values ------------------------------------------------------------------------------------
 
-Path = tuple[Union[str, int], ...]
+Path = tuple[str | int, ...]
 ANY = "*"   # an index that is any index
 
 
@@ -166,7 +226,7 @@ class Unk:
     text: str = field(default="", compare=False, hash=False)
 
 
-Val = Union[Int, Str, Tk, Ver, Addr, Fun, Exp, Ent, Par, Ld, Ar, Unk]
+Val = Int | Str | Tk | Ver | Addr | Fun | Exp | Ent | Par | Ld | Ar | Unk
 Tags = tuple[tuple[str, int], ...]
 TV = tuple[Val, Tags]
 Vals = frozenset[TV]
@@ -265,7 +325,7 @@ class EUnk:
     text: str = ""
 
 
-E = Union[ELit, EVar, EAddr, ELoad, ECall, EOp, EUnion, ECast, ECond, EFun, EUnk]
+E = ELit | EVar | EAddr | ELoad | ECall | EOp | EUnion | ECast | ECond | EFun | EUnk
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +358,7 @@ class LIndex:
     ty: int = -1
 
 
-LV = Union[LVar, LDeref, LField, LIndex]
+LV = LVar | LDeref | LField | LIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +388,7 @@ class SLoop:
     body: tuple[S, ...]
 
 
-S = Union[SAssign, SExpr, SRet, SIf, SLoop]
+S = SAssign | SExpr | SRet | SIf | SLoop
 
 
 @dataclass
@@ -447,7 +507,7 @@ class Through:
     args: tuple[Vals, ...]
 
 
-Effect = Union[Store, Land, Req, Through]
+Effect = Store | Land | Req | Through
 
 
 @dataclass
@@ -528,29 +588,37 @@ def arith(op: str, a: Val, b: Val) -> Val:
     if op in _CMP:
         x, y = _number(a), _number(b)
         return Int(int(_CMP[op](x, y))) if x is not None and y is not None else Unk()
+    if op == "+" and isinstance(a, Str) and isinstance(b, Str):
+        return Str(a.s + b.s)
     if op not in _OPS:
-        return Str(a.s + b.s) if op == "+" and isinstance(a, Str) and isinstance(b, Str) else Unk()
+        return Unk()
     if isinstance(a, Int) and isinstance(b, Int):
         try:
             got = _OPS[op](a.n, b.n)
         except (OverflowError, ValueError):
             got = None
         return Int(got) if got is not None else Unk()
-    if op == "+" and isinstance(a, Str) and isinstance(b, Str):
-        return Str(a.s + b.s)
-    vers = [x for x in (a, b) if isinstance(x, Ver)]
-    if vers:   # the driver's answer over the runtime's: the request asks at a version the driver gave
-        return next((x for x in vers if x.kind == "driver"), vers[0])
-    for x, y in ((a, b), (b, a)):
-        if isinstance(x, Tk):
-            n = _OPS[op](*((x.n, y.n) if x is a else (y.n, x.n))) \
-                if x.n is not None and isinstance(y, Int) else None
-            return Tk(n, x.text)
+    version = _version_arith(op, a, b)
+    if version is not None:
+        return version
     if symbolic(a) or symbolic(b):
         return Ar(op, a, b)
     if isinstance(a, Addr) and isinstance(b, Int) and op in "+-":
         return Addr(_step(a.loc, b.n if op == "+" else -b.n))
     return Unk()
+
+
+def _version_arith(op: str, a: Val, b: Val) -> Val | None:
+    """Arithmetic on a version: the driver's answer over the runtime's (the request asks at a version the driver
+    gave); the toolkit's, folded when its value and the other operand are known. None: neither is a version."""
+    vers = [x for x in (a, b) if isinstance(x, Ver)]
+    if vers:
+        return next((x for x in vers if x.kind == "driver"), vers[0])
+    tk = a if isinstance(a, Tk) else b if isinstance(b, Tk) else None
+    if tk is None:
+        return None
+    x, y = _number(a), _number(b)
+    return Tk(_OPS[op](x, y) if x is not None and y is not None else None, tk.text)
 
 
 def _number(v: Val) -> int | None:
@@ -835,45 +903,56 @@ class _Solver:
 
     # -- expressions --
     def expr(self, e: E, fr: _Frame) -> Vals:
-        if isinstance(e, ELit):
-            return frozenset({(e.v, ())})
-        if isinstance(e, EVar):
-            v = e.var
-            return self.read(Loc(("g:" if v.shared else "l:") + v.key, (), None, v.ty), fr)
-        if isinstance(e, ELoad):
-            out: set[TV] = set()
-            for loc, tags in self.lval(e.lv, fr):
-                out |= _with(self.read(loc, fr), tags)
-            return _cap(out)
-        if isinstance(e, EAddr):
-            return frozenset((_addr(loc), tags) for loc, tags in self.lval(e.lv, fr) if loc.base != "u") or UNKNOWN
-        if isinstance(e, ECall):
-            return self.call(self.prog.calls[e.site], fr)
-        if isinstance(e, ECast):
-            vals = self.expr(e.e, fr)
-            if e.ty in self.prog.fnptr_types:
-                for v, _ in vals:
-                    self.land(e.ty, v, fr)
-            return vals
-        if isinstance(e, EOp):
-            a, b = self.expr(e.a, fr), self.expr(e.b, fr)
-            return _cap((arith(e.op, x[0], y[0]), tags) for (x, y), tags in _pairs(a, b))
-        if isinstance(e, EUnion):
-            out = set()
-            for it in e.items:
-                out |= self.expr(it, fr)
-            return _cap(out)
-        if isinstance(e, ECond):
-            cv = self.expr(e.c, fr)
-            known = {_number(v) for v, _ in cv}
-            if cv and None not in known and all(known):
-                return self.expr(e.a, fr)
-            if cv and known == {0}:
-                return self.expr(e.b, fr)
-            return _cap(self.expr(e.a, fr) | self.expr(e.b, fr))
-        if isinstance(e, EFun):
-            return frozenset({(Fun(e.key, e.name), ())})
-        return frozenset({(Unk(e.text), ())})
+        how = _EVAL.get(type(e))
+        return how(self, e, fr) if how is not None else frozenset({(Unk(getattr(e, "text", "")), ())})
+
+    def _e_lit(self, e: ELit, fr: _Frame) -> Vals:
+        return frozenset({(e.v, ())})
+
+    def _e_var(self, e: EVar, fr: _Frame) -> Vals:
+        v = e.var
+        return self.read(Loc(("g:" if v.shared else "l:") + v.key, (), None, v.ty), fr)
+
+    def _e_load(self, e: ELoad, fr: _Frame) -> Vals:
+        out: set[TV] = set()
+        for loc, tags in self.lval(e.lv, fr):
+            out |= _with(self.read(loc, fr), tags)
+        return _cap(out)
+
+    def _e_addr(self, e: EAddr, fr: _Frame) -> Vals:
+        return frozenset((_addr(loc), tags) for loc, tags in self.lval(e.lv, fr) if loc.base != "u") or UNKNOWN
+
+    def _e_call(self, e: ECall, fr: _Frame) -> Vals:
+        return self.call(self.prog.calls[e.site], fr)
+
+    def _e_cast(self, e: ECast, fr: _Frame) -> Vals:
+        vals = self.expr(e.e, fr)
+        if e.ty in self.prog.fnptr_types:
+            for v, _ in vals:
+                self.land(e.ty, v, fr)
+        return vals
+
+    def _e_op(self, e: EOp, fr: _Frame) -> Vals:
+        a, b = self.expr(e.a, fr), self.expr(e.b, fr)
+        return _cap((arith(e.op, x[0], y[0]), tags) for (x, y), tags in _pairs(a, b))
+
+    def _e_union(self, e: EUnion, fr: _Frame) -> Vals:
+        out: set[TV] = set()
+        for it in e.items:
+            out |= self.expr(it, fr)
+        return _cap(out)
+
+    def _e_cond(self, e: ECond, fr: _Frame) -> Vals:
+        cv = self.expr(e.c, fr)
+        known = {_number(v) for v, _ in cv}
+        if cv and None not in known and all(known):
+            return self.expr(e.a, fr)
+        if cv and known == {0}:
+            return self.expr(e.b, fr)
+        return _cap(self.expr(e.a, fr) | self.expr(e.b, fr))
+
+    def _e_fun(self, e: EFun, fr: _Frame) -> Vals:
+        return frozenset({(Fun(e.key, e.name), ())})
 
     # -- calls --
     def call(self, c: Call, fr: _Frame) -> Vals:
@@ -1039,36 +1118,39 @@ class _Subst:
         return _cap(out)
 
     def val(self, v: Val) -> Vals:
-        if isinstance(v, Par):
-            if v.fn != self.fn:
-                return frozenset({(v, ())})
-            return self.bind.get(v.i, frozenset({(Unk(v.text), ())}))
-        if isinstance(v, Ld):
-            out: set[TV] = set()
-            for loc, tags in self.loc(v.loc):
-                out |= _with(self.s.read(loc, self.fr), tags)
-            return _cap(out)
-        if isinstance(v, Addr):
-            if v.loc.sym is None:
-                return frozenset({(v, ())})
-            return frozenset((_addr(loc), tags) for loc, tags in self.loc(v.loc) if loc.base != "u")
-        if isinstance(v, Ar):
-            return _cap((arith(v.op, x[0], y[0]), tags) for (x, y), tags in _pairs(self.val(v.a), self.val(v.b)))
-        if isinstance(v, Exp):
-            if not symbolic(v.name):
-                return frozenset({(v, ())})
-            return frozenset((Exp(v.site, self.c.id if not symbolic(n) else v.at, v.api, n, v.by_use), t)
-                             for n, t in self.val(v.name))
-        if isinstance(v, Ent):
-            if not symbolic(v):
-                return frozenset({(v, ())})
-            out2 = set()
-            site = v.site if v.site >= 0 else self.c.id    # another unit's wrapper: its request is this call
-            for (sym, ver, flags, status), tags in _combos([self.val(x) for x in (v.sym, v.ver, v.flags, v.status)]):
-                at = self.c.id if v.site < 0 or symbolic(v.sym) and not symbolic(sym) else v.at
-                out2.add((Ent(site, at, v.api, sym, ver, flags, status), tags))
-            return _cap(out2)
-        return frozenset({(v, ())})
+        if not symbolic(v):
+            return frozenset({(v, ())})
+        how = _SUBST.get(type(v))
+        return how(self, v) if how is not None else frozenset({(v, ())})
+
+    def _par(self, v: Par) -> Vals:
+        if v.fn != self.fn:
+            return frozenset({(v, ())})
+        return self.bind.get(v.i, frozenset({(Unk(v.text), ())}))
+
+    def _ld(self, v: Ld) -> Vals:
+        out: set[TV] = set()
+        for loc, tags in self.loc(v.loc):
+            out |= _with(self.s.read(loc, self.fr), tags)
+        return _cap(out)
+
+    def _addr(self, v: Addr) -> Vals:
+        return frozenset((_addr(loc), tags) for loc, tags in self.loc(v.loc) if loc.base != "u")
+
+    def _ar(self, v: Ar) -> Vals:
+        return _cap((arith(v.op, x[0], y[0]), tags) for (x, y), tags in _pairs(self.val(v.a), self.val(v.b)))
+
+    def _exp(self, v: Exp) -> Vals:
+        return frozenset((Exp(v.site, self.c.id if not symbolic(n) else v.at, v.api, n, v.by_use), t)
+                         for n, t in self.val(v.name))
+
+    def _ent(self, v: Ent) -> Vals:
+        out: set[TV] = set()
+        site = v.site if v.site >= 0 else self.c.id    # another unit's wrapper: its request is this call
+        for (sym, ver, flags, status), tags in _combos([self.val(x) for x in (v.sym, v.ver, v.flags, v.status)]):
+            at = self.c.id if v.site < 0 or (symbolic(v.sym) and not symbolic(sym)) else v.at
+            out.add((Ent(site, at, v.api, sym, ver, flags, status), tags))
+        return _cap(out)
 
     def loc(self, loc: Loc) -> list[tuple[Loc, Tags]]:
         if loc.sym is None:
@@ -1165,7 +1247,7 @@ def _match(want: Loc, have: Path) -> Tags | None:
         return None
     tags: list[tuple[str, int]] = []
     for i, (a, b) in enumerate(zip(want.path, have, strict=True)):
-        if a == b or b == ANY and (a == ANY or isinstance(a, int)):
+        if a == b or (b == ANY and (a == ANY or isinstance(a, int))):
             continue
         if a == ANY and isinstance(b, int):
             tags.append((f"{want.base}{want.path[:i]!r}", b))
@@ -1191,6 +1273,16 @@ def _pairs(a: Vals, b: Vals) -> Iterator[tuple[tuple[TV, TV], Tags]]:
 
 def _withall(args: tuple[Vals, ...], tags: Tags) -> tuple[Vals, ...]:
     return args if not tags else tuple(_with(a, tags) for a in args)
+
+
+_EVAL: dict[type, Callable[[_Solver, Any, _Frame], Vals]] = {
+    ELit: _Solver._e_lit, EVar: _Solver._e_var, ELoad: _Solver._e_load, EAddr: _Solver._e_addr,
+    ECall: _Solver._e_call, ECast: _Solver._e_cast, EOp: _Solver._e_op, EUnion: _Solver._e_union,
+    ECond: _Solver._e_cond, EFun: _Solver._e_fun,
+}
+_SUBST: dict[type, Callable[[_Subst, Any], Vals]] = {
+    Par: _Subst._par, Ld: _Subst._ld, Addr: _Subst._addr, Ar: _Subst._ar, Exp: _Subst._exp, Ent: _Subst._ent,
+}
 
 
 def solve(prog: Program, seeds: Seeds) -> Result:

@@ -26,6 +26,7 @@ __all__ = [
     "RULE_CODES",
     "SEVERITIES",
     "TABLE_ROWS",
+    "TYPO_RATIO",
     "Hit",
     "Rule",
     "bound",

@@ -20,15 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clang.cindex import CursorKind as K
-from clang.cindex import StorageClass
+from clang.cindex import StorageClass, callbacks, conf
 from clang.cindex import TypeKind as T
-from clang.cindex import callbacks, conf
 
 from .. import flow as F
 from ..facts import TOOLKIT_MACROS
 from .values import Env, evaluate, key, macro_value
 
-__all__ = ["FnInfo", "Lowered", "SiteInfo", "kids", "lower", "subtree"]
+__all__ = ["MAX_SOURCE_BYTES", "FnInfo", "Lowered", "SiteInfo", "kids", "lower", "subtree"]
 
 _FN_KINDS = frozenset({K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.DESTRUCTOR,
                        K.CONVERSION_FUNCTION})
@@ -194,7 +193,7 @@ class _Lowerer:
         got = self.vars.get(k)
         if got is None:
             parent = d.semantic_parent
-            local = parent is not None and parent.kind in (*_FN_KINDS, K.LAMBDA_EXPR) or d.kind == K.PARM_DECL
+            local = (parent is not None and parent.kind in (*_FN_KINDS, K.LAMBDA_EXPR)) or d.kind == K.PARM_DECL
             static = d.kind == K.VAR_DECL and d.storage_class == StorageClass.STATIC
             shared = not local or static or k in self.escaped
             deduced = d.type.kind == T.AUTO    # `auto p = ...` has its initializer's type, spelled there
@@ -226,9 +225,23 @@ class _Lowerer:
         self.fns[k] = FnInfo(c, name, k, params)
         self.funcs[k] = F.Func(k, name, (), ())      # placeholder while the body is lowered (recursion)
         self._escapes(c)
+        ctx = _Ctx(k, tparams)
+        pvars, defaults = self._params(params, ctx)
+        # a parameter a lambda reaches: the shared location holds what the caller passed
+        stmts: list[F.S] = [F.SAssign(F.LVar(v), F.ELit(F.Par(k, v.param or 0, v.key))) for v in pvars if v.shared]
+        body = next((x for x in children if x.kind == K.COMPOUND_STMT), None)
+        if body is not None:
+            ctx.parents = [c]
+            stmts += self.stmt(body, ctx)
+        linkage = c.linkage.name if hasattr(c, "linkage") else ""
+        self.funcs[k] = F.Func(k, name, tuple(pvars), tuple(stmts), tuple(defaults),
+                               exported=linkage == "EXTERNAL" and not lam)
+        return k
+
+    def _params(self, params: list[Any], ctx: _Ctx) -> tuple[list[F.Var], list[F.E | None]]:
+        """A function's parameters as variables (numbered), and the default each declares."""
         pvars = []
         defaults: list[F.E | None] = []
-        ctx = _Ctx(k, tparams)
         for i, p in enumerate(params):
             v = self.var(p)
             v = F.Var(v.key, v.shared, v.ty, i)
@@ -238,18 +251,7 @@ class _Lowerer:
             pvars.append(v)
             dflt = [x for x in kids(p) if x.kind.is_expression()]
             defaults.append(self.expr(dflt[-1], ctx) if dflt else None)
-        body = next((x for x in children if x.kind == K.COMPOUND_STMT), None)
-        stmts: list[F.S] = []
-        for v in pvars:
-            if v.shared:   # a parameter a lambda reaches: the shared location holds what the caller passed
-                stmts.append(F.SAssign(F.LVar(v), F.ELit(F.Par(k, v.param or 0, v.key))))
-        if body is not None:
-            ctx.parents = [c]
-            stmts += self.stmt(body, ctx)
-        linkage = c.linkage.name if hasattr(c, "linkage") else ""
-        self.funcs[k] = F.Func(k, name, tuple(pvars), tuple(stmts), tuple(defaults),
-                               exported=linkage == "EXTERNAL" and not lam)
-        return k
+        return pvars, defaults
 
     def _escapes(self, c: Any) -> None:
         """The locals of `c` that a lambda inside it names: they live in shared locations."""
@@ -267,6 +269,7 @@ class _Lowerer:
 
     # -- statements --
     def block(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        """A compound statement, a `try` or a `catch`: its statements in order."""
         out: list[F.S] = []
         for ch in kids(c):
             out += self.stmt(ch, ctx)
@@ -286,81 +289,81 @@ class _Lowerer:
 
     def _stmt(self, c: Any, ctx: _Ctx) -> list[F.S]:
         k = c.kind
+        how = _STMTS.get(k)
+        if how is not None:
+            return how(self, c, ctx)
         out: list[F.S] = []
-        if k == K.COMPOUND_STMT:
-            return self.block(c, ctx)
-        if k == K.DECL_STMT:
-            for d in kids(c):
-                if d.kind == K.VAR_DECL:
-                    self.local_var(d, ctx, out)
-                elif d.kind in _FN_KINDS:
-                    pass
-            return out
-        if k == K.VAR_DECL:
-            self.local_var(c, ctx, out)
-            return out
-        if k == K.IF_STMT:
-            ch = kids(c)
-            while ch and ch[0].kind in (K.DECL_STMT, K.VAR_DECL) and len(ch) > 2:
-                out += self.stmt(ch.pop(0), ctx)
-            if len(ch) >= 2:
-                e = self.expr(ch[0], ctx)
-                self._flush(ctx, out)
-                out.append(F.SExpr(e))
-                then = self.stmt(ch[1], ctx)
-                other = [s for x in ch[2:] for s in self.stmt(x, ctx)]
-                out.append(F.SIf(tuple(then), tuple(other)))
-            return out
-        if k in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
-            ch = kids(c)
-            if not ch:
-                return out
-            body = ch[-1] if k != K.DO_STMT else ch[0]
-            rest = ch[:-1] if k != K.DO_STMT else ch[1:]
-            loop: list[F.S] = []
-            for x in rest:
-                if x.kind in (K.DECL_STMT, K.VAR_DECL):
-                    out += self.stmt(x, ctx)
-                else:
-                    loop += self.stmt(x, ctx)
-            out.append(F.SLoop(tuple([*self.stmt(body, ctx), *loop])))
-            return out
-        if k == K.CXX_FOR_RANGE_STMT:
-            return self.range_for(c, ctx)
-        if k == K.SWITCH_STMT:
-            ch = kids(c)
-            if ch:
-                e = self.expr(ch[0], ctx)
-                self._flush(ctx, out)
-                out.append(F.SExpr(e))
-                out.append(F.SIf(tuple(s for x in ch[1:] for s in self.stmt(x, ctx)), ()))
-            return out
-        if k in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
-            ch = kids(c)
-            for x in ch[1:] if k == K.CASE_STMT else ch:
-                out += self.stmt(x, ctx)
-            return out
-        if k == K.RETURN_STMT:
-            ch = [x for x in kids(c) if x.kind.is_expression()]
-            if ch:
-                e = self.expr(ch[0], ctx)
-                self._flush(ctx, out)
-                out.append(F.SRet(e))
-            return out
-        if k in (K.CXX_TRY_STMT, K.CXX_CATCH_STMT):
-            for x in kids(c):
-                out += self.stmt(x, ctx)
-            return out
         if k.is_expression():
             e = self.expr(c, ctx)
             self._flush(ctx, out)
             out.append(F.SExpr(e))
             return out
-        if k in _FN_KINDS or k in (K.BREAK_STMT, K.CONTINUE_STMT, K.GOTO_STMT, K.NULL_STMT, K.ASM_STMT):
+        if k in _FN_KINDS or k in _NOTHING:
             return out
         for x in kids(c):    # a statement of another kind: what is in it still counts
             if x.kind.is_statement() or x.kind.is_expression() or x.kind == K.VAR_DECL:
                 out += self.stmt(x, ctx)
+        return out
+
+    def _s_decls(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        out: list[F.S] = []
+        for d in (kids(c) if c.kind == K.DECL_STMT else [c]):
+            if d.kind == K.VAR_DECL:
+                self.local_var(d, ctx, out)
+        return out
+
+    def _s_if(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        out: list[F.S] = []
+        ch = kids(c)
+        while ch and ch[0].kind in (K.DECL_STMT, K.VAR_DECL) and len(ch) > 2:
+            out += self.stmt(ch.pop(0), ctx)
+        if len(ch) >= 2:
+            e = self.expr(ch[0], ctx)
+            self._flush(ctx, out)
+            out.append(F.SExpr(e))
+            then = self.stmt(ch[1], ctx)
+            other = [s for x in ch[2:] for s in self.stmt(x, ctx)]
+            out.append(F.SIf(tuple(then), tuple(other)))
+        return out
+
+    def _s_loop(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        """`for`, `while`, `do`: declarations first, then the body with the condition and the step, repeated."""
+        out: list[F.S] = []
+        ch = kids(c)
+        if not ch:
+            return out
+        do = c.kind == K.DO_STMT
+        body, rest = (ch[0], ch[1:]) if do else (ch[-1], ch[:-1])
+        loop: list[F.S] = []
+        for x in rest:
+            if x.kind in (K.DECL_STMT, K.VAR_DECL):
+                out += self.stmt(x, ctx)
+            else:
+                loop += self.stmt(x, ctx)
+        out.append(F.SLoop(tuple([*self.stmt(body, ctx), *loop])))
+        return out
+
+    def _s_switch(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        out: list[F.S] = []
+        ch = kids(c)
+        if ch:
+            e = self.expr(ch[0], ctx)
+            self._flush(ctx, out)
+            out.append(F.SExpr(e))
+            out.append(F.SIf(tuple(s for x in ch[1:] for s in self.stmt(x, ctx)), ()))
+        return out
+
+    def _s_labelled(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        ch = kids(c)
+        return [s for x in (ch[1:] if c.kind == K.CASE_STMT else ch) for s in self.stmt(x, ctx)]
+
+    def _s_return(self, c: Any, ctx: _Ctx) -> list[F.S]:
+        out: list[F.S] = []
+        ch = [x for x in kids(c) if x.kind.is_expression()]
+        if ch:
+            e = self.expr(ch[0], ctx)
+            self._flush(ctx, out)
+            out.append(F.SRet(e))
         return out
 
     def local_var(self, d: Any, ctx: _Ctx, out: list[F.S]) -> None:
@@ -392,7 +395,7 @@ class _Lowerer:
     def _rows(self, lv: F.LV, ty: Any, lst: Any, ctx: _Ctx, out: list[F.S]) -> None:
         elems = [x for x in kids(lst) if x.kind.is_expression()]
         can = ty.get_canonical() if ty is not None else None
-        if can is not None and can.kind in _ARRAYS or _container(ty):
+        if (can is not None and can.kind in _ARRAYS) or _container(ty):
             for i, x in enumerate(elems):
                 sub = F.LIndex(lv, F.ELit(F.Int(i)), self.tid(x.type, x))
                 self.init_into(sub, x.type, x, ctx, out)
@@ -441,54 +444,54 @@ class _Lowerer:
         finally:
             ctx.parents.pop()
 
-    def _expr(self, c: Any, ctx: _Ctx) -> F.E:  # noqa: C901 - one case per kind of expression
+    def _expr(self, c: Any, ctx: _Ctx) -> F.E:
         k = c.kind
         if k in _CONSTS:
             return self.const(c)
-        if k in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-            return self.through(c, ctx)
         if k in _CASTS:
-            inner = [x for x in kids(c) if x.kind.is_expression()]
-            e = self.expr(inner[-1], ctx) if inner else F.EUnk()
-            ty = self.tid(c.type, c)
-            return F.ECast(ty, e) if ty in self.fnptr else e
-        if k == K.DECL_REF_EXPR:
-            return self.ref(c, ctx)
-        if k == K.MEMBER_REF_EXPR:
-            d = c.referenced
-            if d is not None and d.kind in (K.CXX_METHOD, K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
-                return F.EFun(self.fkey(d), d.spelling)
-            lv = self.lval(c, ctx)
-            return F.ELoad(lv) if lv is not None else F.EUnk(c.spelling)
-        if k == K.ARRAY_SUBSCRIPT_EXPR:
-            lv = self.lval(c, ctx)
-            return F.ELoad(lv) if lv is not None else F.EUnk()
-        if k == K.UNARY_OPERATOR:
-            return self.unary(c, ctx)
-        if k == K.BINARY_OPERATOR:
-            return self.binary(c, ctx)
-        if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
-            ch = kids(c)
-            op = _COMPOUND.get(_binop(c), "?")
-            lv = self.lval(ch[0], ctx) if len(ch) == 2 else None
-            if lv is None:
-                return self.effects(c, ctx)
-            rhs = self.expr(ch[1], ctx)
-            ctx.pre.append(F.SAssign(lv, F.EOp(op, F.ELoad(lv), rhs)))
-            return F.ELoad(lv)
-        if k == K.CONDITIONAL_OPERATOR:
-            ch = kids(c)
-            if len(ch) == 3:
-                return F.ECond(self.expr(ch[0], ctx), self.expr(ch[1], ctx), self.expr(ch[2], ctx))
+            return self._e_cast(c, ctx)
+        how = _EXPRS.get(k)
+        return how(self, c, ctx) if how is not None else self.effects(c, ctx)
+
+    def _e_cast(self, c: Any, ctx: _Ctx) -> F.E:
+        inner = [x for x in kids(c) if x.kind.is_expression()]
+        e = self.expr(inner[-1], ctx) if inner else F.EUnk()
+        ty = self.tid(c.type, c)
+        return F.ECast(ty, e) if ty in self.fnptr else e
+
+    def _e_member(self, c: Any, ctx: _Ctx) -> F.E:
+        d = c.referenced
+        if d is not None and d.kind in (K.CXX_METHOD, K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+            return F.EFun(self.fkey(d), d.spelling)
+        lv = self.lval(c, ctx)
+        return F.ELoad(lv) if lv is not None else F.EUnk(c.spelling)
+
+    def _e_element(self, c: Any, ctx: _Ctx) -> F.E:
+        lv = self.lval(c, ctx)
+        return F.ELoad(lv) if lv is not None else F.EUnk()
+
+    def _e_compound(self, c: Any, ctx: _Ctx) -> F.E:
+        ch = kids(c)
+        op = _COMPOUND.get(_binop(c), "?")
+        lv = self.lval(ch[0], ctx) if len(ch) == 2 else None
+        if lv is None:
             return self.effects(c, ctx)
-        if k == K.CALL_EXPR:
-            return self.call(c, ctx)
-        if k == K.LAMBDA_EXPR:
-            return F.EFun(self.function(c, lam=True), "<lambda>")
-        if k == K.INIT_LIST_EXPR:
-            items = [self.expr(x, ctx) for x in kids(c) if x.kind.is_expression()]
-            return items[0] if len(items) == 1 else F.EUnk("{...}")
+        rhs = self.expr(ch[1], ctx)
+        ctx.pre.append(F.SAssign(lv, F.EOp(op, F.ELoad(lv), rhs)))
+        return F.ELoad(lv)
+
+    def _e_conditional(self, c: Any, ctx: _Ctx) -> F.E:
+        ch = kids(c)
+        if len(ch) == 3:
+            return F.ECond(self.expr(ch[0], ctx), self.expr(ch[1], ctx), self.expr(ch[2], ctx))
         return self.effects(c, ctx)
+
+    def _e_lambda(self, c: Any, ctx: _Ctx) -> F.E:
+        return F.EFun(self.function(c, lam=True), "<lambda>")
+
+    def _e_braces(self, c: Any, ctx: _Ctx) -> F.E:
+        items = [self.expr(x, ctx) for x in kids(c) if x.kind.is_expression()]
+        return items[0] if len(items) == 1 else F.EUnk("{...}")
 
     def effects(self, c: Any, ctx: _Ctx) -> F.E:
         """An expression of a kind with no value of its own here: what its parts do still happens."""
@@ -663,115 +666,165 @@ class _Lowerer:
         if k in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) or k in _CASTS:
             inner = [x for x in kids(c) if x.kind.is_expression()]
             return self.lval(inner[-1], ctx) if inner else None
-        if k == K.DECL_REF_EXPR:
-            d = c.referenced
-            if d is None or d.kind not in (K.VAR_DECL, K.PARM_DECL):
-                if d is not None and d.kind == K.FIELD_DECL:
-                    return F.LField(F.LDeref(F.EUnk("this")), key(d), self.tid(d.type, d))
-                return None
-            v = self.var(d)
-            self.refs[(ctx.fn, v.key)] = self.refs.get((ctx.fn, v.key), 0) + 1
-            if v.key in self.aliases:
-                return F.LDeref(F.EVar(v), None, v.ty)
-            return F.LVar(v)
-        if k == K.MEMBER_REF_EXPR:
-            d = c.referenced
-            if d is None:
-                return None
-            if d.kind == K.VAR_DECL:
-                return F.LVar(self.var(d))
-            if d.kind != K.FIELD_DECL:
-                return None
-            base = [x for x in kids(c) if x.kind.is_expression()]
-            fkey, fty = key(d), self.tid(d.type, d)
-            if not base:
-                return F.LField(F.LDeref(F.EUnk("this")), fkey, fty)
-            b = base[0]
-            if _pointer(b.type):
-                return F.LField(F.LDeref(self.expr(b, ctx)), fkey, fty)
-            inner = self.lval(b, ctx)
-            return F.LField(inner if inner is not None else F.LDeref(F.EUnk()), fkey, fty)
-        if k == K.ARRAY_SUBSCRIPT_EXPR:
-            ch = kids(c)
-            if len(ch) != 2:
-                return None
-            base, idx = ch
-            ty = self.tid(c.type, c)
-            arr = _array_below(base)
-            if arr is not None:
-                inner = self.lval(arr, ctx)
-                if inner is not None:
-                    return F.LIndex(inner, self.expr(idx, ctx), ty)
-            return F.LDeref(self.expr(base, ctx), self.expr(idx, ctx), ty)
-        if k == K.UNARY_OPERATOR and _unop(c) == 6:
-            ch = [x for x in kids(c) if x.kind.is_expression()]
-            return F.LDeref(self.expr(ch[0], ctx), None, self.tid(c.type, c)) if ch else None
-        if k == K.CALL_EXPR and c.type.get_canonical().kind in _REFS:
-            return F.LDeref(self.call(c, ctx))
-        return None
+        how = _LVALS.get(k)
+        return how(self, c, ctx) if how is not None else None
+
+    def _l_ref(self, c: Any, ctx: _Ctx) -> F.LV | None:
+        d = c.referenced
+        if d is not None and d.kind == K.FIELD_DECL:
+            return F.LField(F.LDeref(F.EUnk("this")), key(d), self.tid(d.type, d))
+        if d is None or d.kind not in (K.VAR_DECL, K.PARM_DECL):
+            return None
+        v = self.var(d)
+        self.refs[(ctx.fn, v.key)] = self.refs.get((ctx.fn, v.key), 0) + 1
+        return F.LDeref(F.EVar(v), None, v.ty) if v.key in self.aliases else F.LVar(v)
+
+    def _l_member(self, c: Any, ctx: _Ctx) -> F.LV | None:
+        d = c.referenced
+        if d is not None and d.kind == K.VAR_DECL:
+            return F.LVar(self.var(d))
+        if d is None or d.kind != K.FIELD_DECL:
+            return None
+        base = [x for x in kids(c) if x.kind.is_expression()]
+        fkey, fty = key(d), self.tid(d.type, d)
+        if not base:
+            return F.LField(F.LDeref(F.EUnk("this")), fkey, fty)
+        b = base[0]
+        if _pointer(b.type):
+            return F.LField(F.LDeref(self.expr(b, ctx)), fkey, fty)
+        inner = self.lval(b, ctx)
+        return F.LField(inner if inner is not None else F.LDeref(F.EUnk()), fkey, fty)
+
+    def _l_element(self, c: Any, ctx: _Ctx) -> F.LV | None:
+        ch = kids(c)
+        if len(ch) != 2:
+            return None
+        base, idx = ch
+        ty = self.tid(c.type, c)
+        arr = _array_below(base)
+        inner = self.lval(arr, ctx) if arr is not None else None
+        if inner is not None:
+            return F.LIndex(inner, self.expr(idx, ctx), ty)
+        return F.LDeref(self.expr(base, ctx), self.expr(idx, ctx), ty)
+
+    def _l_deref(self, c: Any, ctx: _Ctx) -> F.LV | None:
+        if _unop(c) != 6:
+            return None
+        ch = [x for x in kids(c) if x.kind.is_expression()]
+        return F.LDeref(self.expr(ch[0], ctx), None, self.tid(c.type, c)) if ch else None
+
+    def _l_call(self, c: Any, ctx: _Ctx) -> F.LV | None:
+        return F.LDeref(self.call(c, ctx)) if c.type.get_canonical().kind in _REFS else None
 
     # -- calls --
     def call(self, c: Any, ctx: _Ctx) -> F.E:
         ref = c.referenced
-        ch = kids(c)
         args = list(c.get_arguments())
         if c.spelling:
             self.called.add(c.spelling)
-        if ref is not None and ref.kind == K.CONSTRUCTOR:
-            given = [a for a in args if not _is_default_arg(a)]   # `std::string("cuX")`: the value it is made of
-            return self.expr(given[0], ctx) if len(given) == 1 else self.effects(c, ctx)
-        if ref is not None and ref.kind == K.CXX_METHOD and ref.spelling in ("c_str", "data", "get") and not args:
-            member = ch[0] if ch and ch[0].kind == K.MEMBER_REF_EXPR else None
-            obj = [x for x in kids(member) if x.kind.is_expression()] if member is not None else []
-            return self.expr(obj[0], ctx) if obj else F.EUnk()
-        if ref is not None and ref.spelling.startswith("operator") and ref.spelling != "operator()":
-            op = ref.spelling[8:].strip()
-            xs = [self.expr(a, ctx) for a in ch if a.kind.is_expression()][-2:]
-            if op in ("+", "-", "*", "/") and len(xs) == 2:
-                return F.EOp(op, xs[0], xs[1])
-            if op == "=" and len(xs) == 2:
-                lv = self.lval([a for a in ch if a.kind.is_expression()][-2], ctx)
-                if lv is not None:
-                    ctx.pre.append(F.SAssign(lv, xs[1]))
-                return xs[1]
-            for x in xs:
-                ctx.pre.append(F.SExpr(x))
-            return F.EUnk(op)
-        if ref is not None and ref.spelling in _PICK and len(args) == 2 and _std_or_global(ref):
-            return F.EOp(ref.spelling, self.expr(args[0], ctx), self.expr(args[1], ctx))
-        callee: F.E
-        callee_cursor = ch[0] if ch else None
-        if ref is not None and ref.kind == K.CXX_METHOD and ref.spelling == "operator()":
-            obj = next((x for x in ch if x.kind.is_expression() and x.kind != K.UNEXPOSED_EXPR
-                        or x.kind == K.UNEXPOSED_EXPR and kids(x) and kids(x)[0].kind != K.DECL_REF_EXPR
-                        or x.kind == K.UNEXPOSED_EXPR and kids(x) and kids(x)[0].referenced is not None
-                        and kids(x)[0].referenced.kind in (K.VAR_DECL, K.PARM_DECL)), None)
-            callee = self.expr(obj, ctx) if obj is not None else F.EUnk()
-            if args and obj is not None and args[0] == obj:
-                args = args[1:]
-        elif ref is not None and ref.kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
-            callee = F.EFun(self.fkey(ref), ref.spelling)
-        elif callee_cursor is not None:
-            name = c.spelling or _named_callee(callee_cursor)
-            callee = F.EFun("name:" + name, name) if ref is None and name else self.expr(callee_cursor, ctx)
-            if not args:
-                args = [x for x in ch[1:] if x.kind.is_expression()]
-        else:
-            callee = F.EUnk()
+        known = self._known_call(c, ref, args, ctx)
+        if known is not None:
+            return known
+        callee, callee_cursor, args = self._callee(c, ref, args, ctx)
         refs = _reference_params(ref)
         args = _with_defaults(args, ref)
         lowered = tuple(self.lvalue_addr(a, ctx, temporary=True) if i in refs else self.expr(a, ctx)
                         for i, a in enumerate(args))
-        targs = _template_args(ref)
         sid = len(self.calls)
         static = self.static_api(callee_cursor) if callee_cursor is not None else ""
         outs = tuple(i for i, a in enumerate(args) if _pointer_to_pointer(a.type))
         typed = ref is not None and (ref.kind == K.FUNCTION_TEMPLATE or self.fkey(ref) != key(ref))
         self.calls[sid] = F.Call(sid, ctx.fn, callee, lowered, c.spelling or "", static, outs,
                                  self.tid(c.type, c) if typed and _function_pointer(c.type) else -1,
-                                 tuple(F.ELit(F.Int(n)) for n in targs))
+                                 tuple(F.ELit(F.Int(n)) for n in _template_args(ref)))
         self.sites[sid] = SiteInfo(c, ctx.fn, tuple(ctx.parents))
         return F.ECall(sid)
+
+    def _known_call(self, c: Any, ref: Any, args: list[Any], ctx: _Ctx) -> F.E | None:
+        """The value of a call of the C++ library known by what it does (None for any other call): a
+        constructor of one value (`std::string("cuX")`), `.c_str()`, operators, `std::min`/`std::max`."""
+        if ref is None:
+            return None
+        if ref.kind == K.CONSTRUCTOR:
+            given = [a for a in args if not _is_default_arg(a)]   # `std::string("cuX")`: the value it is made of
+            return self.expr(given[0], ctx) if len(given) == 1 else self.effects(c, ctx)
+        if ref.kind == K.CXX_METHOD and ref.spelling in ("c_str", "data", "get") and not args:
+            ch = kids(c)
+            member = ch[0] if ch and ch[0].kind == K.MEMBER_REF_EXPR else None
+            obj = [x for x in kids(member) if x.kind.is_expression()] if member is not None else []
+            return self.expr(obj[0], ctx) if obj else F.EUnk()
+        if ref.spelling.startswith("operator") and ref.spelling != "operator()":
+            return self._operator(c, ref.spelling[8:].strip(), ctx)
+        if ref.spelling in _PICK and len(args) == 2 and _std_or_global(ref):
+            return F.EOp(ref.spelling, self.expr(args[0], ctx), self.expr(args[1], ctx))
+        return None
+
+    def _operator(self, c: Any, op: str, ctx: _Ctx) -> F.E:
+        operands = [a for a in kids(c) if a.kind.is_expression()][-2:]
+        xs = [self.expr(a, ctx) for a in operands]
+        if op in ("+", "-", "*", "/") and len(xs) == 2:
+            return F.EOp(op, xs[0], xs[1])
+        if op == "=" and len(xs) == 2:
+            lv = self.lval(operands[0], ctx)
+            if lv is not None:
+                ctx.pre.append(F.SAssign(lv, xs[1]))
+            return xs[1]
+        for x in xs:
+            ctx.pre.append(F.SExpr(x))
+        return F.EUnk(op)
+
+    def _callee(self, c: Any, ref: Any, args: list[Any], ctx: _Ctx) -> tuple[F.E, Any, list[Any]]:
+        """What a call calls (a function by key, a lambda object's value, any expression's value), the callee's
+        cursor, and the arguments (the object of `obj(...)` and of a call clang kept with an error left out)."""
+        ch = kids(c)
+        callee_cursor = ch[0] if ch else None
+        if ref is not None and ref.kind == K.CXX_METHOD and ref.spelling == "operator()":
+            obj = next((x for x in ch if _the_object(x)), None)
+            callee = self.expr(obj, ctx) if obj is not None else F.EUnk()
+            return callee, callee_cursor, args[1:] if args and obj is not None and args[0] == obj else args
+        if ref is not None and ref.kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
+            return F.EFun(self.fkey(ref), ref.spelling), callee_cursor, args
+        if callee_cursor is None:
+            return F.EUnk(), None, args
+        name = c.spelling or _named_callee(callee_cursor)
+        callee = F.EFun("name:" + name, name) if ref is None and name else self.expr(callee_cursor, ctx)
+        return callee, callee_cursor, args or [x for x in ch[1:] if x.kind.is_expression()]
+
+
+_STMTS: dict[Any, Callable[[_Lowerer, Any, _Ctx], list[F.S]]] = {
+    K.COMPOUND_STMT: _Lowerer.block, K.CXX_TRY_STMT: _Lowerer.block, K.CXX_CATCH_STMT: _Lowerer.block,
+    K.DECL_STMT: _Lowerer._s_decls, K.VAR_DECL: _Lowerer._s_decls, K.IF_STMT: _Lowerer._s_if,
+    K.FOR_STMT: _Lowerer._s_loop, K.WHILE_STMT: _Lowerer._s_loop, K.DO_STMT: _Lowerer._s_loop,
+    K.CXX_FOR_RANGE_STMT: _Lowerer.range_for, K.SWITCH_STMT: _Lowerer._s_switch,
+    K.CASE_STMT: _Lowerer._s_labelled, K.DEFAULT_STMT: _Lowerer._s_labelled, K.LABEL_STMT: _Lowerer._s_labelled,
+    K.RETURN_STMT: _Lowerer._s_return,
+}
+_NOTHING = frozenset({K.BREAK_STMT, K.CONTINUE_STMT, K.GOTO_STMT, K.NULL_STMT, K.ASM_STMT})
+_EXPRS: dict[Any, Callable[[_Lowerer, Any, _Ctx], F.E]] = {
+    K.UNEXPOSED_EXPR: _Lowerer.through, K.PAREN_EXPR: _Lowerer.through, K.DECL_REF_EXPR: _Lowerer.ref,
+    K.MEMBER_REF_EXPR: _Lowerer._e_member, K.ARRAY_SUBSCRIPT_EXPR: _Lowerer._e_element,
+    K.UNARY_OPERATOR: _Lowerer.unary, K.BINARY_OPERATOR: _Lowerer.binary,
+    K.COMPOUND_ASSIGNMENT_OPERATOR: _Lowerer._e_compound, K.CONDITIONAL_OPERATOR: _Lowerer._e_conditional,
+    K.CALL_EXPR: _Lowerer.call, K.LAMBDA_EXPR: _Lowerer._e_lambda, K.INIT_LIST_EXPR: _Lowerer._e_braces,
+}
+_LVALS: dict[Any, Callable[[_Lowerer, Any, _Ctx], F.LV | None]] = {
+    K.DECL_REF_EXPR: _Lowerer._l_ref, K.MEMBER_REF_EXPR: _Lowerer._l_member,
+    K.ARRAY_SUBSCRIPT_EXPR: _Lowerer._l_element, K.UNARY_OPERATOR: _Lowerer._l_deref, K.CALL_EXPR: _Lowerer._l_call,
+}
+
+
+def _the_object(x: Any) -> bool:
+    """The object expression of a call of a closure or functor (`load(...)`: the variable `load`), not the
+    reference to its `operator()`."""
+    if not x.kind.is_expression():
+        return False
+    if x.kind != K.UNEXPOSED_EXPR:
+        return True
+    ch = kids(x)
+    if not ch:
+        return False
+    ref = ch[0].referenced
+    return ch[0].kind != K.DECL_REF_EXPR or (ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL))
 
 
 # ---- helpers --------------------------------------------------------------------------------------------------
@@ -823,7 +876,7 @@ def _record(ty: Any) -> bool:
 def _container(ty: Any) -> bool:
     """A standard container of rows (`std::vector<Row>`, `std::array<Row, N>`, `std::initializer_list`)."""
     try:
-        return ty.get_num_template_arguments() > 0 and ty.get_canonical().kind == T.RECORD
+        return bool(ty.get_num_template_arguments() > 0 and ty.get_canonical().kind == T.RECORD)
     except Exception:
         return False
 
@@ -859,7 +912,7 @@ def _pointer(ty: Any) -> bool:
 
 def _function_pointer(ty: Any) -> bool:
     can = ty.get_canonical()
-    return bool(can.kind == T.POINTER and can.get_pointee().kind in _FNTYPES or can.kind in (T.UNEXPOSED,
+    return bool((can.kind == T.POINTER and can.get_pointee().kind in _FNTYPES) or can.kind in (T.UNEXPOSED,
                                                                                              T.DEPENDENT))
 
 

@@ -256,8 +256,8 @@ class Walker:
         k = key(d)
         v = self.low.prog.funcs.get(fn)
         shared = any(var.key == k and var.shared for var in v.params) if v is not None else False
-        if shared or d.semantic_parent is not None and d.semantic_parent.kind not in (
-                K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.LAMBDA_EXPR) \
+        if shared or (d.semantic_parent is not None and d.semantic_parent.kind not in (
+                K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.LAMBDA_EXPR)) \
                 or self._escaped(k):
             return sum(n for (f, var), n in self.low.refs.items() if var == k)
         return self.low.refs.get((fn, k), 0)
@@ -271,29 +271,39 @@ class Walker:
     def sites(self) -> Iterator[Site]:
         """Every request and export, with wrapper layers followed (each at the call that makes its symbol
         known), then each wrapper's own request once (what does not depend on its callers)."""
+        assert self.result is not None
+        for r in sorted(self.result.requests.values(), key=lambda r: (r.at, repr(r.value))):
+            yield from self._request_sites(r)
+        yield from self._wrapper_sites()
+
+    def _request_sites(self, r: F.Request) -> Iterator[Site]:
+        assert self.low is not None
+        v = r.value
+        at, inner = self.low.sites.get(r.at), self.low.sites.get(v.site)
+        if at is None or inner is None:
+            return
+        fn = self.fns.get(at.fn)
+        for target in self._targets(r.lands):
+            if isinstance(v, F.Exp):
+                yield Site(at.cursor, fn, v.api, _val(v.name), UNKNOWN, UNKNOWN, target, "", True, (), r.via,
+                           True, at.parents, symbol_text=_arg_text(inner, EXPORT_APIS.get(v.api, 1)))
+                continue
+            direct = r.at == v.site and not r.via
+            status, used, unchecked = self._checks(v.api, v.status, inner) if direct else \
+                ("not_applicable", True, ())
+            version = _version_val(v)
+            vi = ROLES.get(v.api, (0, 1, None))[2]
+            if direct and vi is not None:
+                version = replace(version, text=_arg_text(inner, vi) or version.text)
+            yield Site(at.cursor, fn, v.api, _val(v.sym), version, _val(v.flags), target, status,
+                       used, unchecked, r.via, False, at.parents,
+                       symbol_text=_arg_text(inner, ROLES.get(v.api, (0,))[0]))
+
+    def _wrapper_sites(self) -> Iterator[Site]:
+        """A getter or lookup whose symbol is its function's parameter: once, with the lines of the calls that
+        bind it (none: no call of the function is seen, so the request is not judged)."""
         assert self.low is not None and self.result is not None
         low, res = self.low, self.result
-        for r in sorted(res.requests.values(), key=lambda r: (r.at, repr(r.value))):
-            v = r.value
-            at, inner = low.sites.get(r.at), low.sites.get(v.site)
-            if at is None or inner is None:
-                continue
-            fn = self.fns.get(at.fn)
-            for target in self._targets(r.lands):
-                if isinstance(v, F.Exp):
-                    yield Site(at.cursor, fn, v.api, _val(v.name), UNKNOWN, UNKNOWN, target, "", True, (), r.via,
-                               True, at.parents, symbol_text=_arg_text(inner, EXPORT_APIS.get(v.api, 1)))
-                    continue
-                direct = r.at == v.site and not r.via
-                status, used, unchecked = self._checks(v.api, v.status, inner) if direct else \
-                    ("not_applicable", True, ())
-                version = _version_val(v)
-                vi = ROLES.get(v.api, (0, 1, None))[2]
-                if direct and vi is not None:
-                    version = replace(version, text=_arg_text(inner, vi) or version.text)
-                yield Site(at.cursor, fn, v.api, _val(v.sym), version, _val(v.flags), target, status,
-                           used, unchecked, r.via, False, at.parents,
-                           symbol_text=_arg_text(inner, ROLES.get(v.api, (0,))[0]))
         for sid in sorted({*res.wrapped, *(s for s, why in res.unresolved.items() if "param" in why)}):
             inner = low.sites.get(sid)
             api = res.apis.get(sid, "")
@@ -368,17 +378,9 @@ class Walker:
             f = self.low.prog.funcs.get(k)
             if f is None or not k.startswith("c:"):
                 continue
-            for eff in sorted(s.effects, key=repr):
-                if not isinstance(eff, F.Req) or not isinstance(eff.v, F.Ent):
-                    continue
-                roles = [_portable(x, k) for x in (eff.v.sym, eff.v.ver, eff.v.flags)]
-                if any(r is None for r in roles) or roles[0] is None or roles[0][0] != "param":
-                    continue
-                target = next((("param", st.loc.sym.i) for st in s.effects if isinstance(st, F.Store)
-                               and st.loc.base == "*" and not st.loc.path and isinstance(st.loc.sym, F.Par)
-                               and st.loc.sym.fn == k and any(v == eff.v for v, _ in st.vals)), None)
-                out[k] = {"name": f.name, "api": eff.v.api, "roles": roles, "target": target}
-                break
+            spec = next((got for eff in sorted(s.effects, key=repr) if (got := _spec(eff, s, k)) is not None), None)
+            if spec is not None:
+                out[k] = {"name": f.name, **spec}
         return out
 
     # --- pointer types ---------------------------------------------------------------------------------
@@ -795,6 +797,19 @@ def _portable(x: F.Val, fn: str) -> tuple[str, Any] | None:
     return ("fixed", _val(x))
 
 
+def _spec(eff: F.Effect, s: F.Summary, k: str) -> dict[str, Any] | None:
+    """A request of a function's summary as another unit's wrapper spec (see `Walker.portable`), or None."""
+    if not isinstance(eff, F.Req) or not isinstance(eff.v, F.Ent):
+        return None
+    roles = [_portable(x, k) for x in (eff.v.sym, eff.v.ver, eff.v.flags)]
+    if any(r is None for r in roles) or roles[0] is None or roles[0][0] != "param":
+        return None
+    target = next((("param", st.loc.sym.i) for st in s.effects if isinstance(st, F.Store)
+                   and st.loc.base == "*" and not st.loc.path and isinstance(st.loc.sym, F.Par)
+                   and st.loc.sym.fn == k and any(v == eff.v for v, _ in st.vals)), None)
+    return {"api": eff.v.api, "roles": roles, "target": target}
+
+
 def _foreign_summary(usr: str, spec: dict[str, Any]) -> F.Summary:
     """Another file's wrapper (see `Walker.portable`) as the summary of a function: its request, with the
     symbol, version and flags its parameters or constants, stored through its target parameter."""
@@ -852,7 +867,7 @@ def _generic_sig(ty: Any) -> bool:
     if can.kind != T.POINTER:
         return False
     f = can.get_pointee()
-    return bool(f.kind == T.FUNCTIONNOPROTO or f.get_result().kind == T.VOID and not list(f.argument_types()))
+    return bool(f.kind == T.FUNCTIONNOPROTO or (f.get_result().kind == T.VOID and not list(f.argument_types())))
 
 
 def _arguments(c: Any) -> list[Any]:
