@@ -51,7 +51,6 @@ __all__ = [
     "IDENTIFIER_PATTERN",
     "LEGACY",
     "LEGACY_FLAG_NAMES",
-    "LOOKUP_NAME_PATTERN",
     "MAX_VERSION",
     "PER_THREAD",
     "PER_THREAD_FLAG_NAMES",
@@ -347,10 +346,6 @@ CAI_VERSIONS = (2, 3)  # __cuda_array_interface__ versions read
 DRIVER_GETTERS = ("cuGetProcAddress", "cuGetProcAddress_v2")
 RUNTIME_GETTERS = ("cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion")
 QUERY_APIS = frozenset(DRIVER_GETTERS + RUNTIME_GETTERS)
-LOOKUP_NAME_PATTERN = r"(?i)^(?!cu)\w*(?:dlsym|getprocaddress|library_?symbol)$"
-"""A function whose body the linter cannot see, named like a symbol lookup (`hc_dlsym`, `os_dlsym`,
-`my_GetProcAddress`, `get_library_symbol`; not the driver's getters): a call of it with a string is taken as `dlsym`
-of that export."""
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
 

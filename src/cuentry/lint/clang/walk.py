@@ -861,13 +861,21 @@ def _dependent(ty: Any) -> bool:
 
 
 def _generic_sig(ty: Any) -> bool:
-    """`void (*)(void)`, or a function type without a prototype (`FARPROC`, `int (*)()`): the C idioms of a
-    pointer to any function, a place to keep one as `void *` is."""
+    """A function type that is a place to keep any function, as `void *` is: one without a prototype (`int (*)()`
+    in C), or one that takes nothing and returns nothing or a plain integer (`void (*)(void)`, Windows' `FARPROC`).
+    No driver function has such a type: they return `CUresult`."""
     can = ty.get_canonical()
     if can.kind != T.POINTER:
         return False
     f = can.get_pointee()
-    return bool(f.kind == T.FUNCTIONNOPROTO or (f.get_result().kind == T.VOID and not list(f.argument_types())))
+    if f.kind == T.FUNCTIONNOPROTO:
+        return True
+    res = f.get_result().get_canonical().kind
+    return bool(not list(f.argument_types()) and (res == T.VOID or res in _PLAIN_INTS))
+
+
+_PLAIN_INTS = frozenset({T.INT, T.UINT, T.LONG, T.ULONG, T.LONGLONG, T.ULONGLONG, T.SHORT, T.USHORT, T.CHAR_S,
+                         T.SCHAR, T.UCHAR, T.CHAR_U})
 
 
 def _arguments(c: Any) -> list[Any]:
