@@ -54,7 +54,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
             and a.platforms == ("linux", "windows")]
     rows = [f'  {{ symbol = "{abis[i % len(abis)].symbol}", version = {abis[i % len(abis)].version}, name = "e{i}" }},'
             for i in range(499)]
-    rows.append(f'  {{ symbol = "cuIpcOpenMemHandle", version = 11000, name = "cuIpcOpenMemHandle" }},')
+    rows.append('  { symbol = "cuIpcOpenMemHandle", version = 11000, name = "cuIpcOpenMemHandle" },')
     (d / "big.toml").write_text('[table]\nname = "big"\nstream = "legacy"\nrequired = [\n' + "\n".join(rows) + "\n]\n")
     (d / "big.h").write_text(generate_c(manifest.load(d / "big.toml")))
     return d
