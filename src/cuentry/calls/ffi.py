@@ -571,7 +571,7 @@ def ctypes_reference(obj: Any) -> tuple[Any, int] | None:
     address = int(ctypes.cast(obj, ctypes.c_void_p).value or 0)
     if owner is None and address == 0 and type(obj) is not _CARG:
         return None, 0
-    cands = [owner] if owner is not None else _kept(obj._objects)
+    cands: list[Any] = [owner] if owner is not None else _kept(obj._objects)
     for o in cands:
         if isinstance(o, _CDATA) and 0 <= address - ctypes.addressof(o) < max(ctypes.sizeof(o), 1):
             return o, address - ctypes.addressof(o)
