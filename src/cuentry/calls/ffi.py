@@ -573,8 +573,9 @@ def ctypes_reference(obj: Any) -> tuple[Any, int] | None:
         return None, 0
     cands: list[Any] = [owner] if owner is not None else _kept(obj._objects)
     for o in cands:
-        if isinstance(o, _CDATA) and 0 <= address - ctypes.addressof(o) < max(ctypes.sizeof(o), 1):
-            return o, address - ctypes.addressof(o)
+        start: int = ctypes.addressof(o) if isinstance(o, _CDATA) else -1
+        if start >= 0 and 0 <= address - start < max(ctypes.sizeof(o), 1):
+            return o, address - start
     if owner is not None:
         raise ValueError(f"ctypes.byref() of a {type(owner).__name__} at an offset past its end")
     raise ValueError("a ctypes pointer to memory it does not own (made from an int, or read out of a struct)")
