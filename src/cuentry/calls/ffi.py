@@ -573,12 +573,17 @@ def ctypes_reference(obj: Any) -> tuple[Any, int] | None:
         return None, 0
     cands: list[Any] = [owner] if owner is not None else _kept(obj._objects)
     for o in cands:
-        start: int = ctypes.addressof(o) if isinstance(o, _CDATA) else -1
+        start = _address_or(o, -1)
         if start >= 0 and 0 <= address - start < max(ctypes.sizeof(o), 1):
             return o, address - start
     if owner is not None:
         raise ValueError(f"ctypes.byref() of a {type(owner).__name__} at an offset past its end")
     raise ValueError("a ctypes pointer to memory it does not own (made from an int, or read out of a struct)")
+
+
+def _address_or(o: Any, default: int) -> int:
+    """The address of a ctypes data object, or `default` for anything else."""
+    return int(ctypes.addressof(o)) if isinstance(o, _CDATA) else default
 
 
 def _kept(objects: Any, depth: int = 0) -> list[Any]:
