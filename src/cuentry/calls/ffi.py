@@ -583,7 +583,10 @@ def ctypes_reference(obj: Any) -> tuple[Any, int] | None:
 
 def _address_or(o: Any, default: int) -> int:
     """The address of a ctypes data object, or `default` for anything else."""
-    return int(ctypes.addressof(o)) if isinstance(o, _CDATA) else default
+    if not isinstance(o, _CDATA):
+        return default
+    data: Any = o
+    return int(ctypes.addressof(data))
 
 
 def _kept(objects: Any, depth: int = 0) -> list[Any]:
