@@ -130,7 +130,8 @@ def main() -> None:
     ms = {k: 1000 * statistics.median(v) for k, v in times.items()}
     hand, gen = ms["hand"] - ms["bare"], ms["generated"] - ms["bare"]
     out = {"manifest": os.path.relpath(args.manifest, ROOT), "entries": len(m.entries), "runs": args.runs,
-           "src": args.src, "out_style": args.out_style,
+           "src": "this checkout" if Path(args.src).resolve() == (ROOT / "src").resolve() else "another (--src)",
+           "out_style": args.out_style,
            "cpu_ms": {k: round(v, 1) for k, v in ms.items()},
            "over_bare_ms": {"hand": round(hand, 1), "generated": round(gen, 1)},
            "generated_over_hand": round(gen / hand, 2) if hand > 0 else None}
