@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 else:
     Stream = str
 
-__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Verdict", "c_declaration",
-           "catalog", "format_version", "get_catalog", "parse_version"]
+__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Toolkit", "Verdict",
+           "c_declaration", "catalog", "format_version", "get_catalog", "parse_version"]
 
 
 class Record:
@@ -303,6 +303,122 @@ class Group(Record):
         self._set(id=id, title=title)
 
 
+class Toolkit:
+    """What one CUDA toolkit release's own headers declare, where code compiled against them depends on it.
+
+    Get one from [Catalog.toolkit][cuentry.catalog.Catalog.toolkit] (`cat.toolkit("12.4")`, or by
+    `CUDA_VERSION`: `cat.toolkit(12040)`) or all of them, oldest first, from
+    [Catalog.toolkits][cuentry.catalog.Catalog.toolkits]: one for each release of the catalog's
+    `history`, read from that release's real `cuda.h` and typedef headers when the catalog was built
+    (`cuentry catalog build --history`; `_data/releases.json`). The catalog's
+    [Abi][cuentry.catalog.Abi] records describe each ABI once; a release may spell one differently,
+    and code compiled against that release sees that release's spelling:
+
+    * [pfn_alias][cuentry.catalog.Toolkit.pfn_alias]: the ABI the unversioned `PFN_<symbol>` of this
+      release's `cudaTypedefs.h` names (`PFN_cuMemAdvise` is `PFN_cuMemAdvise_v8000` in 12.2 to 12.8,
+      `_v12020` in 12.9; 13.0 has no unversioned names at all);
+    * [function][cuentry.catalog.Toolkit.function]: the ABI this release's `cuda.h` declares under the
+      plain name (`decltype(&cuMemAdvise)`), its `#define cuX cuX_v2` renames followed;
+    * [signature][cuentry.catalog.Toolkit.signature]: an ABI's function type as this release declares
+      its `PFN_` typedef (the struct, union and enum tags can differ from the catalog's record:
+      `struct CUDA_MEM_ALLOC_NODE_PARAMS_st *` before 12.2, `..._v1_st *` from 12.2 on);
+    * [defines][cuentry.catalog.Toolkit.defines]: whether this release's headers declare a tag or an enum
+      typedef name that some signature uses (an enum must be defined before code can name it).
+
+    Releases outside the history (11.6 and before; ones newer than the catalog) are not described.
+    """
+
+    __slots__ = ("_cat", "release", "cuda_version", "_pfn", "_function", "_defines", "_signatures")
+
+    def __init__(self, cat: Catalog, release: str, cuda_version: int, pfn: tuple[dict[str, Any], dict[str, Any]],
+                 function: tuple[dict[str, Any], dict[str, Any]], defines: frozenset[str],
+                 signatures: Mapping[str, Any]) -> None:
+        self._cat = cat
+        self.release: str = release
+        """The release, as `"12.4"`."""
+        self.cuda_version: int = cuda_version
+        """The `CUDA_VERSION` its `cuda.h` defines (12040)."""
+        self._pfn = pfn
+        self._function = function
+        self._defines = defines
+        self._signatures = signatures
+
+    def __repr__(self) -> str:
+        return f"Toolkit({self.release!r}, cuda_version={self.cuda_version})"
+
+    def _abi(self, symbol: str, key: Any) -> Abi | None:
+        if key is None:
+            return None
+        version, variant, *other = key
+        symbol = other[0] if other else symbol
+        if symbol not in self._cat:
+            return None
+        return next((a for a in self._cat.abis(symbol) if a.version == version and a.variant == variant), None)
+
+    def pfn_alias(self, symbol: str, stream: Stream = LEGACY) -> Abi | None:
+        """The ABI the unversioned `PFN_<symbol>` names in this release, or None (no such name here).
+
+        It can be another symbol's: 12.x headers make `PFN_cuGraphInstantiate` the typedef
+        `PFN_cuGraphInstantiateWithFlags_v11040`, as `cuda.h` renames the function itself.
+
+        Args:
+            symbol: the base name (`cuMemAdvise`).
+            stream: `"per_thread"`: as a file compiled with `CUDA_API_PER_THREAD_DEFAULT_STREAM` sees it
+                (`PFN_cuMemcpy` is then `PFN_cuMemcpy_v7000_ptds`).
+        """
+        return self._abi(symbol, self._pfn[stream == PER_THREAD].get(symbol))
+
+    def function(self, symbol: str, stream: Stream = LEGACY) -> Abi | None:
+        """The ABI this release's `cuda.h` declares under the plain name `symbol` (what `decltype(&symbol)`
+        is there), or None when it declares no such function (or one the catalog has no ABI for). It can be
+        another symbol's ABI (12.x: `cuGraphInstantiate` is `cuGraphInstantiateWithFlags`).
+
+        Args:
+            symbol: the base name (`cuCtxCreate`).
+            stream: `"per_thread"`: as a file compiled with `CUDA_API_PER_THREAD_DEFAULT_STREAM` sees it.
+        """
+        return self._abi(symbol, self._function[stream == PER_THREAD].get(symbol))
+
+    def declares(self, abi: Abi) -> bool:
+        """Whether this release's typedef headers declare `abi`'s `PFN_` typedef."""
+        return self.release in abi.toolkits
+
+    def signature(self, abi: Abi) -> Signature | None:
+        """`abi`'s function type as this release declares its `PFN_` typedef: the catalog's own record
+        where the release spells it the same, this release's spelling where it does not (other tags);
+        None where the release does not declare it."""
+        if not self.declares(abi):
+            return None
+        got = self._signatures.get(abi.pfn)
+        if got is None:
+            return abi.signature
+        returns, params = got
+        return Signature(returns, tuple(Param(p[0], p[1], p[2]) for p in params))
+
+    def differs(self, abi: Abi) -> bool:
+        """Whether this release declares `abi` with a function type other than the catalog's record."""
+        return self.declares(abi) and abi.pfn in self._signatures
+
+    def defines(self, name: str) -> bool:
+        """Whether this release's headers declare `name`: a tag as signatures spell it (`"enum CUmemAllocationType_enum"`,
+        `"struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st"`; an enum only with its enumerators) or a typedef name that a
+        signature's canonical type keeps (an anonymous enum's, such as `CUdevResourceType`). Only the names that
+        some signature of the catalog or of a release uses are known; any other name answers False."""
+        return name in self._defines
+
+
+def _rebuild(prev: dict[str, Any], delta: Mapping[str, Any] | None) -> dict[str, Any]:
+    if delta is None:
+        return {}
+    now = dict(prev)
+    for k, v in delta.items():
+        if v is None:
+            now.pop(k, None)
+        else:
+            now[k] = tuple(v) if isinstance(v, list) else v
+    return now
+
+
 def _abi_from_rich(e: Mapping[str, Any]) -> Abi:
     return Abi(
         symbol=e["symbol"],
@@ -427,6 +543,25 @@ class Catalog:
                                   and " " not in v.get("canonical", "").strip()],
             }
         return {k: frozenset(v) for k, v in hints.items()}
+
+    def toolkits(self) -> tuple[Toolkit, ...]:
+        """Every release of the catalog's `history`, oldest first, each as its own headers declare it
+        ([Toolkit][cuentry.catalog.Toolkit]); empty for a catalog built without per-release facts."""
+        return self.fact("catalog.toolkits", _make_toolkits)
+
+    def toolkit(self, release: str | int) -> Toolkit:
+        """One release of the catalog's history: `"12.4"`, or its `CUDA_VERSION` (12040).
+
+        Raises:
+            UsageError: a release the catalog does not describe (the hint lists those it does).
+        """
+        for tk in self.toolkits():
+            if release in (tk.release, tk.cuda_version) and not isinstance(release, bool):
+                return tk
+        known = ", ".join(t.release for t in self.toolkits()) or "none"
+        raise UsageError(f"the catalog has no facts of CUDA {release}",
+                         hint=f"it describes the releases {known} (a CUDA_VERSION such as 12040 or a release "
+                              "such as '12.4')")
 
     def spelled_types(self) -> Iterator[tuple[str, str]]:
         """Each parameter type as the headers spell it and its canonical C type, straight from the rows
@@ -814,6 +949,21 @@ class Catalog:
         if not below:
             return f"{symbol} first exists at {vs[0]}: pin {vs[0]} or a later ABI version"
         return f"pin one of {', '.join(map(str, vs))} (the number in PFN_{symbol}_vNNNNN)"
+
+
+def _make_toolkits(cat: Catalog) -> tuple[Toolkit, ...]:
+    data = cat._data.get("releases")
+    if data is None:
+        data = _load_json("releases.json") if cat._data.get("format", 1) >= 2 else {"releases": []}
+    out: list[Toolkit] = []
+    state: dict[str, dict[str, Any]] = {}
+    for r in data["releases"]:
+        for k in ("pfn", "pfn_per_thread", "function", "function_per_thread", "defines"):
+            state[k] = _rebuild(state.get(k, {}), r.get(k, {}))
+        out.append(Toolkit(cat, r["toolkit"], int(r["cuda_version"]), (state["pfn"], state["pfn_per_thread"]),
+                           (state["function"], state["function_per_thread"]), frozenset(state["defines"]),
+                           r.get("signatures", {})))
+    return tuple(out)
 
 
 def _flags_text(flags: int, api: str) -> str:
