@@ -91,6 +91,25 @@ def test_lint_without_the_extra(tmp_path: Path) -> None:
     assert [f["code"] for f in doc["findings"]] == ["CE011"]                              # Python still linted
 
 
+def test_a_directory_without_the_extra_lints_its_python_and_names_the_c_files_in_one_line(tmp_path: Path) -> None:
+    """Issue 41: on the core install, `cuentry lint src/` lints the Python files and says in one line that the
+    C-family files need the extra (they are not linted: exit 1 as for any file not linted)."""
+    (tmp_path / "a.cpp").write_text('#include <cuda.h>\nvoid f(void **p) { cuGetProcAddress("cuInit", p, 2000, 0, 0); }\n')
+    (tmp_path / "b.cu").write_text("int x;\n")
+    (tmp_path / "loader.py").write_text('from ctypes import CDLL, POINTER, c_size_t, c_uint64\nlib = CDLL("libcuda.so.1")\n'
+                                        'alloc = lib.cuMemAlloc\nalloc.argtypes = [POINTER(c_uint64), c_size_t]\n')
+    got = _child(f"""
+        import sys
+        from cuentry.cli import main
+        print("RC", main(["lint", {str(tmp_path)!r}]), file=sys.stderr)
+    """)
+    assert got.returncode == 0, got.stderr
+    assert got.stderr.strip().splitlines()[-1] == "RC 1", got.stderr
+    lines = [ln for ln in (got.stdout + got.stderr).splitlines() if "cuentry[lint]" in ln]
+    assert len(lines) == 1 and "2 C, C++ and CUDA files" in lines[0], got.stdout + got.stderr
+    assert "loader.py:4:" in got.stdout and " CE011 " in got.stdout, got.stdout     # the Python file is linted
+
+
 def test_the_library_api_says_the_same() -> None:
     got = _child("""
         from cuentry.errors import UsageError
