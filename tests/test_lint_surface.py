@@ -86,10 +86,10 @@ def test_every_fix_the_corpus_listing_promises_is_applied(tmp_path: Path) -> Non
     repo = tmp_path / "corpus"
     shutil.copytree(HERE / "lint_corpus", repo, ignore=shutil.ignore_patterns("semantic", "*.py"))
     _, out, _ = lint("--json", "--isolated", str(repo))
-    promised = {(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"}
+    promised = [(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["fix"] == "safe"]
     _, out, err = lint("--fix", "--isolated", str(repo))
     withdrawn = {(m.group(1), int(m.group(2))) for m in re.finditer(r"^(.*):(\d+): fix withdrawn: ", err, re.M)}
-    assert promised and not promised & withdrawn, promised & withdrawn
+    assert promised and not set(promised) & withdrawn, set(promised) & withdrawn
     assert f"fixed {len(promised)} finding" in out, out
 
 
@@ -344,7 +344,7 @@ def test_sarif_help_uri_is_the_versioned_rule_page(tmp_path: Path) -> None:
 def test_the_rules_reference_page_keeps_no_measurement_history() -> None:
     page = (HERE.parent / "docs" / "lint.md").read_text()
     history = (HERE.parent / "docs" / "lint-measurements.md").read_text()
-    assert len(page.splitlines()) < 500 and "Set 3" not in page and "held-out" not in page
+    assert len(page.splitlines()) < 700 and "Set 3" not in page and "held-out" not in page and "precision" not in page
     assert "Set 3" in history and "held-out" in history
 
 

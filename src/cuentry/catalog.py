@@ -555,7 +555,10 @@ class Catalog:
         elif version is None:
             abi = self.pick(symbol, 1 << 30, stream)
         if flags == FLAG_DEFAULT and not runtime and any(a.variant for a in self.abis(symbol)):
-            pt = next(a for a in self.abis(symbol) if a.variant)
+            # the per-thread ABI this request would bind with the per-thread flag (the first one, when its pin
+            # binds none), not whichever comes first
+            pt = (self.pick(symbol, version, PER_THREAD) if isinstance(version, int) else None) or \
+                next(a for a in self.abis(symbol) if a.variant)
             faults.append(Fault("default_flags", f"{symbol} has a per-thread ABI ({pt.pfn}) and "
                                 f"{_flags_text(flags, api)} inherits the application's stream mode, so the ABI "
                                 "depends on how the application was compiled",

@@ -747,10 +747,12 @@ class Walker:
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
                                           cause=s.fn.ident if made and s.fn is not None else "", row=written,
-                                          handwritten=tinfo.handwritten if tinfo else None))
+                                          handwritten=tinfo.handwritten if tinfo else None,
+                                          macro=name.group(1) if name is not None else ""))
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
+            q.macro = name.group(1) if name is not None else ""
             if name is not None and not s.via:
                 q.macro_lines = self._macro_lines(s.api, name.group(1))
             queries.append(q)
