@@ -324,24 +324,39 @@ def _rename(rep: Any, plan: Any, tmp: str, name: str) -> None:
 def _report(args: argparse.Namespace, fmt: str, rep: Any, plan: Any, out: Out) -> int:
     """Print the report in its format (the diff, or standard input's fixed text, instead with --diff or `--fix -`)
     and the fixes withdrawn; the exit code."""
-    from ..lint import writers
-
-    fixing = args.fix
-    failing = [f for f in rep.findings if f.severity != "note"]
-    code = EXIT_FAIL if failing or rep.problems or rep.unused_suppressions or (args.diff and plan.texts) else EXIT_OK
-    if args.diff or fixing or args.show_fixes:
+    if args.diff or args.fix or args.show_fixes:
         for w in plan.withdrawn:
             out.error(f"{_shown(w.path)}:{w.line}: fix withdrawn: {_shown(w.message)}")
-    if not (args.diff or (fixing and STDIN in args.paths)):
-        run = writers.Run(rep, plan, __version__, ["cuentry", "lint", *args.paths], fixing=fixing,
-                          unsafe=args.unsafe_fixes, show_fixes=args.show_fixes, statistics=args.statistics,
-                          min_driver=args.min_driver)
-        got = writers.render(fmt, run, out)
-        for line in got.err:
-            out.error(line)
-        for line in got.out:
-            out.print(line) if fmt == "text" else out.document(line)
-    return EXIT_OK if args.exit_zero else code
+    if not (args.diff or (args.fix and STDIN in args.paths)):
+        _print(args, fmt, rep, plan, out)
+    return _exit_code(args, rep, plan)
+
+
+def _exit_code(args: argparse.Namespace, rep: Any, plan: Any) -> int:
+    """1 for findings (not notes), files not linted, unused suppressions, or a diff printed (--diff); 0 otherwise
+    and with --exit-zero."""
+    if args.exit_zero:
+        return EXIT_OK
+    failing = any(f.severity != "note" for f in rep.findings)
+    return EXIT_FAIL if failing or rep.problems or rep.unused_suppressions or (args.diff and plan.texts) else EXIT_OK
+
+
+def _print(args: argparse.Namespace, fmt: str, rep: Any, plan: Any, out: Out) -> None:
+    """The report in its format, by its writer; text is colour-coded (and silenced by --quiet), the other
+    formats are documents printed as they are."""
+    from ..lint import writers
+
+    run = writers.Run(rep, plan, __version__, ["cuentry", "lint", *args.paths], fixing=args.fix,
+                      unsafe=args.unsafe_fixes, show_fixes=args.show_fixes, statistics=args.statistics,
+                      min_driver=args.min_driver)
+    got = writers.render(fmt, run, out)
+    for line in got.err:
+        out.error(line)
+    for line in got.out:
+        if fmt == "text":
+            out.print(line)
+        else:
+            out.document(line)
 
 
 def _shown(text: str) -> str:

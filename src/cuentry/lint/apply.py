@@ -111,12 +111,12 @@ def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit:
 def _by_hand(finding: Any, failed: _Failed) -> str:
     """What to change by hand for a fix that did not verify: the finding's own advice, then what the fixed text
     still says (the finding left, or the one the fix would bring)."""
-    own = finding.hint
+    own = str(finding.hint)
     left = failed.left
     if left is None or not left.hint:
         return own
     if left.code == finding.code:
-        return left.hint            # the same finding after the fix: its advice now is what is left to do
+        return str(left.hint)       # the same finding after the fix: its advice now is what is left to do
     return f"{own}, and then {left.hint} ({left.code})" if own else f"{left.hint} ({left.code})"
 
 

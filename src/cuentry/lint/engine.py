@@ -191,9 +191,9 @@ class Report:
         md = self.min_driver
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
-                "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "chains": [{"symbol": sym, "asked_at": sorted(v), "required": sym not in self.optional}
-                           for sym, v in sorted(self.chains.items())],
+                "problems": [p.to_dict() for p in self.problems],
+                "chains": [{"symbol": sym, "asked_at": sorted(v), "pin": self.pins.get(sym, min(v)),
+                            "required": sym not in self.optional} for sym, v in sorted(self.chains.items())],
                 "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
                 "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged],
                 "unused_suppressions": [p.to_dict() for p in self.unused_suppressions]}

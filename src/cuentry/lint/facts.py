@@ -56,6 +56,28 @@ DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\
 SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(-next-line)?(?:\[([A-Za-z0-9_, ]+)\])?")
 
 
+class Suppressions(dict[int, frozenset[str] | None]):
+    """The lines a file's suppression comments silence: line -> the codes (None: every rule). `comments` maps a
+    line silenced by a comment on the line before it (`cuentry: ignore-next-line`) to that comment's line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.comments: dict[int, int] = {}
+
+    def add(self, line: int, codes: frozenset[str] | None, comment: int) -> None:
+        """Silence `codes` (None: all) on `line`, by the comment on line `comment`."""
+        if line in self:
+            old = self[line]
+            codes = None if old is None or codes is None else old | codes
+        self[line] = codes
+        if comment != line:
+            self.comments[line] = comment
+
+    def comment_line(self, line: int) -> int:
+        """The line of the comment that silences `line`."""
+        return self.comments.get(line, line)
+
+
 @dataclass(frozen=True)
 class Row:
     """Where a table's row that makes a request is written, when that is another file than the one linted (an
@@ -162,7 +184,7 @@ class Unit:
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
     handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
     py_protos: list[PyProto] = field(default_factory=list)   # Python prototypes, judged against their ABI
-    suppressions: Suppressions = field(default_factory=lambda: Suppressions())
+    suppressions: Suppressions = field(default_factory=Suppressions)
     lines: int = 0
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
@@ -177,28 +199,6 @@ class Unit:
     requests: int = 0                       # clang: the requests (and exports taken by name) found in the file
     judged: int = 0                         # clang: how many of them were judged (their symbol known)
     unjudged: list[tuple[int, str]] = field(default_factory=list)   # clang: (line, why) of those that were not
-
-
-class Suppressions(dict[int, "frozenset[str] | None"]):
-    """The lines a file's suppression comments silence: line -> the codes (None: every rule). `comments` maps a
-    line silenced by a comment on the line before it (`cuentry: ignore-next-line`) to that comment's line."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.comments: dict[int, int] = {}
-
-    def add(self, line: int, codes: frozenset[str] | None, comment: int) -> None:
-        """Silence `codes` (None: all) on `line`, by the comment on line `comment`."""
-        if line in self:
-            old = self[line]
-            codes = None if old is None or codes is None else old | codes
-        self[line] = codes
-        if comment != line:
-            self.comments[line] = comment
-
-    def comment_line(self, line: int) -> int:
-        """The line of the comment that silences `line`."""
-        return self.comments.get(line, line)
 
 
 def suppressions(text: str) -> Suppressions:

@@ -31,7 +31,9 @@ __all__ = [
     "RULE_CODES",
     "SEVERITIES",
     "TABLE_ROWS",
+    "Fixer",
     "Hit",
+    "RawHit",
     "Rule",
     "bound",
     "by_code",
@@ -165,7 +167,7 @@ def _via(q: Query) -> str:
     return f" through {q.via}" if q.via else ""
 
 
-def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if q.version_kind not in ("toolkit", "driver"):
             continue
@@ -196,7 +198,7 @@ _STRUCT_NOTE = (" (only what a pointer points to differs: passed alike, and the 
                 "layout; not the ABI's type)")
 
 
-def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
+def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[RawHit]:
     """clang: the pointer's canonical function type against the signature of the ABI the request binds."""
     if q.symbol is None or q.symbol not in cat or q.target_sig is None:
         return
@@ -277,7 +279,7 @@ def _why_alike(a: str, b: str) -> str:
     return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if pointee_only(a, b) else ""
 
 
-def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         m = PFN_RE.search(q.target_type or "")
         if not m and q.target_sig is not None and q.version_kind != "param":
@@ -301,7 +303,7 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         yield from _pins_bind_other(q, cat, sym, ver, m.group(3) or "", m.group(0))
 
 
-def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[RawHit]:
     """The first pin of a request that binds another ABI than its PFN typedef's (or mixes stream modes)."""
     for pin in q.pins:
         v = verdict(replace(q, symbol=sym), cat, pin, variant=variant)
@@ -317,7 +319,7 @@ def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, p
             return
 
 
-def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[RawHit]:
     """cudaGetDriverEntryPoint asks at the version of the runtime the program runs with: any release of the major
     version of the headers it was built with (a newer libcudart of that major loads in its place). When such a
     runtime binds a newer ABI than the pointer's typedef, the typedef is the wrong pair (an error when the two
@@ -355,7 +357,7 @@ def _name_hit(q: Query, cat: Catalog) -> Hit:
     return Hit(q.symbol_line or q.line, q.symbol_col or q.col, msg + q.where, "", q.symbol or "", q.config, hint)
 
 
-def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if q.symbol is None or q.symbol in cat or not q.symbol.lower().startswith("cu"):
             continue
@@ -400,7 +402,7 @@ def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str 
     return ("note" if single else "warning") if decl else None
 
 
-def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         sev = _handwritten_severity(q, cat) if q.handwritten else None
         if q.handwritten and sev is not None:
@@ -415,7 +417,7 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     yield from pyabi.hits(u, cat, "CE004")
 
 
-def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     """clang: exports taken into a hand-written function type that is the export's own ABI (a mismatch is CE011):
     a note, one per cause: the rows macros write in one function are one finding, at its first row."""
     groups: dict[str, list[tuple[Export, Abi]]] = {}
@@ -458,7 +460,7 @@ def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
     return abi if alike else None
 
 
-def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     by_macro: dict[int, list[Query]] = {}
     for q in u.queries:
         if q.api == "cudaGetDriverEntryPoint" and not q.wrapped:
@@ -480,7 +482,7 @@ def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
                      f"drivers: {hint}{q.where}", hint=hint)
 
 
-def unchecked_result(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def unchecked_result(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if not q.result_used:
             hint = "check it, then the query result, then the pointer"
@@ -495,7 +497,7 @@ def unchecked_result(u: Unit, cat: Catalog) -> Iterator[Hit]:
                          f"{'is' if len(q.unchecked) == 1 else 'are'} never tested afterwards: {hint}{q.where}", hint=hint)
 
 
-def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if q.flags_mode != "default" or not _known(q, cat):
             continue
@@ -505,7 +507,7 @@ def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
                 yield _at(q, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity, f.fix)
 
 
-def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     legacy = [f for f in u.flag_uses if f[0] in LEGACY_FLAGS]
     per_thread = [f for f in u.flag_uses if f[0] in PER_THREAD_FLAGS]
     if legacy and per_thread:
@@ -527,10 +529,10 @@ def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, .
 _REFUSED_BY_CUENTRY = ("CE009", "CE010")
 
 
-def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
+def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[RawHit]]:
     """A rule whose findings are the catalog verdict's faults of that lint code, for every request."""
 
-    def check(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    def check(u: Unit, cat: Catalog) -> Iterator[RawHit]:
         for q in u.queries:
             if not _known(q, cat):
                 continue
@@ -618,7 +620,7 @@ def _export_check(e: Export, cat: Catalog) -> tuple[str, str] | None:
     return None
 
 
-def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for e in u.exports:
         if e.target_sig is not None and not PFN_RE.search(e.target_type or ""):
             got = _export_canonical(e, cat)

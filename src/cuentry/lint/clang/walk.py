@@ -738,7 +738,8 @@ class Walker:
             if not s.callers:
                 self.tally.append((line, _unjudged(s)))
             name = re.search(r"expanded from the macro (\w+)\)", here)
-            written = self._row(s, line, row, name.group(1) if name is not None else "")
+            macro = name.group(1) if name is not None else ""
+            written = self._row(s, line, row, macro)
             if s.export:
                 if isinstance(s.symbol.value, str):
                     made = name is not None or row
@@ -747,14 +748,13 @@ class Walker:
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
                                           cause=s.fn.ident if made and s.fn is not None else "", row=written,
-                                          handwritten=tinfo.handwritten if tinfo else None,
-                                          macro=name.group(1) if name is not None else ""))
+                                          handwritten=tinfo.handwritten if tinfo else None, macro=macro))
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
-            q.macro = name.group(1) if name is not None else ""
+            q.macro = macro
             if name is not None and not s.via:
-                q.macro_lines = self._macro_lines(s.api, name.group(1))
+                q.macro_lines = self._macro_lines(s.api, macro)
             queries.append(q)
         return queries, exports
 

@@ -9,8 +9,8 @@ shows them instead of passing silently; suppressions that do nothing are warning
 
 from __future__ import annotations
 
-import os
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
