@@ -198,8 +198,10 @@ def verified(report: Any, settings: Any, *, select: Any = None, ignore: Any = No
     (with `unsafe`, the unsafe fixes too); its `regions` hold every verified fix, unsafe ones included."""
     safe = plan(report, settings, select=select, ignore=ignore)
     full = safe
-    if any(f.fix == "unsafe" for f in report.findings):
-        full = plan(report, settings, select=select, ignore=ignore, unsafe=True)
+    unsafe_files = {f.path for f in report.findings if f.fix == "unsafe"}
+    if unsafe_files:     # only the files with an unsafe fix are planned again, with it
+        some = _Findings([f for f in report.findings if f.path in unsafe_files])
+        full = _merged(safe, plan(some, settings, select=select, ignore=ignore, unsafe=True), unsafe_files)
     ok = {_key(f) for f in safe.applied}
     ok_unsafe = {_key(f) for f in full.applied}
     report.findings = [replace(f, fix="safe" if f.fix == "safe" and _key(f) in ok else
@@ -208,6 +210,25 @@ def verified(report: Any, settings: Any, *, select: Any = None, ignore: Any = No
     chosen = full if unsafe else safe
     chosen.regions = {**full.regions, **chosen.regions}
     return chosen
+
+
+@dataclass
+class _Findings:
+    findings: list[Any]
+
+
+def _merged(base: Plan, other: Plan, paths: set[str]) -> Plan:
+    """`base`'s plan for every file but `paths`, `other`'s for those."""
+    def mine(path: str) -> bool:
+        return path not in paths
+
+    out = Plan(texts={p: t for p, t in base.texts.items() if mine(p)} | other.texts,
+               originals={p: t for p, t in base.originals.items() if mine(p)} | other.originals,
+               applied=[f for f in base.applied if mine(f.path)] + other.applied,
+               withdrawn=[w for w in base.withdrawn if mine(w.path)] + other.withdrawn,
+               regions={k: v for k, v in base.regions.items() if mine(k[0])} | other.regions,
+               remaining={p: r for p, r in base.remaining.items() if mine(p)} | other.remaining)
+    return out
 
 
 def _key(f: Any) -> tuple[str, str, int, int]:
