@@ -340,20 +340,22 @@ def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: st
     yield _at(q, msg, "error" if other else "warning", hint)
 
 
-def _suggest(name: str, cat: Catalog) -> str:
+def _suggest(name: str, cat: Catalog) -> tuple[str, str]:
+    """(message, hint) for a name that is not a driver entry point: the catalog's suggestion, if it has one."""
     sugg = cat.suggest(name)
     if not sugg:
-        return f"{name!r} is not a driver entry point in the catalog: check the spelling (`cuentry list`)"
+        hint = "check the spelling (`cuentry list`)"
+        return f"{name!r} is not a driver entry point in the catalog: {hint}", hint
     s = sugg[0]
     extra = (f" at version {s.version}" if s.version is not None else "") + \
             (" with the per-thread flag" if s.stream == "per_thread" else "")
     why = "names are base names; the driver picks _v2/_ptsz itself" if s.version is not None else s.reason
-    return f"{name!r} is not a driver entry point name ({why}): ask for {s.symbol!r}{extra}"
+    hint = f"ask for {s.symbol!r}{extra}"
+    return f"{name!r} is not a driver entry point name ({why}): {hint}", hint
 
 
 def _name_hit(q: Query, cat: Catalog) -> Hit:
-    msg = _suggest(q.symbol or "", cat)
-    hint = msg.rsplit(": ", 1)[1] if "not a driver entry point name" in msg else msg.split(": ", 1)[-1]
+    msg, hint = _suggest(q.symbol or "", cat)
     return Hit(q.symbol_line or q.line, q.symbol_col or q.col, msg + q.where, "", q.symbol or "", q.config, hint)
 
 
