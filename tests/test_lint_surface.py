@@ -394,3 +394,27 @@ def test_lint_writers_print_nothing_themselves() -> None:
 
 def _json_findings(out: str) -> list[dict[str, Any]]:
     return list(json.loads(out)["findings"])
+
+
+def test_a_fix_whose_text_cannot_be_linted_again_is_withdrawn_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The fixes are verified in the supervised workers (`engine.Isolated`): a fixed text its worker dies on is a
+    fix withdrawn with why, never the end of the run."""
+    from cuentry.lint import apply, lint_paths
+    from cuentry.lint.config import Config
+    from cuentry.lint.engine import Isolated, Problem, Settings
+
+    f = _file(tmp_path, ONE_FIX)
+    rep = lint_paths([f], config=Config())
+    real = Isolated(Settings())
+    texts: list[str] = []
+
+    def lint(text: str, path: str) -> Any:
+        texts.append(text)
+        return real(text, path) if len(texts) == 1 else Problem(path, "the linter's worker process died on it (SIGSEGV)")
+
+    try:
+        p = apply.plan(rep, Settings(), lint=lint)  # type: ignore[arg-type]
+    finally:
+        real.close()
+    assert len(texts) >= 2 and not p.applied and not p.texts
+    assert "could not be linted again (the linter's worker process died on it (SIGSEGV))" in p.withdrawn[0].message

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog import catalog
-from .engine import MAX_FILE_BYTES, lint_text, read_source, toolkit_versions
+from .engine import MAX_FILE_BYTES, Isolated, Problem, read_source, toolkit_versions
 from .facts import Unit
 from .fix import At, Fix, position
 from .rules import candidate
@@ -92,7 +92,10 @@ def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit:
     new = _apply(text, fixes)
     if new is None:
         return _Failed("two fixes overlap")
-    found, u2 = lint(new, path)
+    got = lint(new, path)
+    if isinstance(got, Problem):
+        return _Failed(f"the fixed file could not be linted again ({got.message})")
+    found, u2 = got
     if after is not None:
         after[:] = found
     if u2.engine != unit.engine:
@@ -124,14 +127,14 @@ def _withdrawn(path: str, f: Any, fx: Fix, failed: _Failed) -> Withdrawn:
     return Withdrawn(path, f.line, f.code, fx.what, failed.why, _by_hand(f, failed))
 
 
-def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe: bool,
-          p: Plan, wanted: list[Any]) -> None:
+def _file(path: str, text: str, settings: Any, lint: Isolated, unsafe: bool, p: Plan, wanted: list[Any]) -> None:
     cat = catalog()
-
-    def lint(t: str, name: str) -> Any:
-        return lint_text(t, name, select=select, ignore=ignore, cat=cat, settings=settings)
-
-    before, unit = lint(text, path)
+    got = lint(text, path)
+    if isinstance(got, Problem):
+        p.withdrawn.append(Withdrawn(path, wanted[0].line, why=f"not verified: the file could not be linted again "
+                                                                 f"({got.message})"))
+        return
+    before, unit = got
     targets = toolkit_versions(cat, settings.toolkit)
     fixes: list[tuple[Any, Fix]] = []
     for f in before:
@@ -172,23 +175,29 @@ def _one_by_one(path: str, text: str, fixes: list[tuple[Any, Fix]], before: list
 
 
 def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
-         verify: bool = True) -> Plan:
-    """The fixes for the report's findings (`verify` False: only mark each finding's fix kind)."""
+         verify: bool = True, lint: Isolated | None = None) -> Plan:
+    """The fixes for the report's findings, each verified by linting the fixed text again with `lint` (by default
+    in a supervised worker, as the files were linted); `verify` False: none."""
     p = Plan()
     allowed = ("safe", "unsafe") if unsafe else ("safe",)
     by_path: dict[str, list[Any]] = {}
     for f in report.findings:
         if f.fix in allowed:
             by_path.setdefault(f.path, []).append(f)
-    if not verify:
+    if not verify or not by_path:
         return p
-    for path, wanted in by_path.items():
-        text = _plain(path)
-        if text is None:
-            p.withdrawn.append(Withdrawn(path, wanted[0].line, why="not rewritten: the file is not plain UTF-8 "
-                                                                   "(a byte-order mark or bytes that are not UTF-8)"))
-            continue
-        _file(path, text, settings, select, ignore, unsafe, p, wanted)
+    linter = lint or Isolated(settings, select, ignore)
+    try:
+        for path, wanted in by_path.items():
+            text = _plain(path)
+            if text is None:
+                p.withdrawn.append(Withdrawn(path, wanted[0].line, why="not rewritten: the file is not plain UTF-8 "
+                                                                       "(a byte-order mark or bytes that are not UTF-8)"))
+                continue
+            _file(path, text, settings, linter, unsafe, p, wanted)
+    finally:
+        if lint is None:
+            linter.close()
     return p
 
 
@@ -196,12 +205,17 @@ def verified(report: Any, settings: Any, *, select: Any = None, ignore: Any = No
     """Verify every fix the report's findings are offered and mark each finding's `fix` with what verified: "safe"
     (`--fix` applies it), "unsafe" (`--fix --unsafe-fixes` does), or "none". Returns the plan `--fix` applies
     (with `unsafe`, the unsafe fixes too); its `regions` hold every verified fix, unsafe ones included."""
-    safe = plan(report, settings, select=select, ignore=ignore)
-    full = safe
-    unsafe_files = {f.path for f in report.findings if f.fix == "unsafe"}
-    if unsafe_files:     # only the files with an unsafe fix are planned again, with it
-        some = _Findings([f for f in report.findings if f.path in unsafe_files])
-        full = _merged(safe, plan(some, settings, select=select, ignore=ignore, unsafe=True), unsafe_files)
+    lint = Isolated(settings, select, ignore)
+    try:
+        safe = plan(report, settings, select=select, ignore=ignore, lint=lint)
+        full = safe
+        unsafe_files = {f.path for f in report.findings if f.fix == "unsafe"}
+        if unsafe_files:     # only the files with an unsafe fix are planned again, with it
+            some = _Findings([f for f in report.findings if f.path in unsafe_files])
+            full = _merged(safe, plan(some, settings, select=select, ignore=ignore, unsafe=True, lint=lint),
+                           unsafe_files)
+    finally:
+        lint.close()
     ok = {_key(f) for f in safe.applied}
     ok_unsafe = {_key(f) for f in full.applied}
     report.findings = [replace(f, fix="safe" if f.fix == "safe" and _key(f) in ok else

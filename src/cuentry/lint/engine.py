@@ -34,6 +34,7 @@ __all__ = [
     "PY_SUFFIXES",
     "RETIRED",
     "Finding",
+    "Isolated",
     "Judged",
     "Problem",
     "Report",
@@ -632,6 +633,29 @@ class _Runner:
             if done:
                 done(len(out))
         return out
+
+
+class Isolated:
+    """`lint_text` of one text at a time as `lint_paths` lints files: in a supervised worker process when libclang
+    is installed (started on the first text), so a crash, a hang or a blow-up on a text is a `Problem`, never the
+    run's end. What verifies the fixes ([apply][cuentry.lint.apply]) lints the fixed texts with it."""
+
+    def __init__(self, settings: Settings, select: Sequence[str] | None = None,
+                 ignore: Sequence[str] | None = None) -> None:
+        self._args = (select, ignore, settings)
+        self._runner: _Runner | None = None
+
+    def __call__(self, text: str, path: str) -> tuple[list[Finding], Unit] | Problem:
+        if self._runner is None:
+            select, ignore, settings = self._args
+            self._runner = _Runner(1, select, ignore, settings)
+        got: tuple[list[Finding], Unit] | Problem = self._runner.run([("lint", path, text, None)])[path]
+        return got
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
 
 
 def _preload() -> None:
