@@ -690,12 +690,18 @@ class Catalog:
         elif version is None:
             abi = self.pick(symbol, 1 << 30, stream)
         if flags == FLAG_DEFAULT and not runtime and any(a.variant for a in self.abis(symbol)):
-            pt = next(a for a in self.abis(symbol) if a.variant)
+            pt = self._per_thread_twin(symbol, version)
             faults.append(Fault("default_flags", f"{symbol} has a per-thread ABI ({pt.pfn}) and "
                                 f"{_flags_text(flags, api)} inherits the application's stream mode, so the ABI "
                                 "depends on how the application was compiled",
                                 f"pin {_flags_text(FLAG_LEGACY, api)} or {_flags_text(FLAG_PER_THREAD, api)}"))
         return Verdict(symbol, version, flags, api, abi, needs, tuple(faults))
+
+    def _per_thread_twin(self, symbol: str, version: int | None) -> Abi:
+        """The per-thread ABI a request at `version` binds with the per-thread flag (the first one, when its pin
+        binds none): what default flags may give it instead of the legacy one."""
+        got = self.pick(symbol, version, PER_THREAD) if isinstance(version, int) else None
+        return got or next(a for a in self.abis(symbol) if a.variant)
 
     def _name_fault(self, symbol: object) -> Fault | None:
         if isinstance(symbol, str) and symbol in self._raw:

@@ -1,8 +1,11 @@
 """Applying `cuentry lint --fix`: the fixes of a report planned per file, each verified by linting the fixed
-text again (with the same settings), withdrawn with a note when it does not verify, and written atomically.
+text again (with the same settings), withdrawn with a note (why, and what to change by hand) when it does not
+verify, and written atomically.
 
-The fixes themselves (which span, which kind) are [fix][cuentry.lint.fix]'s; this module sits above the
-engine, which it runs to verify them.
+A fix is promised only once it verified: [verified][cuentry.lint.apply.verified] marks each finding's `fix` with
+the kind of the fix that verified ("none" when none did), so the listing's `[*]` and `--json`'s `fix` are what
+`--fix` then applies. The fixes themselves (which span, which kind) are their rules' ([fix][cuentry.lint.fix]);
+this module sits above the engine, which it runs to verify them.
 """
 
 from __future__ import annotations
@@ -12,22 +15,35 @@ import itertools
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog import catalog
-from .engine import MAX_FILE_BYTES, lint_text, read_source
+from .engine import MAX_FILE_BYTES, Isolated, Problem, read_source, toolkit_versions
 from .facts import Unit
-from .fix import Fix, candidate, position
+from .fix import At, Fix, position
+from .rules import candidate
 
-__all__ = ["Plan", "Withdrawn", "diff", "plan", "write"]
+__all__ = ["Plan", "Withdrawn", "diff", "plan", "verified", "write"]
 
 
 @dataclass(frozen=True)
 class Withdrawn:
+    """A fix that did not verify (or a file that cannot be rewritten): the finding's place and code, what the fix
+    would have changed, why it was withdrawn, and what to change by hand instead."""
+
     path: str
     line: int
-    message: str
+    code: str = ""
+    what: str = ""
+    why: str = ""
+    by_hand: str = ""
+
+    @property
+    def message(self) -> str:
+        """The note as one line: `CE003 (name cuMemcpy at 7000): the fix brings a new CE008 ...; by hand: ...`."""
+        head = f"{self.code} ({self.what}): {self.why}" if self.code else self.why
+        return f"{head}; by hand: {self.by_hand}" if self.by_hand else head
 
 
 @dataclass
@@ -62,46 +78,74 @@ def _apply(text: str, fixes: Sequence[Fix]) -> str | None:
     return out
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """Why fixed text failed verification, and the finding of the fixed text that says what is left to do."""
+
+    why: str
+    left: Any = None        # a finding of the fixed code still there, or a new one the fix brings
+
+
 def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit: Unit, lint: Any,
-            after: list[Any] | None = None) -> str:
-    """Why the fixed text fails verification ("" when it passes); `after` receives the fixed text's findings."""
+            after: list[Any] | None = None) -> _Failed | None:
+    """Why the fixed text fails verification (None when it passes); `after` receives the fixed text's findings."""
     new = _apply(text, fixes)
     if new is None:
-        return "two fixes overlap"
-    found, u2 = lint(new, path)
+        return _Failed("two fixes overlap")
+    got = lint(new, path)
+    if isinstance(got, Problem):
+        return _Failed(f"the fixed file could not be linted again ({got.message})")
+    found, u2 = got
     if after is not None:
         after[:] = found
     if u2.engine != unit.engine:
-        return f"the fixed file is no longer judged by {unit.engine} (it may not parse)"
+        return _Failed(f"the fixed file is no longer judged by {unit.engine} (it may not parse)")
     fixed = {(f.code, f.line) for f in fixes}
     left = [f for f in found if (f.code, f.line) in fixed]
     if left:
-        return f"{left[0].code} is still found on line {left[0].line} after the fix"
+        return _Failed(f"{left[0].code} is still found on line {left[0].line} after the fix", left[0])
     old = {(f.code, f.line) for f in before}
     new_ones = [f for f in found if (f.code, f.line) not in old]
     if new_ones:
-        return f"the fix brings a new {new_ones[0].code} on line {new_ones[0].line}"
-    return ""
+        return _Failed(f"the fix brings a new {new_ones[0].code} on line {new_ones[0].line}", new_ones[0])
+    return None
 
 
-def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe: bool,
-          p: Plan, wanted: list[Any]) -> None:
+def _by_hand(finding: Any, failed: _Failed) -> str:
+    """What to change by hand for a fix that did not verify: the finding's own advice, then what the fixed text
+    still says (the finding left, or the one the fix would bring)."""
+    own = str(finding.hint)
+    left = failed.left
+    if left is None or not left.hint:
+        return own
+    if left.code == finding.code:
+        return str(left.hint)       # the same finding after the fix: its advice now is what is left to do
+    return f"{own}, and then {left.hint} ({left.code})" if own else f"{left.hint} ({left.code})"
+
+
+def _withdrawn(path: str, f: Any, fx: Fix, failed: _Failed) -> Withdrawn:
+    return Withdrawn(path, f.line, f.code, fx.what, failed.why, _by_hand(f, failed))
+
+
+def _file(path: str, text: str, settings: Any, lint: Isolated, unsafe: bool, p: Plan, wanted: list[Any]) -> None:
     cat = catalog()
-
-    def lint(t: str, name: str) -> Any:
-        return lint_text(t, name, select=select, ignore=ignore, cat=cat, settings=settings)
-
-    before, unit = lint(text, path)
+    got = lint(text, path)
+    if isinstance(got, Problem):
+        p.withdrawn.append(Withdrawn(path, wanted[0].line, why=f"not verified: the file could not be linted again "
+                                                                 f"({got.message})"))
+        return
+    before, unit = got
+    targets = toolkit_versions(cat, settings.toolkit)
     fixes: list[tuple[Any, Fix]] = []
     for f in before:
-        fx = candidate(unit, text, f.code, f.line, f.col, cat, settings.toolkit)
+        fx = candidate(At(unit, text, f.code, f.line, f.col, cat, *targets))
         if fx is not None and (fx.kind == "safe" or unsafe) and any(
                 (w.code, w.line, w.col) == (f.code, f.line, f.col) for w in wanted):
             fixes.append((f, fx))
     if not fixes:
         return
     after: list[Any] = []
-    if _verify(text, path, [fx for _, fx in fixes], before, unit, lint, after):
+    if _verify(text, path, [fx for _, fx in fixes], before, unit, lint, after) is not None:
         fixes = _one_by_one(path, text, fixes, before, unit, lint, p, after)
     if fixes:
         new = _apply(text, [fx for _, fx in fixes])
@@ -120,36 +164,89 @@ def _one_by_one(path: str, text: str, fixes: list[tuple[Any, Fix]], before: list
     good = []
     for f, fx in fixes:
         one = _verify(text, path, [fx], before, unit, lint)
-        if one:
-            p.withdrawn.append(Withdrawn(path, f.line, f"{f.code} ({fx.what}): {one}"))
+        if one is not None:
+            p.withdrawn.append(_withdrawn(path, f, fx, one))
         else:
             good.append((f, fx))
-    if good and _verify(text, path, [fx for _, fx in good], before, unit, lint, after):
-        p.withdrawn.extend(Withdrawn(path, f.line, f"{f.code} ({fx.what}): the fixes together do not verify")
-                           for f, fx in good)
+    if good and _verify(text, path, [fx for _, fx in good], before, unit, lint, after) is not None:
+        p.withdrawn.extend(_withdrawn(path, f, fx, _Failed("the fixes together do not verify")) for f, fx in good)
         return []
     return good
 
 
 def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
-         verify: bool = True) -> Plan:
-    """The fixes for the report's findings (`verify` False: only mark each finding's fix kind)."""
+         verify: bool = True, lint: Isolated | None = None) -> Plan:
+    """The fixes for the report's findings, each verified by linting the fixed text again with `lint` (by default
+    in a supervised worker, as the files were linted); `verify` False: none."""
     p = Plan()
     allowed = ("safe", "unsafe") if unsafe else ("safe",)
     by_path: dict[str, list[Any]] = {}
     for f in report.findings:
         if f.fix in allowed:
             by_path.setdefault(f.path, []).append(f)
-    if not verify:
+    if not verify or not by_path:
         return p
-    for path, wanted in by_path.items():
-        text = _plain(path)
-        if text is None:
-            p.withdrawn.append(Withdrawn(path, wanted[0].line, "not rewritten: the file is not plain UTF-8 "
-                                                               "(a byte-order mark or bytes that are not UTF-8)"))
-            continue
-        _file(path, text, settings, select, ignore, unsafe, p, wanted)
+    linter = lint or Isolated(settings, select, ignore)
+    try:
+        for path, wanted in by_path.items():
+            text = _plain(path)
+            if text is None:
+                p.withdrawn.append(Withdrawn(path, wanted[0].line, why="not rewritten: the file is not plain UTF-8 "
+                                                                       "(a byte-order mark or bytes that are not UTF-8)"))
+                continue
+            _file(path, text, settings, linter, unsafe, p, wanted)
+    finally:
+        if lint is None:
+            linter.close()
     return p
+
+
+def verified(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False) -> Plan:
+    """Verify every fix the report's findings are offered and mark each finding's `fix` with what verified: "safe"
+    (`--fix` applies it), "unsafe" (`--fix --unsafe-fixes` does), or "none". Returns the plan `--fix` applies
+    (with `unsafe`, the unsafe fixes too); its `regions` hold every verified fix, unsafe ones included."""
+    lint = Isolated(settings, select, ignore)
+    try:
+        safe = plan(report, settings, select=select, ignore=ignore, lint=lint)
+        full = safe
+        unsafe_files = {f.path for f in report.findings if f.fix == "unsafe"}
+        if unsafe_files:     # only the files with an unsafe fix are planned again, with it
+            some = _Findings([f for f in report.findings if f.path in unsafe_files])
+            full = _merged(safe, plan(some, settings, select=select, ignore=ignore, unsafe=True, lint=lint),
+                           unsafe_files)
+    finally:
+        lint.close()
+    ok = {_key(f) for f in safe.applied}
+    ok_unsafe = {_key(f) for f in full.applied}
+    report.findings = [replace(f, fix="safe" if f.fix == "safe" and _key(f) in ok else
+                               "unsafe" if f.fix == "unsafe" and _key(f) in ok_unsafe else "none")
+                       for f in report.findings]
+    chosen = full if unsafe else safe
+    chosen.regions = {**full.regions, **chosen.regions}
+    return chosen
+
+
+@dataclass
+class _Findings:
+    findings: list[Any]
+
+
+def _merged(base: Plan, other: Plan, paths: set[str]) -> Plan:
+    """`base`'s plan for every file but `paths`, `other`'s for those."""
+    def mine(path: str) -> bool:
+        return path not in paths
+
+    out = Plan(texts={p: t for p, t in base.texts.items() if mine(p)} | other.texts,
+               originals={p: t for p, t in base.originals.items() if mine(p)} | other.originals,
+               applied=[f for f in base.applied if mine(f.path)] + other.applied,
+               withdrawn=[w for w in base.withdrawn if mine(w.path)] + other.withdrawn,
+               regions={k: v for k, v in base.regions.items() if mine(k[0])} | other.regions,
+               remaining={p: r for p, r in base.remaining.items() if mine(p)} | other.remaining)
+    return out
+
+
+def _key(f: Any) -> tuple[str, str, int, int]:
+    return f.path, f.code, f.line, f.col
 
 
 def _plain(path: str) -> str | None:

@@ -159,7 +159,23 @@ def load(path: str | None) -> Config:
             setattr(cfg, key.replace("-", "_"),
                     os.path.join(cfg.root, str(value)) if key in _PATH_KEYS else value)
     cfg.include = [os.path.join(cfg.root, d) for d in cfg.include]
+    _check_codes(cfg, path, text)
     return cfg
+
+
+def _check_codes(cfg: Config, path: str, text: str) -> None:
+    """Every rule code the configuration names is a code or a prefix of one; else the error names the file, the
+    line and the key (`pyproject.toml:5: select: unknown rule 'CE999'`)."""
+    from .rules import RULE_CODES
+
+    named = [("select", cfg.select or []), ("ignore", cfg.ignore), ("extend-select", cfg.extend_select),
+             *cfg.per_file_ignores.items()]
+    for key, codes in named:
+        for item in codes:
+            for c in (x.strip().upper() for x in item.split(",")):
+                if c and not any(r.startswith(c) for r in RULE_CODES):
+                    raise LintConfigError(path, _line(text, key), key, f"unknown rule {c!r}",
+                                          hint=f"rules: {', '.join(RULE_CODES)} (a prefix like CE00 works)")
 
 
 def _relative(path: str, root: str) -> str:

@@ -465,10 +465,12 @@ class Walker:
                                           where=here, target_sig=tinfo.sig if tinfo else None,
                                           target_export=tinfo.export if tinfo else None,
                                           cause=s.fn.ident if (macro or row) and s.fn is not None else "",
-                                          row=written, handwritten=tinfo.handwritten if tinfo else None))
+                                          row=written, handwritten=tinfo.handwritten if tinfo else None,
+                                          macro=macro))
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
+            q.macro = macro
             if macro and not s.via:
                 q.macro_lines = self._macro_lines(s.api, macro)
             queries.append(q)
