@@ -238,19 +238,30 @@ def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: 
     unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else cfg.unsafe_fixes
     want = (args.fix if args.fix is not None else cfg.fix) or args.diff
     plan = fix.plan(rep, settings, select=select, ignore=ignore, unsafe=unsafe or (args.sarif and not want),
-                    verify=bool(want) or args.sarif)
+                    verify=bool(want) or args.sarif, jobs=args.jobs)
     if not want:
         return plan
-    _write_fixes(args, plan, tmp, out)
+    _write_fixes(args, plan, tmp, out, _project_root(args, cfg))
     plan.remove_applied(rep)
     return plan
 
 
-def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out) -> None:
+def _project_root(args: argparse.Namespace, cfg: Any) -> str:
+    """The project's root (a symbolic link is fixed in its target only inside it): the configuration's
+    directory, else the work tree of the first path, else the working directory."""
+    if cfg.path:
+        return str(cfg.root)
+    from ..lint.gitignore import toplevel
+
+    first = os.path.abspath(next((p for p in args.paths if p != STDIN), "."))
+    return toplevel(first if os.path.isdir(first) else os.path.dirname(first)) or os.getcwd()
+
+
+def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out, root: str) -> None:
     """--diff: print each file's diff; --fix: rewrite each file (standard input's fixed text is printed)."""
     from ..lint import apply as fix
 
-    for path, new in plan.texts.items():
+    for path, new in list(plan.texts.items()):
         name = args.stdin_filename or STDIN_NAME if path == tmp else path
         if args.diff:
             out.print(_shown_block(fix.diff(plan.originals[path], new, name)))
@@ -258,14 +269,23 @@ def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out)
             out.print(new.rstrip("\n"))
         else:
             try:
-                fix.write(path, new)
+                why = fix.write(path, new, original=plan.originals[path], root=root)
             except OSError as exc:   # a read-only file or directory: its fixes are not applied, the rest are
                 out.error(f"{_shown(path)}: fixes not written: {exc.strerror or exc}")
-                plan.applied = [f for f in plan.applied if f.path != path]
-                plan.remaining.pop(path, None)
+                why = ""
+                _unapplied(plan, path)
+            if why:   # the file changed since it was linted, or is a link out of the project: its fixes withdrawn
+                plan.withdrawn.append(fix.Withdrawn(path, min((f.line for f in plan.applied if f.path == path), default=1), why))
+                _unapplied(plan, path)
     if tmp is not None and tmp not in plan.texts and not args.diff:
         with open(tmp, encoding="utf-8") as fh:    # standard input with nothing to fix: printed as it came
             out.print(fh.read().rstrip("\n"))
+
+
+def _unapplied(plan: Any, path: str) -> None:
+    """A file whose fixes were not written keeps its findings."""
+    plan.applied = [f for f in plan.applied if f.path != path]
+    plan.remaining.pop(path, None)
 
 
 def _per_file_ignores(rep: Any, cfg: Any) -> None:

@@ -1,5 +1,16 @@
 """Applying `cuentry lint --fix`: the fixes of a report planned per file, each verified by linting the fixed
-text again (with the same settings), withdrawn with a note when it does not verify, and written atomically.
+text again (with the same settings), withdrawn with a note when it does not verify, and written.
+
+The planning of a C-family file (its lint, and the lint of each fixed text) runs in the supervised worker
+processes of [parallel][cuentry.lint.parallel], with the limits of the run, as the lint itself does:
+libclang never runs in this process, whatever the output format (`--fix`, `--diff`, `--sarif`). A file
+its worker fails on keeps its findings, its fixes withdrawn with the reason.
+
+Writing ([write][cuentry.lint.apply.write]) is a compare-and-swap: the file is read again just before it is
+replaced, and a file that changed since it was linted is left as it is (the fix withdrawn, saying so). The
+file keeps its owner, group and mode; a file with more than one name (hard links) is rewritten in place, so
+every name sees the fix; a symbolic link is fixed in its target only when the target lies inside the
+project's root (else the fix is withdrawn, naming the target).
 
 The fixes themselves (which span, which kind) are [fix][cuentry.lint.fix]'s; this module sits above the
 engine, which it runs to verify them.
@@ -8,19 +19,22 @@ engine, which it runs to verify them.
 from __future__ import annotations
 
 import difflib
+import errno
 import itertools
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import catalog
-from .engine import MAX_FILE_BYTES, lint_text, read_source
+from ..errors import UsageError
+from .engine import MAX_FILE_BYTES, is_python, lint_text, read_source
 from .facts import Unit
 from .fix import Fix, candidate, position
 
-__all__ = ["Plan", "Withdrawn", "diff", "plan", "write"]
+__all__ = ["MAX_VERIFY_FACTOR", "Plan", "Withdrawn", "diff", "plan", "write"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,7 @@ def _verify(text: str, path: str, fixes: Sequence[Fix], before: list[Any], unit:
 
 def _file(path: str, text: str, settings: Any, select: Any, ignore: Any, unsafe: bool,
           p: Plan, wanted: list[Any]) -> None:
+    """Plan one file's fixes into `p` (the fixed text, the fixes applied and withdrawn)."""
     cat = catalog()
 
     def lint(t: str, name: str) -> Any:
@@ -131,9 +146,54 @@ def _one_by_one(path: str, text: str, fixes: list[tuple[Any, Fix]], before: list
     return good
 
 
+def _planned(state: tuple[Any, Any, Any, bool], task: tuple[str, str, list[Any]]) -> Plan:
+    """One file's plan, in a worker process: the task is (path, text, the findings to fix)."""
+    settings, select, ignore, unsafe = state
+    path, text, wanted = task
+    p = Plan()
+    _file(path, text, settings, select, ignore, unsafe, p, wanted)
+    return p
+
+
+MAX_VERIFY_FACTOR = 8
+"""A file's fixes are verified within this many times the per-file limit (its lint, then each fix's)."""
+
+
+def _merge(p: Plan, part: Plan) -> None:
+    p.texts.update(part.texts)
+    p.originals.update(part.originals)
+    p.applied.extend(part.applied)
+    p.withdrawn.extend(part.withdrawn)
+    p.regions.update(part.regions)
+    p.remaining.update(part.remaining)
+
+
+def _supervised(p: Plan, tasks: list[tuple[str, str, list[Any]]], state: tuple[Any, Any, Any, bool],
+                jobs: int) -> None:
+    """Plan the files of `tasks` in supervised workers; a file its worker fails on keeps its findings."""
+    from .parallel import Failed, Limits, Raised, Workers
+
+    settings = state[0]
+    factor = min(MAX_VERIFY_FACTOR, 2 + max(len(w) for _, _, w in tasks))
+    limits = Limits(settings.timeout * factor, settings.memory)
+    with Workers(jobs, _planned, state, limits) as workers:
+        got = dict(workers.run(tasks))
+    for i, (path, _, wanted) in enumerate(tasks):   # in the order of the report: the output does not depend on -j
+        res = got[i]
+        if isinstance(res, Raised):
+            raise UsageError(res.message, hint=res.hint)
+        if isinstance(res, Failed):
+            p.withdrawn.append(Withdrawn(path, wanted[0].line, f"fixes not verified: {res.reason}"))
+        else:
+            _merge(p, res)
+
+
 def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, unsafe: bool = False,
-         verify: bool = True) -> Plan:
-    """The fixes for the report's findings (`verify` False: only mark each finding's fix kind)."""
+         verify: bool = True, jobs: int = 1) -> Plan:
+    """The fixes for the report's findings (`verify` False: only mark each finding's fix kind).
+
+    A C-family file's fixes are planned and verified in `jobs` supervised worker processes (libclang never
+    runs in this one); Python files' here (`ast`), as the lint does without libclang."""
     p = Plan()
     allowed = ("safe", "unsafe") if unsafe else ("safe",)
     by_path: dict[str, list[Any]] = {}
@@ -142,13 +202,19 @@ def plan(report: Any, settings: Any, *, select: Any = None, ignore: Any = None, 
             by_path.setdefault(f.path, []).append(f)
     if not verify:
         return p
+    state = (settings, select, ignore, unsafe)
+    tasks: list[tuple[str, str, list[Any]]] = []
     for path, wanted in by_path.items():
         text = _plain(path)
         if text is None:
             p.withdrawn.append(Withdrawn(path, wanted[0].line, "not rewritten: the file is not plain UTF-8 "
                                                                "(a byte-order mark or bytes that are not UTF-8)"))
-            continue
-        _file(path, text, settings, select, ignore, unsafe, p, wanted)
+        elif is_python(path, text):
+            _merge(p, _planned(state, (path, text, wanted)))
+        else:
+            tasks.append((path, text, wanted))
+    if tasks:
+        _supervised(p, tasks, state, jobs)
     return p
 
 
@@ -169,17 +235,117 @@ def diff(old: str, new: str, name: str) -> str:
                                         f"a/{name}", f"b/{name}"))
 
 
-def write(path: str, text: str) -> None:
-    """Replace `path`'s text atomically (a temporary file in its directory renamed over it), keeping its mode."""
-    d = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".cuentry-fix-")
+CHANGED = "not rewritten: the file changed since it was linted (run cuentry lint --fix again)"
+"""Why a fix is withdrawn when its file changed between the lint and the write."""
+
+
+def _inside(path: str, root: str) -> bool:
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([path, real_root]) == real_root
+
+
+def _open_same(path: str, flags: int, original: bytes | None) -> tuple[int, os.stat_result] | str:
+    """An open descriptor of the regular file `path` (never through a link) whose bytes are still `original`,
+    and its status; or why not."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        return f"not rewritten: it cannot be opened again ({exc.strerror or exc})"
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return "not rewritten: it is no longer a regular file"
+    if original is not None:
+        now = os.pread(fd, len(original) + 1, 0)
+        if now != original:
+            os.close(fd)
+            return CHANGED
+    return fd, st
+
+
+def _in_place(path: str, data: bytes, original: bytes | None) -> str:
+    """Rewrite the file through its own inode (owner, group, mode, links and attributes all kept)."""
+    got = _open_same(path, os.O_RDWR, original)
+    if isinstance(got, str):
+        return got
+    fd, _ = got
+    try:
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return ""
+
+
+def _replace(path: str, data: bytes, original: bytes | None, st: os.stat_result) -> str | None:
+    """Replace the file by a new one renamed over it, with its mode, owner and group; None when that cannot
+    keep them (the owner cannot be given, the directory is not writable): then it is rewritten in place."""
+    d = os.path.dirname(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".cuentry-fix-")
+    except PermissionError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fchmod(fh.fileno(), st.st_mode & 0o7777)
+            mine = os.fstat(fh.fileno())
+            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                except PermissionError:
+                    os.unlink(tmp)
+                    return None
+                os.fchmod(fh.fileno(), st.st_mode & 0o7777)   # a chown drops the set-id bits
+            os.fsync(fh.fileno())
+        again = _open_same(path, os.O_RDONLY, original)   # the compare of the compare-and-swap, just before it
+        if isinstance(again, str):
+            os.unlink(tmp)
+            return again
+        os.close(again[0])
+        if (again[1].st_ino, again[1].st_dev) != (st.st_ino, st.st_dev):
+            os.unlink(tmp)
+            return CHANGED
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+    return ""
+
+
+def write(path: str, text: str, *, original: str | None = None, root: str | None = None) -> str:
+    """Replace `path`'s text with `text`, if it still holds `original` (the text linted); "" when it was
+    written, else why it was not (its fix withdrawn).
+
+    Args:
+        path: the file, as it was linted.
+        text: its fixed text.
+        original: the text the fixes were planned on (None: no compare).
+        root: the project's root: a path that is a symbolic link (or lies under one) is written in its
+            target only when the target is inside `root`.
+
+    Raises:
+        OSError: the file or its directory cannot be written (permissions, a read-only file system).
+    """
+    full = os.path.abspath(path)
+    real = os.path.realpath(full)
+    if real != full and (root is None or not _inside(real, root)):
+        return (f"not rewritten: it is a symbolic link to {real}, outside the project's root ({root})" if root
+                else f"not rewritten: it is a symbolic link to {real}")
+    data = text.encode("utf-8")
+    old = original.encode("utf-8") if original is not None else None
+    got = _open_same(real, os.O_RDONLY, old)
+    if isinstance(got, str):
+        return got
+    fd, st = got
+    os.close(fd)
+    if st.st_nlink > 1:
+        return _in_place(real, data, old)   # every name of the file sees the fix: no name is split off
+    done = _replace(real, data, old, st)
+    return _in_place(real, data, old) if done is None else done
