@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("private_cache")
 HERE = Path(__file__).parent
 PINS = (HERE / "lint_corpus" / "pins.cpp").read_text()
 FIXED_PIN = '"cuMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM'   # what --fix writes in PINS
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__import__("cuentry").__file__).resolve().parent.parent   # the cuentry under test, for subprocesses
 
 
 def lint(*args: str) -> tuple[int, str, str]:
