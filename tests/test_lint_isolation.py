@@ -277,7 +277,6 @@ def test_the_limit_is_cpu_time_not_wall_time(tmp_path: Path) -> None:
 def test_a_worker_never_outlives_its_parent(tmp_path: Path) -> None:
     """The caller is killed (SIGKILL, as a CI timeout does) while its worker computes: the worker ends too,
     and leaves no scratch directory."""
-    import signal
 
     pidfile = tmp_path / "pid"
     parent = subprocess.Popen([sys.executable, "-c", LIMITS, str(pidfile), "spin", "600"],

@@ -199,7 +199,7 @@ def _needed(head: bytes) -> int:
     ncallers, nrec = struct.unpack_from("=I", head, 28)[0], struct.unpack_from("=I", head, 36)[0]
     if not (ncallers or nrec):
         return HEADER_SIZE
-    return _SLOTS_OFF + min(nrec, SLOTS) * _SLOT.size
+    return _SLOTS_OFF + min(int(nrec), SLOTS) * _SLOT.size
 
 
 def _header_ok(data: bytes) -> bool:
