@@ -34,7 +34,7 @@ from .engine import MAX_FILE_BYTES, is_python, lint_text, read_source
 from .facts import Unit
 from .fix import Fix, candidate, position
 
-__all__ = ["MAX_VERIFY_FACTOR", "Plan", "Withdrawn", "diff", "plan", "write"]
+__all__ = ["CHANGED", "MAX_VERIFY_FACTOR", "Plan", "Withdrawn", "diff", "plan", "write"]
 
 
 @dataclass(frozen=True)
