@@ -305,8 +305,9 @@ class Workers:
         if cpu is None and now - s.since > lim.seconds:
             return _cpu_reason(lim.seconds) + " (measured in wall-clock time here)"
         if now - s.since > lim.wall_seconds:
-            return (f"it took more than {lim.wall_seconds:g} s without finishing, using little CPU time "
-                    "(blocked on something it reads?)")
+            used = f"{cpu - s.cpu:.1f} s of CPU time" if cpu is not None and s.cpu is not None else "its CPU time"
+            return (f"it took more than {lim.wall_seconds:g} s without finishing, within {used} (blocked on "
+                    "something it reads, or a machine too loaded to run it?)")
         return ""
 
     def _started(self, s: _Slot) -> None:
