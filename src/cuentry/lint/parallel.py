@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-__all__ = ["BACKLOG", "DEPTH", "MAX_JOBS", "POLL_SECONDS", "WATCH_SECONDS", "Failed", "Limits", "Raised", "Workers", "cpu_seconds"]
+__all__ = ["BACKLOG", "DEPTH", "MAX_JOBS", "POLL_SECONDS", "WATCH_SECONDS", "Failed", "Limits", "Raised", "Workers",
+           "cpu_seconds"]
 
 
 MAX_JOBS = 64
