@@ -258,12 +258,23 @@ def _open_same(path: str, flags: int, original: bytes | None) -> tuple[int, os.s
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         return "not rewritten: it is no longer a regular file"
-    if original is not None:
-        now = os.pread(fd, len(original) + 1, 0)
-        if now != original:
-            os.close(fd)
-            return CHANGED
+    if original is not None and (st.st_size != len(original) or _head(fd, len(original) + 1) != original):
+        os.close(fd)
+        return CHANGED
     return fd, st
+
+
+def _head(fd: int, n: int) -> bytes:
+    """The first `n` bytes of an open file (fewer at its end)."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks, left = [], n
+    while left > 0:
+        b = os.read(fd, min(left, 1 << 20))
+        if not b:
+            break
+        chunks.append(b)
+        left -= len(b)
+    return b"".join(chunks)
 
 
 def _in_place(path: str, data: bytes, original: bytes | None) -> str:
@@ -273,7 +284,10 @@ def _in_place(path: str, data: bytes, original: bytes | None) -> str:
         return got
     fd, _ = got
     try:
-        os.pwrite(fd, data, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
         os.ftruncate(fd, len(data))
         os.fsync(fd)
     finally:
