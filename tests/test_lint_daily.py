@@ -467,7 +467,7 @@ def test_fix_on_the_whole_corpus_applies_or_withdraws_every_safe_fix(tmp_path: P
 def test_a_file_that_cannot_be_written_keeps_its_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "pins.cpp").write_text(PINS)
 
-    def refuse(path: str, text: str) -> None:
+    def refuse(path: str, text: str, **kw: object) -> str:
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(apply, "write", refuse)

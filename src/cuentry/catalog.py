@@ -706,9 +706,9 @@ class Catalog:
     def _name_fault(self, symbol: object) -> Fault | None:
         if isinstance(symbol, str) and symbol in self._raw:
             return None
-        exc = self._unknown(symbol)
         text = symbol if isinstance(symbol, str) else repr(symbol)
         sugg = self.suggest(text) if isinstance(symbol, str) else ()
+        exc = self._unknown(symbol, sugg)
         if sugg and sugg[0].version is not None:
             s0 = sugg[0]
             mode = " with the per-thread flag" if s0.stream == PER_THREAD else ""
@@ -924,15 +924,14 @@ class Catalog:
         if low and low != name:
             out.append(Suggestion(low, None, None, "names are case-sensitive"))
         if not out:
-            import difflib
-
-            for c in difflib.get_close_matches(name, list(self._raw), n=3, cutoff=0.75):
+            for c in self.fact("catalog.close_names", _CloseNames).get(name):
                 out.append(Suggestion(c, None, None, "similar name"))
         return tuple(out)
 
-    def _unknown(self, symbol: object) -> UnknownSymbolError:
+    def _unknown(self, symbol: object, sugg: tuple[Suggestion, ...] | None = None) -> UnknownSymbolError:
         text = symbol if isinstance(symbol, str) else repr(symbol)
-        sugg = self.suggest(text) if isinstance(symbol, str) else ()
+        if sugg is None:
+            sugg = self.suggest(text) if isinstance(symbol, str) else ()
         texts = [str(s) for s in sugg]
         if sugg and has_suffix(text) and sugg[0].version is not None:
             s0 = sugg[0]
@@ -970,6 +969,93 @@ def _make_toolkits(cat: Catalog) -> tuple[Toolkit, ...]:
                            (state["function"], state["function_per_thread"]), frozenset(state["defines"]),
                            r.get("signatures", {})))
     return tuple(out)
+
+
+class _CloseNames:
+    """`difflib.get_close_matches(name, symbols, n=3, cutoff=0.75)`, the same answers, fast.
+
+    difflib tries each symbol with two bounds before it computes `SequenceMatcher.ratio`: the lengths
+    (`real_quick_ratio`) and the characters both names hold (`quick_ratio`, a multiset intersection). Here a
+    character and its occurrence (`aa` is `a1`, `a2`) is a bit set over the symbols, built once, so the
+    characters a name shares with every symbol are counted at once, in bit-sliced sums of those sets; only
+    the symbols within both bounds are compared by `ratio`, as difflib compares them (a trace of ten thousand
+    unknown names asks this ten thousand times)."""
+
+    N, CUTOFF = 3, 0.75
+
+    def __init__(self, cat: Catalog) -> None:
+        self.names = list(cat._raw)
+        self.sets: dict[tuple[str, int], int] = {}
+        self.lengths: dict[int, int] = {}
+        for j, x in enumerate(self.names):
+            for tok in _occurrences(x):
+                self.sets[tok] = self.sets.get(tok, 0) | 1 << j
+            self.lengths[len(x)] = self.lengths.get(len(x), 0) | 1 << j
+        self.everyone = (1 << len(self.names)) - 1
+
+    def _within(self, word: str) -> int:
+        """The symbols within difflib's two bounds for `word`, as a bit set."""
+        planes: list[int] = []             # planes[i]: bit i of each symbol's count of shared characters
+        for tok in _occurrences(word):
+            carry, i = self.sets.get(tok, 0), 0
+            while carry:
+                if i == len(planes):
+                    planes.append(carry)
+                    break
+                planes[i], carry = planes[i] ^ carry, planes[i] & carry
+                i += 1
+        lw, cut, out = len(word), self.CUTOFF, 0
+        for lx, members in self.lengths.items():
+            total = lx + lw
+            if 2.0 * min(lx, lw) / total < cut:
+                continue
+            need = int(cut * total / 2)        # the fewest shared characters with 2.0 * m / total >= cut
+            while need > 0 and 2.0 * (need - 1) / total >= cut:
+                need -= 1
+            while 2.0 * need / total < cut:
+                need += 1
+            out |= members & self._at_least(planes, need)
+        return out
+
+    def _at_least(self, planes: list[int], need: int) -> int:
+        """The symbols whose bit-sliced count (`planes`) is at least `need`."""
+        if need >> len(planes):
+            return 0
+        greater, equal = 0, self.everyone
+        for i in reversed(range(len(planes))):
+            if need >> i & 1:
+                equal &= planes[i]
+            else:
+                greater |= equal & planes[i]
+                equal &= ~planes[i]
+        return greater | equal
+
+    def get(self, word: str) -> list[str]:
+        import difflib
+        import heapq
+
+        within = self._within(word)
+        s = difflib.SequenceMatcher()
+        s.set_seq2(word)
+        scored = []
+        while within:
+            low = within & -within
+            within ^= low
+            name = self.names[low.bit_length() - 1]
+            s.set_seq1(name)
+            if (r := s.ratio()) >= self.CUTOFF:
+                scored.append((r, name))
+        return [x for _, x in heapq.nlargest(self.N, scored)]
+
+
+def _occurrences(text: str) -> list[tuple[str, int]]:
+    """Each character of `text` with its occurrence so far: "aba" -> a1, b1, a2."""
+    seen: dict[str, int] = {}
+    out = []
+    for ch in text:
+        seen[ch] = seen.get(ch, 0) + 1
+        out.append((ch, seen[ch]))
+    return out
 
 
 def _flags_text(flags: int, api: str) -> str:

@@ -31,6 +31,7 @@ __all__ = [
     "CUDA_ERROR_NO_DEVICE",
     "CUDA_ERROR_OUT_OF_MEMORY",
     "CUDA_ERROR_STUB_LIBRARY",
+    "CUDA_RELEASES",
     "CUDA_SUCCESS",
     "DEFAULT",
     "DEFAULT_FLAG_NAMES",
@@ -255,6 +256,13 @@ def check_version(version: object) -> int:
 
 
 # --- versions ---------------------------------------------------------------------------
+
+
+CUDA_RELEASES = (2000, 2010, 2020, 2030, 3000, 3010, 3020, 4000, 4010, 4020, 5000, 5050, 6000, 6050, 7000, 7050, 8000,
+                 9000, 9010, 9020, 10000, 10010, 10020, 11000, 11010, 11020, 11030, 11040, 11050, 11060, 11070, 11080,
+                 12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000)
+"""The CUDA releases that have a driver API (2.0 to 13.0; later ones are the catalog's history): a driver floor is
+one of these, or one the catalog knows (`lint.config.releases`)."""
 
 
 def format_version(version: int) -> str:

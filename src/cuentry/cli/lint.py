@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shlex
 from typing import Any
 
 from .. import __version__
 from ..errors import UsageError
 from . import EXIT_FAIL, EXIT_OK, SubParsers
-from .inputs import STDIN, STDIN_NAME
+from .inputs import STDIN, STDIN_NAME, check_dir
+from .inputs import compile_commands as read_compile_commands
 from .output import Out
 
 __all__ = ["register", "run"]
@@ -79,11 +78,15 @@ def register(sub: SubParsers) -> None:
                     help="parse against headers cuentry writes from its catalog for this CUDA toolkit "
                          "(default: the real cuda.h when found, else the newest toolkit)")
     lt.add_argument("--floor", type=int, default=None, metavar="VERSION",
-                    help="the lowest driver the code supports (e.g. 12000): pins at or below it are notes")
+                    help="the lowest driver the code supports, a CUDA release (e.g. 12000): pins at or below it "
+                         "are notes")
     lt.add_argument("--manifest", metavar="TOML",
                     help="take the floor from this cuentry manifest (its required entries' driver floor) "
                          "unless --floor gives one")
     lt.add_argument("--pedantic", action="store_true", help="show notes too (findings that cannot change behaviour)")
+    lt.add_argument("--timeout", type=_timeout, default=None, metavar="SECONDS",
+                    help="the CPU time libclang may spend on one file before the file is reported, not linted "
+                         "(default 120; also timeout = in the configuration)")
     lt.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                     help="lint files in N processes (the output is the same as with -j 1)")
     fmt = lt.add_mutually_exclusive_group()
@@ -108,57 +111,28 @@ def _jobs(value: str) -> int:
     return n
 
 
-def _read_commands(path: str) -> list[dict[str, object]]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            entries = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", hint="give the compile_commands.json your build wrote") from None
-    if not isinstance(entries, list):
-        raise UsageError(f"{path} is not a compile_commands.json (a list of entries)",
-                         hint="give the compile_commands.json your build wrote")
-    return [e for e in entries if isinstance(e, dict)]
+def _timeout(value: str) -> float:
+    from ..lint.config import MAX_TIMEOUT, timeout_problem
 
-
-def _argv(e: dict[str, object]) -> list[str]:
-    raw = e.get("arguments")
-    if isinstance(raw, list):
-        return [str(a) for a in raw]
     try:
-        return shlex.split(str(e.get("command", "")))
+        seconds = float(value)
     except ValueError:
-        return []
+        raise argparse.ArgumentTypeError(f"--timeout takes seconds of CPU time, not {value!r}") from None
+    why = timeout_problem(seconds)
+    if why:
+        raise argparse.ArgumentTypeError(f"{why} (give seconds above 0, at most {MAX_TIMEOUT:g})")
+    return seconds
 
 
-def _absolute(argv: list[str], base: str) -> list[str]:
-    """A compile command's arguments with each -I/-isystem directory (joined or separate) made absolute
-    against the entry's `directory`, as the build saw it."""
-    out: list[str] = []
-    for i, a in enumerate(argv):
-        if i and argv[i - 1] in ("-I", "-isystem"):
-            out.append(os.path.normpath(os.path.join(base, a)))
-        elif a.startswith("-I") and len(a) > 2:
-            out.append(f"-I{os.path.normpath(os.path.join(base, a[2:]))}")
-        else:
-            out.append(a)
-    return out
+def _floor(args: argparse.Namespace, cfg: Any) -> int:
+    """The floor the code states: --floor (a CUDA release; 0 for none), else the configuration's (checked when
+    it was read), else a manifest's."""
+    from ..lint.config import floor_problem
 
-
-def _compile_commands(path: str) -> tuple[dict[str, list[str]], list[str]]:
-    """From a compile_commands.json, read once: each file's arguments (absolute path -> argv, include
-    directories made absolute) and every entry's include directories, in order."""
-    from ..lint.clang import include_dirs
-
-    flags: dict[str, list[str]] = {}
-    includes: list[str] = []
-    for e in _read_commands(path):
-        base = str(e.get("directory", "."))
-        argv = _absolute(_argv(e), base)
-        f = e.get("file")
-        if isinstance(f, str):
-            flags[os.path.normpath(os.path.join(base, f))] = argv
-        includes += [d for d in include_dirs(argv) if d not in includes]
-    return flags, includes
+    if args.floor is not None and args.floor and (got := floor_problem(args.floor)) is not None:
+        raise UsageError(f"--floor {got[0]}", hint=got[1])
+    floor = args.floor if args.floor is not None else (cfg.floor or 0)
+    return floor or _manifest_floor(args.manifest or cfg.manifest)
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -188,8 +162,10 @@ def _settings(args: argparse.Namespace, cfg: Any) -> Any:
     commands: dict[str, list[str]] = {}
     compile_commands = args.compile_commands or cfg.compile_commands
     if compile_commands:
-        commands, found = _compile_commands(compile_commands)
+        commands, found = read_compile_commands(compile_commands)
         includes += found
+    for d in includes:
+        check_dir(d, "include directory")
     if args.stdin_filename:
         includes.append(os.path.dirname(os.path.abspath(args.stdin_filename)))
     toolkit = args.toolkit if args.toolkit is not None else cfg.toolkit
@@ -198,10 +174,10 @@ def _settings(args: argparse.Namespace, cfg: Any) -> Any:
         from ..lint.clang.headers import choose_toolkit
 
         choose_toolkit(catalog(), toolkit)
-    floor = args.floor if args.floor is not None else (cfg.floor or 0)
+    timeout = args.timeout if args.timeout is not None else cfg.timeout
     return Settings(engine=args.engine, include_dirs=includes, defines=[*cfg.defines, *args.defines],
-                    std=args.std, toolkit=toolkit, commands=commands,
-                    floor=floor or _manifest_floor(args.manifest or cfg.manifest), pedantic=args.pedantic)
+                    std=args.std, toolkit=toolkit, commands=commands, floor=_floor(args, cfg), pedantic=args.pedantic,
+                    **({"timeout": timeout} if timeout is not None else {}))
 
 
 def _manifest_floor(path: str | None) -> int:
@@ -237,7 +213,7 @@ def run(args: argparse.Namespace, out: Out) -> int:
         rep = lint_paths(paths, config=cfg, select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                          include_dirs=settings.include_dirs, jobs=args.jobs, force_exclude=args.force_exclude,
                          progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None, settings=settings)
-        fixes = _fixes(args, rep, settings, tmp, out)
+        fixes = _fixes(args, rep, settings, tmp, out, _project_root(args, cfg))
         if tmp is not None:
             _rename(rep, fixes, tmp, args.stdin_filename or STDIN_NAME)
     return _report(args, fmt, rep, fixes, out)
@@ -259,23 +235,34 @@ def _explain(code: str, out: Out) -> int:
     return EXIT_OK
 
 
-def _fixes(args: argparse.Namespace, rep: Any, settings: Any, tmp: str | None, out: Out) -> Any:
+def _fixes(args: argparse.Namespace, rep: Any, settings: Any, tmp: str | None, out: Out, root: str) -> Any:
     """Verify every fix the findings are offered (each finding's `fix` then says what `--fix` applies); with
     --fix/--diff apply (or show) them."""
     from ..lint import apply
 
     plan = apply.verified(rep, settings, select=rep.select, ignore=rep.ignore, unsafe=args.unsafe_fixes)
     if args.fix or args.diff:
-        _write_fixes(args, plan, tmp, out)
+        _write_fixes(args, plan, tmp, out, root)
         plan.remove_applied(rep)
     return plan
 
 
-def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out) -> None:
+def _project_root(args: argparse.Namespace, cfg: Any) -> str:
+    """The project's root (a symbolic link is fixed in its target only inside it): the configuration's
+    directory, else the work tree of the first path, else the working directory."""
+    if cfg.path:
+        return str(cfg.root)
+    from ..lint.gitignore import toplevel
+
+    first = os.path.abspath(next((p for p in args.paths if p != STDIN), "."))
+    return toplevel(first if os.path.isdir(first) else os.path.dirname(first)) or os.getcwd()
+
+
+def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out, root: str) -> None:
     """--diff: print each file's diff; --fix: rewrite each file (standard input's fixed text is printed)."""
     from ..lint import apply as fix
 
-    for path, new in plan.texts.items():
+    for path, new in list(plan.texts.items()):
         name = args.stdin_filename or STDIN_NAME if path == tmp else path
         if args.diff:
             out.print(_shown_block(fix.diff(plan.originals[path], new, name)))
@@ -283,14 +270,24 @@ def _write_fixes(args: argparse.Namespace, plan: Any, tmp: str | None, out: Out)
             out.print(new.rstrip("\n"))
         else:
             try:
-                fix.write(path, new)
+                why = fix.write(path, new, original=plan.originals[path], root=root)
             except OSError as exc:   # a read-only file or directory: its fixes are not applied, the rest are
                 out.error(f"{_shown(path)}: fixes not written: {exc.strerror or exc}")
-                plan.applied = [f for f in plan.applied if f.path != path]
-                plan.remaining.pop(path, None)
+                why = ""
+                _unapplied(plan, path)
+            if why:   # the file changed since it was linted, or is a link out of the project: its fixes withdrawn
+                line = min((f.line for f in plan.applied if f.path == path), default=1)
+                plan.withdrawn.append(fix.Withdrawn(path, line, why=why))
+                _unapplied(plan, path)
     if tmp is not None and tmp not in plan.texts and not args.diff:
         with open(tmp, encoding="utf-8") as fh:    # standard input with nothing to fix: printed as it came
             out.print(fh.read().rstrip("\n"))
+
+
+def _unapplied(plan: Any, path: str) -> None:
+    """A file whose fixes were not written keeps its findings."""
+    plan.applied = [f for f in plan.applied if f.path != path]
+    plan.remaining.pop(path, None)
 
 
 def _rename(rep: Any, plan: Any, tmp: str, name: str) -> None:

@@ -5,14 +5,24 @@ verify, and written atomically.
 A fix is promised only once it verified: [verified][cuentry.lint.apply.verified] marks each finding's `fix` with
 the kind of the fix that verified ("none" when none did), so the listing's `[*]` and `--json`'s `fix` are what
 `--fix` then applies. The fixes themselves (which span, which kind) are their rules' ([fix][cuentry.lint.fix]);
-this module sits above the engine, which it runs to verify them.
+this module sits above the engine, which it runs to verify them. Every text is linted in a supervised worker
+(`engine.Isolated`, with the run's limits): libclang never runs in this process, whatever the output format
+(`--fix`, `--diff`, `--sarif`); a text its worker fails on has its fixes withdrawn with the reason.
+
+Writing ([write][cuentry.lint.apply.write]) is a compare-and-swap: the file is read again just before it is
+replaced, and a file that changed since it was linted is left as it is (the fix withdrawn, saying so). The
+file keeps its owner, group and mode; a file with more than one name (hard links) is rewritten in place, so
+every name sees the fix; a symbolic link is fixed in its target only when the target lies inside the
+project's root (else the fix is withdrawn, naming the target).
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 import itertools
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -24,7 +34,7 @@ from .facts import Unit
 from .fix import At, Fix, position
 from .rules import candidate
 
-__all__ = ["Plan", "Withdrawn", "diff", "plan", "verified", "write"]
+__all__ = ["CHANGED", "Plan", "Withdrawn", "diff", "plan", "verified", "write"]
 
 
 @dataclass(frozen=True)
@@ -266,17 +276,131 @@ def diff(old: str, new: str, name: str) -> str:
                                         f"a/{name}", f"b/{name}"))
 
 
-def write(path: str, text: str) -> None:
-    """Replace `path`'s text atomically (a temporary file in its directory renamed over it), keeping its mode."""
-    d = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".cuentry-fix-")
+CHANGED = "not rewritten: the file changed since it was linted (run cuentry lint --fix again)"
+"""Why a fix is withdrawn when its file changed between the lint and the write."""
+
+
+def _inside(path: str, root: str) -> bool:
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([path, real_root]) == real_root
+
+
+def _open_same(path: str, flags: int, original: bytes | None) -> tuple[int, os.stat_result] | str:
+    """An open descriptor of the regular file `path` (never through a link) whose bytes are still `original`,
+    and its status; or why not."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        return f"not rewritten: it cannot be opened again ({exc.strerror or exc})"
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return "not rewritten: it is no longer a regular file"
+    if original is not None and (st.st_size != len(original) or _head(fd, len(original) + 1) != original):
+        os.close(fd)
+        return CHANGED
+    return fd, st
+
+
+def _head(fd: int, n: int) -> bytes:
+    """The first `n` bytes of an open file (fewer at its end)."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks, left = [], n
+    while left > 0:
+        b = os.read(fd, min(left, 1 << 20))
+        if not b:
+            break
+        chunks.append(b)
+        left -= len(b)
+    return b"".join(chunks)
+
+
+def _in_place(path: str, data: bytes, original: bytes | None) -> str:
+    """Rewrite the file through its own inode (owner, group, mode, links and attributes all kept)."""
+    got = _open_same(path, os.O_RDWR, original)
+    if isinstance(got, str):
+        return got
+    fd, _ = got
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return ""
+
+
+def _replace(path: str, data: bytes, original: bytes | None, st: os.stat_result) -> str | None:
+    """Replace the file by a new one renamed over it, with its mode, owner and group; None when that cannot
+    keep them (the owner cannot be given, the directory is not writable): then it is rewritten in place."""
+    d = os.path.dirname(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".cuentry-fix-")
+    except PermissionError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fchmod(fh.fileno(), st.st_mode & 0o7777)
+            mine = os.fstat(fh.fileno())
+            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                except PermissionError:
+                    os.unlink(tmp)
+                    return None
+                os.fchmod(fh.fileno(), st.st_mode & 0o7777)   # a chown drops the set-id bits
+            os.fsync(fh.fileno())
+        again = _open_same(path, os.O_RDONLY, original)   # the compare of the compare-and-swap, just before it
+        if isinstance(again, str):
+            os.unlink(tmp)
+            return again
+        os.close(again[0])
+        if (again[1].st_ino, again[1].st_dev) != (st.st_ino, st.st_dev):
+            os.unlink(tmp)
+            return CHANGED
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+    return ""
+
+
+def write(path: str, text: str, *, original: str | None = None, root: str | None = None) -> str:
+    """Replace `path`'s text with `text`, if it still holds `original` (the text linted); "" when it was
+    written, else why it was not (its fix withdrawn).
+
+    Args:
+        path: the file, as it was linted.
+        text: its fixed text.
+        original: the text the fixes were planned on (None: no compare).
+        root: the project's root: a path that is a symbolic link (or lies under one) is written in its
+            target only when the target is inside `root`.
+
+    Raises:
+        OSError: the file or its directory cannot be written (permissions, a read-only file system).
+    """
+    full = os.path.abspath(path)
+    real = os.path.realpath(full)
+    if real != full and (root is None or not _inside(real, root)):
+        return (f"not rewritten: it is a symbolic link to {real}, outside the project's root ({root})" if root
+                else f"not rewritten: it is a symbolic link to {real}")
+    data = text.encode("utf-8")
+    old = original.encode("utf-8") if original is not None else None
+    got = _open_same(real, os.O_RDONLY, old)
+    if isinstance(got, str):
+        return got
+    fd, st = got
+    os.close(fd)
+    if st.st_nlink > 1:
+        return _in_place(real, data, old)   # every name of the file sees the fix: no name is split off
+    done = _replace(real, data, old, st)
+    return _in_place(real, data, old) if done is None else done

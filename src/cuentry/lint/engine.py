@@ -127,7 +127,7 @@ class Settings:
     commands: dict[str, list[str]] = field(default_factory=dict)
     floor: int = 0
     pedantic: bool = False
-    timeout: float = 120.0      # seconds one file may take in its worker (then it is a problem, not a hang)
+    timeout: float = 120.0      # seconds of CPU time one file may take in its worker (then it is a problem)
     memory: int = 8 << 30       # bytes of address space a worker may use (then the file is a problem)
 
 

@@ -95,7 +95,7 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, tex
     `gnu++17`), so POSIX declarations (`off_t`, `O_CLOEXEC`) are there as in a real build."""
     from .headers import choose_toolkit, find_toolkit_include, generated_dir, legacy_pfn_flags, runtime_shadow
 
-    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
+    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything", *NO_DEBUG_PRAGMAS]
     cmd = opts.commands.get(os.path.abspath(path))
     if path.endswith(_CU):
         args += ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-include", CUDA_PREAMBLE]
@@ -134,6 +134,11 @@ def include_dirs(argv: Sequence[str]) -> list[str]:
             out.append(argv[i + 1])
     return out
 
+
+NO_DEBUG_PRAGMAS = ("-Xclang", "-disable-pragma-debug-crash")
+"""Flags that make clang refuse its debugging pragmas (`#pragma clang __debug crash`, `overflow_stack`,
+`llvm_fatal_error`, ...: a crash or a hang on purpose) wherever they come from: the file, a header it
+includes, a line continuation, a `_Pragma` a macro makes. Every parse carries them."""
 
 _INCLUDES_CUDA = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<(cuda|cudaTypedefs)\.h>", re.M)
 _PCH: dict[str, str | None] = {}
@@ -462,6 +467,7 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options, cat: Catalog
     best: tuple[Any, list[str], str, list[str], list[tuple[int, str]]] | None = None
     for as_c in (False, True) if path.endswith(".h") else (False,):
         args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
+        _, args, _ = leave_out(path, "", args, refused)   # a -include of a device never reaches the PCH's parse
         pch = _pch(ci, args, text) if opts.pch else None
         if pch is not None:
             args = [*args, "-include-pch", pch]
@@ -629,7 +635,7 @@ def _lost(unit: Unit, w: Any, tu: Any, path: str, errors: list[tuple[int, str]],
 
 
 __all__ = [
-    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
+    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "NO_DEBUG_PRAGMAS", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
     "SEARCH_ROUNDS", "NotParsed", "Options", "Refused", "arguments", "available", "extract", "header_dirs",
     "include_dirs", "leave_out", "refuse_special",
 ]
