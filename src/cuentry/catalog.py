@@ -810,10 +810,19 @@ class Catalog:
         return Verdict(name, abi.version, None, "dlsym", abi, abi.version, faults)
 
     def decltype_abis(self, symbol: str) -> tuple[Abi, ...]:
-        """The ABIs `decltype(&symbol)` can name in the supported toolkits: each toolkit's cuda.h declares the
-        newest ABI of each stream mode at or below its own version (`#define cuX cuX_v2`, per-thread ones under
-        CUDA_API_PER_THREAD_DEFAULT_STREAM). One ABI: the decltype cannot name another."""
+        """The ABIs `decltype(&symbol)` can name in the supported toolkits, of each stream mode: what each
+        release's own `cuda.h` declares under the plain name ([Toolkit.function][cuentry.catalog.Toolkit.function];
+        `#define cuX cuX_v2`, per-thread ones under CUDA_API_PER_THREAD_DEFAULT_STREAM). Without per-release
+        facts, the newest ABI of each mode at or below each release. One ABI: the decltype cannot name another."""
         out: list[Abi] = []
+        releases = self.toolkits()
+        if releases:
+            for rel in releases:
+                for stream in (LEGACY, PER_THREAD):
+                    got = rel.function(symbol, stream)
+                    if got is not None and got.symbol == symbol and got not in out:
+                        out.append(got)
+            return tuple(out)
         for tk in self.history or ("13.0",):
             major, _, minor = tk.partition(".")
             v = int(major) * 1000 + int(minor or 0) * 10

@@ -104,6 +104,7 @@ class Judged:
     requests: int = 0                                  # clang: requests found in the file
     judged: int = 0                                    # clang: how many of them were judged
     unjudged: tuple[tuple[int, str], ...] = ()         # clang: (line, why) of the others
+    parses: int = 0                                    # clang: libclang parses of the file (configurations too)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -471,6 +472,7 @@ _WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PR
           "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
 """Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
 _VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
+_NAMED = re.compile(r'"cu[A-Z]\w*"')   # a driver function's name as a whole string: what a lookup of any name is given
 _CU = re.compile(r"cu[A-Z]")
 
 
@@ -489,8 +491,11 @@ def _cuda_word(text: str) -> bool:
 
 
 def triggered(text: str) -> bool:
-    """Whether a text names a request API or a versioned driver symbol (the pre-filter's test of one file)."""
-    if any(w in text for w in _WORDS):
+    """Whether a text names a request API, a PFN typedef, a versioned driver symbol or a driver function's name as a
+    string (what any lookup is given): the pre-filter's test of one file."""
+    if any(w in text for w in _WORDS) or "PFN_cu" in text:
+        return True
+    if '"cu' in text and _NAMED.search(text):
         return True
     return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
 
@@ -838,7 +843,7 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
                 rep.problems.append(Problem(path, unit.problem))
             if unit.lang == "c" and not unit.problem:
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
-                                         unit.judged, tuple(unit.unjudged)))
+                                         unit.judged, tuple(unit.unjudged), unit.parses))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _unused_suppressions(rep, path, unit, cat, select, ignore)
             _pins(unit, cat, rep, required)

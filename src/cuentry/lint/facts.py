@@ -198,6 +198,7 @@ class Unit:
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
     configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")
     requests: int = 0                       # clang: the requests (and exports taken by name) found in the file
+    parses: int = 0                         # clang: how many times libclang parsed it (its configurations included)
     judged: int = 0                         # clang: how many of them were judged (their symbol known)
     unjudged: list[tuple[int, str]] = field(default_factory=list)   # clang: (line, why) of those that were not
 

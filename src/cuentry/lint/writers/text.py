@@ -72,8 +72,14 @@ def _statistics(rep: Any, run: Run) -> list[str]:
     count = Counter(f.code for f in rep.findings)
     fixable = Counter(f.code for f in rep.findings if _applies(f, run))
     names = {f.code: f.rule for f in rep.findings}
-    return [f"{n:>6}  {code}  {'[*] ' if fixable[code] else '    '}{names[code]}"
-            for code, n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))]
+    out = [f"{n:>6}  {code}  {'[*] ' if fixable[code] else '    '}{names[code]}"
+           for code, n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))]
+    parsed = [j for j in rep.judged if j.parses]
+    if parsed:
+        most = max(parsed, key=lambda j: j.parses)
+        out.append(f"{sum(j.parses for j in parsed):>6}  parses by libclang of {_count(len(parsed), 'file')} "
+                   f"(at most {most.parses}: {shown(most.path)})")
+    return out
 
 
 def _pins(rep: Any) -> list[str]:
