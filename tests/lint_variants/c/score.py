@@ -1,0 +1,298 @@
+"""Score the linter on the C, C++ and CUDA variants: recall on the faulty ones, false findings on the twins.
+
+    python -m tests.lint_variants.c.score [--quick | --full] [--json] [--family F] [--seed S] [--max-depth N]
+                                          [-j N] [--toolkit X.Y] [--cli] [--misses N] [--keep DIR]
+
+Each variant is written into a directory of its own under a temporary directory and linted alone (no other
+variant can lend it a wrapper), with the library's `lint_paths` (the same engine and worker isolation as the
+command line; `--cli` runs `cuentry lint --json --isolated` instead), `--pedantic` so that notes are seen, against
+the headers cuentry writes for `--toolkit` (13.0). A faulty variant is found when every code of its `expect` is
+reported at severity error or warning; a twin is false when anything is reported at error or warning. The
+goal of issue 38: recall >= 0.95 and no error or warning on any twin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..record import Variant
+from .compile import write
+from .generate import variants
+
+__all__ = ["GOAL_RECALL", "Outcome", "Score", "lint_variant", "main", "run", "score"]
+
+GOAL_RECALL = 0.95
+SERIOUS = ("error", "warning")
+
+
+@dataclass
+class Outcome:
+    """What the linter said about one variant."""
+
+    name: str
+    seed: str
+    families: tuple[str, ...]
+    faulty: bool
+    expect: tuple[str, ...]
+    findings: list[tuple[str, int, str, str, str]] = field(default_factory=list)  # (file, line, code, sev, msg)
+    requests: tuple[int, int] = (0, 0)       # (found, judged), summed over the variant's files
+    notes: list[str] = field(default_factory=list)    # what the linter said it could not judge
+    problems: list[str] = field(default_factory=list)  # files it could not lint, or how the run failed
+
+    @property
+    def serious(self) -> set[str]:
+        return {code for _, _, code, sev, _ in self.findings if sev in SERIOUS}
+
+    @property
+    def found(self) -> bool:
+        """A faulty variant: every expected code at error or warning."""
+        return set(self.expect) <= self.serious
+
+    @property
+    def false(self) -> list[tuple[str, int, str, str, str]]:
+        """A twin's findings at error or warning (every one is false)."""
+        return [] if self.faulty else [f for f in self.findings if f[3] in SERIOUS]
+
+    @property
+    def depth(self) -> int:
+        return len(self.families)
+
+
+def _outcome(v: Variant, report: dict[str, Any], root: str) -> Outcome:
+    def rel(path: str) -> str:
+        return os.path.relpath(path, root) if os.path.isabs(path) else path
+
+    out = Outcome(v.name, v.seed, v.families, v.faulty, tuple(sorted(v.expect)))
+    out.findings = sorted((rel(f["path"]), f["line"], f["code"], f["severity"], f["message"])
+                          for f in report.get("findings", []))
+    judged = report.get("judged", [])
+    out.requests = (sum(j.get("requests_found", 0) for j in judged), sum(j.get("requests_judged", 0) for j in judged))
+    out.notes = [f"{rel(j['path'])}: {j['note']}" for j in judged if j.get("note")]
+    out.problems = [f"{rel(p['path'])}: {p.get('message') or p.get('reason') or p}" for p in report.get("problems", [])]
+    return out
+
+
+def lint_variant(v: Variant, toolkit: str = "13.0", cli: bool = False) -> Outcome:
+    """Write `v` into a directory of its own and lint it alone."""
+    with tempfile.TemporaryDirectory(prefix="cuentry-variant-") as d:
+        write(v, d)
+        try:
+            report = _cli(d, toolkit) if cli else _library(d, toolkit)
+        except Exception as e:  # noqa: BLE001 -- a failed run is an outcome (a miss, or a false twin), not a stop
+            out = Outcome(v.name, v.seed, v.families, v.faulty, tuple(sorted(v.expect)))
+            out.problems = [f"the run failed: {type(e).__name__}: {e}"]
+            return out
+        return _outcome(v, report, d)
+
+
+def _library(d: str, toolkit: str) -> dict[str, Any]:
+    from cuentry.lint.engine import Settings, lint_paths
+
+    return lint_paths([d], settings=Settings(toolkit=toolkit, pedantic=True), jobs=1).to_dict()
+
+
+def _cli(d: str, toolkit: str) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "cuentry", "lint", "--json", "--pedantic", "--isolated", "--toolkit", toolkit, d]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    if res.returncode not in (0, 1):
+        raise RuntimeError(f"cuentry lint exited {res.returncode}: {res.stderr.strip()[-300:]}")
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+def _task(args: tuple[Variant, str, bool]) -> Outcome:
+    return lint_variant(*args)
+
+
+def run(vs: Sequence[Variant], *, jobs: int = 2, toolkit: str = "13.0", cli: bool = False,
+        progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """Lint every variant (in `jobs` processes); the outcomes in the order of `vs`."""
+    tasks = [(v, toolkit, cli) for v in vs]
+    if jobs <= 1:
+        outs = []
+        for i, t in enumerate(tasks, 1):
+            outs.append(_task(t))
+            if progress:
+                progress(i, len(tasks))
+        return outs
+    outs = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for i, o in enumerate(pool.map(_task, tasks, chunksize=4), 1):
+            outs.append(o)
+            if progress:
+                progress(i, len(tasks))
+    return outs
+
+
+@dataclass
+class Tally:
+    found: int = 0
+    faulty: int = 0
+    twins: int = 0
+    false_twins: int = 0       # twins with at least one error or warning
+    false_findings: int = 0
+
+    @property
+    def recall(self) -> float | None:
+        return self.found / self.faulty if self.faulty else None
+
+    def add(self, o: Outcome) -> None:
+        if o.faulty:
+            self.faulty += 1
+            self.found += o.found
+        else:
+            self.twins += 1
+            self.false_twins += bool(o.false)
+            self.false_findings += len(o.false)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "recall": None if self.recall is None else round(self.recall, 4)}
+
+
+@dataclass
+class Score:
+    total: Tally
+    by_depth: dict[int, Tally]
+    by_family: dict[str, Tally]
+    by_seed: dict[str, Tally]
+    outcomes: list[Outcome]
+
+    @property
+    def goal_met(self) -> bool:
+        """Issue 38's goal: recall >= 0.95 and no error or warning on any twin."""
+        return (self.total.recall or 0.0) >= GOAL_RECALL and self.total.false_findings == 0
+
+    def misses(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.faulty and not o.found]
+
+    def false(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.false]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"goal": {"recall": GOAL_RECALL, "false_findings": 0, "met": self.goal_met},
+                "total": self.total.to_dict(),
+                "by_depth": {str(k): t.to_dict() for k, t in sorted(self.by_depth.items())},
+                "by_family": {k: t.to_dict() for k, t in sorted(self.by_family.items())},
+                "by_seed": {k: t.to_dict() for k, t in sorted(self.by_seed.items())},
+                "variants": [{**asdict(o), "found": o.found if o.faulty else None,
+                              "false": [list(f) for f in o.false]} for o in self.outcomes]}
+
+
+def score(outcomes: Iterable[Outcome]) -> Score:
+    """Tally outcomes: in total, per depth, per family (each variant counts for each of its families; the seeds
+    themselves as "(seed)") and per seed."""
+    outs = list(outcomes)
+    total = Tally()
+    by_depth: dict[int, Tally] = defaultdict(Tally)
+    by_family: dict[str, Tally] = defaultdict(Tally)
+    by_seed: dict[str, Tally] = defaultdict(Tally)
+    for o in outs:
+        total.add(o)
+        by_depth[o.depth].add(o)
+        by_seed[o.seed].add(o)
+        for f in o.families or ("(seed)",):
+            by_family[f].add(o)
+    return Score(total, dict(by_depth), dict(by_family), dict(by_seed), outs)
+
+
+def _pct(t: Tally) -> str:
+    r = t.recall
+    return f"{t.found}/{t.faulty} {r:.2f}" if r is not None else "-"
+
+
+def _said(o: Outcome) -> str:
+    """What the linter said of a missed variant, in a few words."""
+    got = sorted({f"{code}/{sev}" for _, _, code, sev, _ in o.findings})
+    parts = [f"got {', '.join(got) if got else 'nothing'}", f"requests {o.requests[1]}/{o.requests[0]} judged"]
+    if o.problems:
+        parts.append(f"problem: {o.problems[0][:100]}")
+    elif o.notes:
+        parts.append(f"note: {o.notes[0][:100]}")
+    return "; ".join(parts)
+
+
+def format_text(sc: Score, *, misses: int = 40, header: str = "") -> str:
+    t = sc.total
+    lines = [header] if header else []
+    lines.append(f"recall {_pct(t)} (goal {GOAL_RECALL}); false errors/warnings on twins: {t.false_findings} "
+                 f"on {t.false_twins} of {t.twins} twins (goal 0); goal {'met' if sc.goal_met else 'not met'}")
+    lines.append("by depth:   " + " | ".join(f"{d}: {_pct(x)}, false twins {x.false_twins}"
+                                             for d, x in sorted(sc.by_depth.items())))
+    width = max(map(len, sc.by_family), default=8)
+    lines.append(f"by family:  {'family':{width}}  found/faulty recall   false twins")
+    for name, x in sorted(sc.by_family.items(), key=lambda kv: ((kv[1].recall or 0.0), kv[0])):
+        lines.append(f"            {name:{width}}  {_pct(x):>14}   {x.false_twins}/{x.twins}")
+    lines.append("by seed:    " + " | ".join(f"{s} {_pct(x)}" + (f" (false {x.false_twins})" if x.false_twins else "")
+                                             for s, x in sorted(sc.by_seed.items())))
+    ms = sc.misses()
+    if ms:
+        lines.append(f"misses ({min(misses, len(ms))} of {len(ms)}):")
+        for o in ms[:misses]:
+            lines.append(f"  {o.name}: want {','.join(o.expect)}; {_said(o)}")
+    fs = sc.false()
+    if fs:
+        lines.append(f"false findings on twins ({min(misses, len(fs))} of {len(fs)} twins):")
+        for o in fs[:misses]:
+            for path, line, code, sev, msg in o.false[:2]:
+                lines.append(f"  {o.name}: {path}:{line}: {code}/{sev}: {msg[:140]}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.lint_variants.c.score", description=__doc__.split("\n")[0])
+    size = ap.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_const", const="quick", dest="size",
+                      help="every seed, each family on 3 seeds, one composition of 2 and of 3 per seed (~20 s)")
+    size.add_argument("--full", action="store_const", const="full", dest="size",
+                      help="every composition of 2, 40 of 3 per seed (long: thousands of variants)")
+    ap.add_argument("--json", action="store_true", help="the score and every variant's outcome as JSON on stdout")
+    ap.add_argument("--family", action="append", default=[], metavar="F",
+                    help="only variants holding family F (repeat: all of them)")
+    ap.add_argument("--seed", action="append", default=[], metavar="S", help="only seed S (repeat for more)")
+    ap.add_argument("--max-depth", type=int, default=3, metavar="N", help="only compositions of at most N families")
+    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="processes (default 2)")
+    ap.add_argument("--toolkit", default="13.0", help="the CUDA headers cuentry writes and lints against (13.0)")
+    ap.add_argument("--cli", action="store_true", help="run `cuentry lint --json` per variant (slower)")
+    ap.add_argument("--misses", type=int, default=40, metavar="N", help="list at most N misses and false twins")
+    ap.add_argument("--keep", metavar="DIR", help="also write every variant under DIR (to read or lint by hand)")
+    ap.add_argument("--require-goal", action="store_true", help="exit 1 unless the goal of issue 38 is met")
+    a = ap.parse_args(argv)
+    try:
+        vs = list(variants(a.size or "default", families=a.family, max_depth=a.max_depth, seeds=a.seed))
+    except ValueError as e:
+        ap.error(str(e))
+    if not vs:
+        ap.error("no variant matches")
+    if a.keep:
+        for v in vs:
+            write(v, os.path.join(a.keep, v.name))
+    start = time.monotonic()
+
+    def progress(i: int, n: int) -> None:
+        if sys.stderr.isatty() and (i % 25 == 0 or i == n):
+            print(f"\r{i}/{n} variants linted", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    sc = score(run(vs, jobs=a.jobs, toolkit=a.toolkit, cli=a.cli, progress=progress))
+    took = time.monotonic() - start
+    if a.json:
+        print(json.dumps({"size": a.size or "default", "toolkit": a.toolkit, "seconds": round(took, 1),
+                          **sc.to_dict()}, indent=1))
+    else:
+        head = (f"C/C++/CUDA variants ({a.size or 'default'} size, CUDA {a.toolkit} headers): "
+                f"{sc.total.faulty} faulty, {sc.total.twins} twins, {took:.0f} s with -j {a.jobs}")
+        print(format_text(sc, misses=a.misses, header=head))
+    return 1 if a.require_goal and not sc.goal_met else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
