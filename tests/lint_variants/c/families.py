@@ -37,8 +37,12 @@ FAMILIES: tuple[Family, ...] = (
            "reference and tested by the caller", cxx=True),
     Family("template", "wrap", "template", "a template load_fn(name, F &out) that stores (F)p through a reference",
            cxx=True),
+    Family("template_return", "wrap", "template_return", "a template load_as<T>(name) that returns (T)p (the type "
+           "is the explicit template argument)", cxx=True),
     Family("via_pointer", "callee", "pointer", "the getter and the version query called through pointers bound by "
            "dlsym (a dlsym loader: dlsym through a function pointer)"),
+    Family("getter_param", "callee", "param", "the getter (bound by dlsym in the caller) passed as a parameter to the "
+           "loader and its helpers (a dlsym loader: the lookup function passed so)"),
     # the version: where the number asked at comes from
     Family("version_static", "version", "static_elsewhere", "a static set in another function (init_version)",
            getter_only=True),
@@ -53,15 +57,21 @@ FAMILIES: tuple[Family, ...] = (
     Family("cast_store", "store", "cast_store", "*(void **)&p = ... (the POSIX idiom)"),
     Family("memcpy_store", "store", "memcpy", "memcpy(&p, &tmp, sizeof p)"),
     Family("struct_member", "dest", "struct_member", "the pointers are members of a struct"),
+    Family("struct_param", "dest", "struct_param", "the pointers are members of a struct the caller passes by "
+           "pointer (api->p = ...)"),
     Family("array_element", "dest", "array_element", "each pointer is an element of an array"),
     # the structure of the loader
     Family("table_loop", "table", "table_loop", "a constant table {name, void **dest[, version]} walked in a loop"),
     Family("xmacro", "xlist", "xmacro", "an X-macro list of the rows, expanded into declarations and loads"),
     Family("typedef_chain", "typing", "typedef_chain", "the pointer types through two typedefs"),
     Family("using_alias", "typing", "using_alias", "the pointer types through C++ using-aliases", cxx=True),
+    Family("cxx_casts", "casts", "cxx", "C++ casts: reinterpret_cast<decltype(p)>(...), reinterpret_cast<void **>(&p)",
+           cxx=True),
     # the preprocessor
     Family("ifdef_macro", "pp", "ifdef_macro", "the loader under #if defined(ACME_WITH_CUDA) (not defined)"),
     Family("ifdef_win32", "pp", "win32", "the loader under #if defined(_WIN32), with LoadLibraryA/GetProcAddress"),
+    Family("portable_lookup", "pp", "portable", "the library opened and searched through macros defined per "
+           "platform (#if defined(_WIN32) GetProcAddress #else dlsym)"),
     Family("missing_header", "pp", "missing_header", "an #include \"acme_config.h\" that does not exist, whose "
            "ACME_API and acme_lib_t the loader uses"),
     # C++ and the files
@@ -74,8 +84,7 @@ FAMILIES: tuple[Family, ...] = (
 BY_NAME = {f.name: f for f in FAMILIES}
 AXES: tuple[str, ...] = tuple(dict.fromkeys(f.axis for f in FAMILIES))
 _INCOMPATIBLE: frozenset[frozenset[str]] = frozenset({
-    # cuentry's `class` members need `this`: a table of their addresses is local to the loader there (kept);
-    # nothing is incompatible today: every pair of axes composes. Listed here when one is found.
+    frozenset({"struct_param", "class_members"}),   # a class's members are its own struct: nothing to pass
 })
 
 
@@ -91,6 +100,7 @@ class Opts:
     table: str = ""
     xlist: str = ""
     typing: str = ""
+    casts: str = ""
     pp: str = ""
     scope: str = ""
     layout: str = ""
@@ -111,7 +121,7 @@ def opts(families: Iterable[str]) -> Opts:
 
 def applies(f: Family, s: Seed) -> bool:
     """Whether family `f` can rewrite seed `s` (and its twin)."""
-    return not f.getter_only or s.lookup == "getter"
+    return not f.getter_only or s.lookup != "dlsym"
 
 
 def compatible(names: Iterable[str]) -> bool:

@@ -55,10 +55,11 @@ class Row:
 
 @dataclass(frozen=True)
 class Shape:
-    """A loader as data. `lookup`: "getter" (`cuGetProcAddress`, the 12000 getter cuda.h names so) or "dlsym" (the
-    export taken by name). For a getter: where the version comes from ("literal" `pin`, "toolkit" CUDA_VERSION,
-    "driver" cuDriverGetVersion, "runtime" cudaRuntimeGetVersion), the stream flags and whether the query result
-    is tested. Every row is asked at the same version and flags."""
+    """A loader as data. `lookup`: "getter" (`cuGetProcAddress`, the 12000 getter cuda.h names so), "rt_getter"
+    (`cudaGetDriverEntryPointByVersion`) or "dlsym" (the export taken by name). For a getter: where the version
+    comes from ("literal" `pin`, "toolkit" CUDA_VERSION -- CUDART_VERSION for the runtime's getter --, "driver"
+    cuDriverGetVersion, "runtime" cudaRuntimeGetVersion), the stream flags and whether the query result is tested.
+    Every row is asked at the same version and flags."""
 
     lookup: str
     rows: tuple[Row, ...]

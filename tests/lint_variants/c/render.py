@@ -2,21 +2,21 @@
 
 The renderer builds a loader from a `Shape` (the rows, the lookup, where the version comes from, the flags, the
 query check) and `Opts` (one choice per axis, see `families`). Each axis owns one concern -- how the lookup is
-reached, where the version comes from, how a pointer is stored, where it lives, how the rows are listed, how the
-types are spelled, the preprocessor around it, the C++ scope, the files, the names -- so any choices compose.
-The faulty loader and its twin differ only where the seed's shapes differ (a name, a type, a version source, the
-flags, the test of the query result).
+reached (wrap), what calls it (callee), where the version comes from, how a pointer is stored and where it
+lives, how the rows are listed, how the types and casts are spelled, the preprocessor around it, the C++ scope,
+the files, the names -- so any choices compose. The faulty loader and its twin differ only where the seed's
+shapes differ (a name, a type, a version source, the flags, the test of the query result).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .families import Opts
-from .model import FnType, Row, Shape
+from .model import FnType, Row, Shape, handwritten, pfn
 
 __all__ = ["ABSENT_CONFIG", "HEADER", "Rendered", "render", "renamed"]
 
@@ -24,15 +24,48 @@ HEADER = "acme_driver.h"
 ABSENT_CONFIG = {"acme_config.h": "#define ACME_API\ntypedef void *acme_lib_t;\n"}
 """The project header the missing_header family includes and leaves out (given to the compile check only)."""
 
-_FLAGS = {"legacy": "CU_GET_PROC_ADDRESS_LEGACY_STREAM", "per_thread": "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM",
-          "default": "CU_GET_PROC_ADDRESS_DEFAULT"}
+
+@dataclass(frozen=True)
+class _Getter:
+    """The C spelling of one getter API."""
+
+    callee: str
+    result: str
+    ok: str
+    status: str
+    found: str
+    vtype: str
+    ftype: str
+    flags: dict[str, str]
+    export: str            # the export a pointer to it is bound from
+    ptype: FnType          # the pointer's type
+    runtime: bool          # exported by libcudart (else libcuda)
+
+
+_DRIVER = _Getter("cuGetProcAddress", "CUresult", "CUDA_SUCCESS", "CUdriverProcAddressQueryResult",
+                  "CU_GET_PROC_ADDRESS_SUCCESS", "int", "cuuint64_t",
+                  {"legacy": "CU_GET_PROC_ADDRESS_LEGACY_STREAM",
+                   "per_thread": "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM",
+                   "default": "CU_GET_PROC_ADDRESS_DEFAULT"},
+                  "cuGetProcAddress_v2", pfn("PFN_cuGetProcAddress_v12000"), False)
+_RUNTIME = _Getter("cudaGetDriverEntryPointByVersion", "cudaError_t", "cudaSuccess",
+                   "enum cudaDriverEntryPointQueryResult",   # no typedef of it in the real headers' C
+                   "cudaDriverEntryPointSuccess", "unsigned int", "unsigned long long",
+                   {"legacy": "cudaEnableLegacyStream", "per_thread": "cudaEnablePerThreadDefaultStream",
+                    "default": "cudaEnableDefault"},
+                   "cudaGetDriverEntryPointByVersion",
+                   handwritten("cudaError_t", "const char *, void **, unsigned int, unsigned long long, "
+                                              "enum cudaDriverEntryPointQueryResult *"), True)
+GETTERS = {"getter": _DRIVER, "rt_getter": _RUNTIME}
+
 _PROJECT_NAMES = (
     "load_driver", "init_driver", "DriverApi", "g_driver", "fetch_entry", "resolve_entry", "load_sym", "lookup",
-    "ACME_GET_ENTRY", "ACME_LOAD_SYM", "load_fn", "get", "p_get_proc", "p_driver_version", "p_runtime_version",
-    "p_dlsym", "p_get_proc_address", "bind_entry_points", "g_abi_version", "init_version", "loader_config",
-    "g_config", "init_config", "abi_version", "ACME_CUDA_ABI", "ACME_QUERY_VERSION", "driver_api", "g_api", "api_",
-    "acme_entry", "k_entries", "ACME_DRIVER_ENTRIES", "ACME_DECLARE_ENTRY", "ACME_LOAD_ENTRY", "ACME_ROW", "acme",
-    "gpu", "acme_touch", "reported",
+    "ACME_GET_ENTRY", "ACME_LOAD_SYM", "load_fn", "load_as", "get", "p_get_proc", "p_driver_version",
+    "p_runtime_version", "p_dlsym", "p_get_proc_address", "bind_entry_points", "g_abi_version", "init_version",
+    "loader_config", "g_config", "init_config", "abi_version", "ACME_CUDA_ABI", "ACME_QUERY_VERSION", "driver_api",
+    "g_api", "api_", "api", "acme_entry", "k_entries", "ACME_DRIVER_ENTRIES", "ACME_DECLARE_ENTRY",
+    "ACME_LOAD_ENTRY", "ACME_ROW", "acme", "gpu", "acme_touch", "reported", "getproc", "sym", "acme_lib_sym",
+    "ACME_LIB_OPEN", "ACME_LIB_SYM", "ACME_CUDA_LIB", "ACME_CUDART_LIB",
 )
 
 
@@ -56,9 +89,12 @@ def _indent(lines: Iterable[str], n: int = 1) -> list[str]:
     return [pad + line if line and not line.startswith("#") else line for line in lines]
 
 
+_DECLARES = re.compile(r"(CUdriverProcAddressQueryResult|enum |void \*tmp|const |int )")
+
+
 def _block(lines: list[str]) -> list[str]:
     """Statements in their own block when they declare something (so rows do not redeclare)."""
-    if any(re.match(r"(CUdriverProcAddressQueryResult|void \*tmp|const |int )", s) for s in lines):
+    if any(_DECLARES.match(s) for s in lines):
         return ["{", *_indent(lines), "}"]
     return lines
 
@@ -68,52 +104,120 @@ class _Loader:
         self.s = shape
         self.o = o
         self.cu = o.lang == "cu"
-        self.cxx = cxx or self.cu or shape.cxx or o.wrap in ("lambda", "template") or o.typing == "using_alias" \
-            or o.scope in ("namespace", "class")
-        self.getter = shape.lookup == "getter"
+        self.cxx = cxx or self.cu or shape.cxx or o.wrap in ("lambda", "template", "template_return") \
+            or o.typing == "using_alias" or o.scope in ("namespace", "class") or o.casts == "cxx"
+        self.k = GETTERS.get(shape.lookup)
+        self.getter = self.k is not None
         self.win = o.pp == "win32"
+        self.portable = o.pp == "portable"
         self.cls = o.scope == "class"
         self.ht = "acme_lib_t" if o.pp == "missing_header" else "void *"
-        self.api = "ACME_API " if o.pp == "missing_header" else ""
-        self.pointer = o.callee == "pointer"
+        self.api_macro = "ACME_API " if o.pp == "missing_header" else ""
+        self.callee = o.callee            # "" | pointer | param
+        self.local_table = self.cls or o.dest == "struct_param"
         self.aliases: list[str] = []
         self.types = {r.var: self._type(r) for r in shape.rows}
 
-    # ---- small pieces ------------------------------------------------------------------------------------
+    # ---- the platform ------------------------------------------------------------------------------------
     def param(self, name: str) -> str:
         return f"{self.ht}{name}" if self.ht.endswith("*") else f"{self.ht} {name}"
 
     def open_lib(self, runtime: bool = False) -> str:
+        if self.portable:
+            return f"ACME_LIB_OPEN({'ACME_CUDART_LIB' if runtime else 'ACME_CUDA_LIB'})"
         if self.win:
             return f'(void *)LoadLibraryA("{"cudart64_13.dll" if runtime else "nvcuda.dll"}")'
         return f'dlopen("{"libcudart.so.13" if runtime else "libcuda.so.1"}", RTLD_NOW | RTLD_LOCAL)'
 
-    def lookup_call(self, lib: str, name: str, *, bound: bool | None = None) -> str:
-        """The platform's lookup of `name` in `lib` (through a pointer for a dlsym loader with via_pointer)."""
-        through = (self.pointer and not self.getter) if bound is None else bound
+    def sym_fn_declare(self, name: str) -> str:
+        """A function pointer `name` of the platform lookup's type."""
         if self.win:
-            fn = "p_get_proc_address" if through else "GetProcAddress"
-            return f"(void *){fn}((HMODULE)({lib}), {name})"
-        return f"{'p_dlsym' if through else 'dlsym'}({lib}, {name})"
+            return f"FARPROC (WINAPI *{name})(HMODULE, LPCSTR)"
+        return f"void *(*{name})(void *, const char *)"
+
+    @property
+    def sym_fn(self) -> str:
+        """The platform lookup function a pointer can hold."""
+        return "GetProcAddress" if self.win else "acme_lib_sym" if self.portable else "dlsym"
+
+    def lookup_call(self, lib: str, name: str, *, through: str = "") -> str:
+        """The platform's lookup of `name` in `lib`, directly or through the function pointer `through`."""
+        if through:
+            return f"(void *){through}((HMODULE)({lib}), {name})" if self.win else f"{through}({lib}, {name})"
+        if self.portable:
+            return f"ACME_LIB_SYM({lib}, {name})"
+        if self.win:
+            return f"(void *)GetProcAddress((HMODULE)({lib}), {name})"
+        return f"dlsym({lib}, {name})"
+
+    def look(self, lib: str, name: str) -> str:
+        """How a dlsym loader looks `name` up (through the pointer or parameter of the callee family)."""
+        through = {"pointer": "p_dlsym" if not self.win else "p_get_proc_address", "param": "sym"}.get(self.callee, "")
+        return self.lookup_call(lib, name, through=through)
+
+    def includes(self) -> list[str]:
+        out = ["#include <stddef.h>", "#include <string.h>"]
+        if self.portable:
+            out += ["#if defined(_WIN32)", "#include <windows.h>", '#define ACME_CUDA_LIB "nvcuda.dll"',
+                    '#define ACME_CUDART_LIB "cudart64_13.dll"',
+                    "#define ACME_LIB_OPEN(name) (void *)LoadLibraryA(name)",
+                    "#define ACME_LIB_SYM(lib, name) (void *)GetProcAddress((HMODULE)(lib), (name))", "#else",
+                    "#include <dlfcn.h>", '#define ACME_CUDA_LIB "libcuda.so.1"',
+                    '#define ACME_CUDART_LIB "libcudart.so.13"',
+                    "#define ACME_LIB_OPEN(name) dlopen((name), RTLD_NOW | RTLD_LOCAL)",
+                    "#define ACME_LIB_SYM(lib, name) dlsym((lib), (name))", "#endif"]
+        else:
+            out.append("#include <windows.h>" if self.win else "#include <dlfcn.h>")
+        out += ["#include <cuda.h>", "#include <cudaTypedefs.h>"]
+        if self.getter and (self.s.version == "runtime" or self.s.lookup == "rt_getter"):
+            out.append("#include <cuda_runtime_api.h>")
+        return out
+
+    # ---- casts -------------------------------------------------------------------------------------------
+    def cast(self, typ: str, expr: str, dest: str = "") -> str:
+        if self.o.casts == "cxx":
+            return f"reinterpret_cast<decltype({dest})>({expr})" if dest else f"reinterpret_cast<{typ}>({expr})"
+        return f"({typ}){expr}"
+
+    def addr(self, dest: str) -> str:
+        return f"reinterpret_cast<void **>(&{dest})" if self.o.casts == "cxx" else f"(void **)&{dest}"
+
+    # ---- the getter --------------------------------------------------------------------------------------
+    @property
+    def kind(self) -> _Getter:
+        assert self.k is not None
+        return self.k
 
     @property
     def flags(self) -> str:
-        return _FLAGS[self.s.flags]
+        return self.kind.flags[self.s.flags]
 
     @property
     def check(self) -> str:
-        return " || st != CU_GET_PROC_ADDRESS_SUCCESS" if self.s.check_query else ""
+        return f" || st != {self.kind.found}" if self.s.check_query else ""
 
     @property
     def getproc(self) -> str:
-        return "p_get_proc" if self.pointer else "cuGetProcAddress"
+        return {"pointer": "p_get_proc", "param": "getproc"}.get(self.callee, self.kind.callee)
+
+    @property
+    def gp_param(self) -> str:
+        """The leading parameter of every function that calls the lookup, when the callee is a parameter."""
+        if self.callee != "param":
+            return ""
+        return (self.kind.ptype.declare("getproc") if self.getter else self.sym_fn_declare("sym")) + ", "
+
+    @property
+    def gp_arg(self) -> str:
+        return ("getproc, " if self.getter else "sym, ") if self.callee == "param" else ""
 
     @property
     def query(self) -> tuple[str, str]:
         """The version query's callee and its success value."""
+        pointer = self.callee == "pointer"
         if self.s.version == "runtime":
-            return ("p_runtime_version" if self.pointer else "cudaRuntimeGetVersion"), "cudaSuccess"
-        return ("p_driver_version" if self.pointer else "cuDriverGetVersion"), "CUDA_SUCCESS"
+            return ("p_runtime_version" if pointer else "cudaRuntimeGetVersion"), "cudaSuccess"
+        return ("p_driver_version" if pointer else "cuDriverGetVersion"), "CUDA_SUCCESS"
 
     # ---- types -------------------------------------------------------------------------------------------
     def _type(self, r: Row) -> FnType:
@@ -131,17 +235,17 @@ class _Loader:
         return t
 
     # ---- the version -------------------------------------------------------------------------------------
-    def _set(self, lv: str, fail: str = "-1") -> list[str]:
-        if self.s.version == "literal":
-            return [f"{lv} = {self.s.pin};"]
-        if self.s.version == "toolkit":
-            return [f"{lv} = CUDA_VERSION;"]
-        fn, ok = self.query
-        return [f"if ({fn}(&{lv}) != {ok}) return {fail};"]
-
     @property
     def const_version(self) -> str | None:
-        return {"literal": str(self.s.pin), "toolkit": "CUDA_VERSION"}.get(self.s.version)
+        toolkit = "CUDART_VERSION" if self.s.lookup == "rt_getter" else "CUDA_VERSION"
+        return {"literal": str(self.s.pin), "toolkit": toolkit}.get(self.s.version)
+
+    def _set(self, lv: str, fail: str = "-1") -> list[str]:
+        const = self.const_version
+        if const:
+            return [f"{lv} = {const};"]
+        fn, ok = self.query
+        return [f"if ({fn}(&{lv}) != {ok}) return {fail};"]
 
     def version(self) -> tuple[list[str], list[str], list[str], str]:
         """(file-scope declarations, loader prologue, statements of init_driver, the version expression)."""
@@ -176,154 +280,181 @@ class _Loader:
             return [], [], [], const
         return [], ["int ver = 0;", *self._set("ver")], [], "ver"
 
-    # ---- the lookup --------------------------------------------------------------------------------------
+    # ---- the callee: pointers bound by dlsym, or a parameter ------------------------------------------------
+    def _bind_getter(self, target: str) -> list[str]:
+        k = self.kind
+        lib = "rt" if k.runtime else "h"
+        out = [f"void *rt = {self.open_lib(runtime=True)};", "if (rt == NULL) return -1;"] if k.runtime else []
+        return out + [f"{target} = {self.cast(k.ptype.abstract, self.lookup_call(lib, chr(34) + k.export + chr(34)))};",
+                      f"if ({target} == NULL) return -1;"]
+
     def bound_pointers(self) -> list[str]:
         """The pointers the via_pointer family calls through, and the function that binds them."""
-        if not self.pointer:
-            return []
+        out = []
+        if self.portable and not self.getter and self.callee:
+            out += [f"static void *acme_lib_sym({self.param('lib')}, const char *name) {{",
+                    "  return ACME_LIB_SYM(lib, name);", "}", ""]
+        if self.callee != "pointer":
+            return out
         if not self.getter:
-            if self.win:
-                return ["static FARPROC (WINAPI *p_get_proc_address)(HMODULE, LPCSTR) = GetProcAddress;"]
-            return ["static void *(*p_dlsym)(void *, const char *) = dlsym;"]
-        decl = ["static PFN_cuGetProcAddress_v12000 p_get_proc;"]
-        body = ["p_get_proc = (PFN_cuGetProcAddress_v12000)" + self.lookup_call("h", '"cuGetProcAddress_v2"') + ";",
-                "if (p_get_proc == NULL) return -1;"]
+            name = "p_get_proc_address" if self.win else "p_dlsym"
+            return [*out, f"static {self.sym_fn_declare(name)} = {self.sym_fn};"]
+        decl = [f"static {self.kind.ptype.declare('p_get_proc')};"]
+        body = self._bind_getter("p_get_proc")
         if self.s.version == "driver":
             decl.append("static PFN_cuDriverGetVersion_v2020 p_driver_version;")
-            body += ["p_driver_version = (PFN_cuDriverGetVersion_v2020)"
-                     + self.lookup_call("h", '"cuDriverGetVersion"') + ";", "if (p_driver_version == NULL) return -1;"]
+            body += [f"p_driver_version = {self.cast('PFN_cuDriverGetVersion_v2020', self.lookup_call('h', chr(34) + 'cuDriverGetVersion' + chr(34)))};",  # noqa: E501
+                     "if (p_driver_version == NULL) return -1;"]
         if self.s.version == "runtime":
             decl.append("static cudaError_t (*p_runtime_version)(int *);")
-            body += [f"void *rt = {self.open_lib(runtime=True)};", "if (rt == NULL) return -1;",
-                     "p_runtime_version = (cudaError_t (*)(int *))"
-                     + self.lookup_call("rt", '"cudaRuntimeGetVersion"') + ";",
+            if not self.kind.runtime:
+                body += [f"void *rt = {self.open_lib(runtime=True)};", "if (rt == NULL) return -1;"]
+            body += [f"p_runtime_version = {self.cast('cudaError_t (*)(int *)', self.lookup_call('rt', chr(34) + 'cudaRuntimeGetVersion' + chr(34)))};",  # noqa: E501
                      "if (p_runtime_version == NULL) return -1;"]
-        return [*decl, "", f"static int bind_entry_points({self.param('h')}) {{", *_indent(body), "  return 0;", "}"]
+        return [*out, *decl, "", f"static int bind_entry_points({self.param('h')}) {{", *_indent(body), "  return 0;",
+                "}"]
 
+    # ---- the lookup ----------------------------------------------------------------------------------------
     def wrappers(self) -> tuple[list[str], list[str]]:
-        """(file-scope definitions, loader prologue) of the lookup family."""
-        w, g = self.o.wrap, self.getter
-        ht = self.param
-        if g:
-            call = f"{self.getproc}(name, &fn, version, {self.flags}, &st) != CUDA_SUCCESS{self.check}"
-            if w == "rename":
-                return (["static CUresult fetch_entry(const char *name, void **out, int version, cuuint64_t flags,",
-                         "                           CUdriverProcAddressQueryResult *status) {",
-                         f"  return {self.getproc}(name, out, version, flags, status);", "}"], [])
-            if w == "load_sym":
-                return ([f"static void *load_sym({ht('h')}, const char *name, int version) {{", "  void *fn = NULL;",
-                         "  CUdriverProcAddressQueryResult st;", "  (void)h;", f"  if ({call}) return NULL;",
-                         "  return fn;", "}"], [])
-            if w == "out_param":
-                return ([f"static int lookup({ht('h')}, const char *name, void **out, int version) {{",
-                         "  CUdriverProcAddressQueryResult st;", "  (void)h;", "  *out = NULL;",
-                         f"  if ({call.replace('&fn', 'out')}) return 0;", "  return 1;", "}"], [])
-            if w == "macro":
-                return ([f"#define ACME_GET_ENTRY(name, out, version, status) "
-                         f"{self.getproc}((name), (out), (version), {self.flags}, (status))"], [])
-            if w == "lambda":
-                return ([], ["CUdriverProcAddressQueryResult st;",
-                             "auto get = [&](const char *name, void **out, int version) {",
-                             f"  return {self.getproc}(name, out, version, {self.flags}, &st);", "};"])
-            if w == "template":
-                return (["template <typename F>", "static bool load_fn(const char *name, F &out, int version) {",
-                         "  void *fn = nullptr;", "  CUdriverProcAddressQueryResult st;",
-                         f"  if ({call}) return false;", f"  {self._template_store()}", "  return true;", "}"], [])
-            return [], []
-        look = self.lookup_call
+        """(file-scope definitions, loader prologue) of the wrap family."""
+        return self._getter_wrappers() if self.getter else self._dlsym_wrappers()
+
+    def _getter_wrappers(self) -> tuple[list[str], list[str]]:
+        w, k, gp, g = self.o.wrap, self.kind, self.gp_param, self.getproc
+        call = f"{g}(name, &fn, version, {self.flags}, &st) != {k.ok}{self.check}"
+        vt = k.vtype
         if w == "rename":
-            return ([f"static void *resolve_entry({ht('lib')}, const char *symbol) {{",
+            return ([f"static {k.result} fetch_entry({gp}const char *name, void **out, {vt} version, {k.ftype} flags,",
+                     f"                           {k.status} *status) {{",
+                     f"  return {g}(name, out, version, flags, status);", "}"], [])
+        if w == "load_sym":
+            return ([f"static void *load_sym({gp}{self.param('h')}, const char *name, {vt} version) {{",
+                     "  void *fn = NULL;", f"  {k.status} st;", "  (void)h;", f"  if ({call}) return NULL;",
+                     "  return fn;", "}"], [])
+        if w == "out_param":
+            return ([f"static int lookup({gp}{self.param('h')}, const char *name, void **out, {vt} version) {{",
+                     f"  {k.status} st;", "  (void)h;", "  *out = NULL;",
+                     f"  if ({call.replace('&fn', 'out')}) return 0;", "  return 1;", "}"], [])
+        if w == "macro":
+            return ([f"#define ACME_GET_ENTRY(name, out, version, status) "
+                     f"{g}((name), (out), (version), {self.flags}, (status))"], [])
+        if w == "lambda":
+            return ([], [f"{k.status} st;", f"auto get = [&](const char *name, void **out, {vt} version) {{",
+                         f"  return {g}(name, out, version, {self.flags}, &st);", "};"])
+        if w == "template":
+            return (["template <typename F>", f"static bool load_fn({gp}const char *name, F &out, {vt} version) {{",
+                     "  void *fn = nullptr;", f"  {k.status} st;", f"  if ({call}) return false;",
+                     f"  {self._template_store()}", "  return true;", "}"], [])
+        if w == "template_return":
+            return (["template <typename F>", f"static F load_as({gp}const char *name, {vt} version) {{",
+                     "  void *fn = nullptr;", f"  {k.status} st;", f"  if ({call}) return nullptr;",
+                     f"  return {self.cast('F', 'fn')};", "}"], [])
+        return [], []
+
+    def _dlsym_wrappers(self) -> tuple[list[str], list[str]]:
+        w, gp, look, p = self.o.wrap, self.gp_param, self.look, self.param
+        if w == "rename":
+            return ([f"static void *resolve_entry({gp}{p('lib')}, const char *symbol) {{",
                      f"  return {look('lib', 'symbol')};", "}"], [])
         if w == "load_sym":
-            return ([f"static void *load_sym({ht('h')}, const char *name) {{", "  const char *symbol = name;",
+            return ([f"static void *load_sym({gp}{p('h')}, const char *name) {{", "  const char *symbol = name;",
                      f"  void *fn = {look('h', 'symbol')};", "  return fn;", "}"], [])
         if w == "out_param":
-            return ([f"static int lookup({ht('h')}, const char *name, void **out) {{",
+            return ([f"static int lookup({gp}{p('h')}, const char *name, void **out) {{",
                      f"  *out = {look('h', 'name')};", "  return *out != NULL;", "}"], [])
         if w == "macro":
             return ([f"#define ACME_LOAD_SYM(lib, name) {look('(lib)', '(name)')}"], [])
         if w == "lambda":
             return [], [f"auto get = [&](const char *name) -> void * {{ return {look('h', 'name')}; }};"]
         if w == "template":
-            return (["template <typename F>", f"static bool load_fn({ht('h')}, const char *name, F &out) {{",
+            return (["template <typename F>", f"static bool load_fn({gp}{p('h')}, const char *name, F &out) {{",
                      f"  void *fn = {look('h', 'name')};", f"  {self._template_store()}", "  return fn != nullptr;",
                      "}"], [])
+        if w == "template_return":
+            return (["template <typename F>", f"static F load_as({gp}{p('h')}, const char *name) {{",
+                     f"  return {self.cast('F', look('h', 'name'))};", "}"], [])
         return [], []
 
     def _template_store(self) -> str:
         return {"cast_store": "*(void **)&out = fn;", "memcpy": "memcpy(&out, &fn, sizeof out);"}.get(
-            self.o.store, "out = (F)fn;")
+            self.o.store, f"out = {self.cast('F', 'fn')};")
 
     def fetch(self, name: str, dest: str, typ: str | None, ver: str) -> list[str]:
         """The statements that fetch `name` into `dest` (of type `typ`; None: `dest` is a `void *` in a table)."""
-        w, g = self.o.wrap, self.getter
+        w, gp = self.o.wrap, self.gp_arg
+        vargs = f", {ver}" if self.getter else ""
         if w == "template":
-            args = f"{name}, {dest}, {ver}" if g else f"h, {name}, {dest}"
+            args = f"{gp}{name}, {dest}{vargs}" if self.getter else f"{gp}h, {name}, {dest}"
             return [f"if (!load_fn({args})) return -1;"]
-        if g and w in ("", "rename", "macro", "lambda"):
-            callee = {"": self.getproc, "rename": "fetch_entry", "macro": "ACME_GET_ENTRY", "lambda": "get"}[w]
-
-            def into(addr: str) -> list[str]:
-                if w == "lambda":
-                    return [f"if (get({name}, {addr}, {ver}) != CUDA_SUCCESS{self.check}) return -1;"]
-                args = f"{name}, {addr}, {ver}, &st" if w == "macro" else f"{name}, {addr}, {ver}, {self.flags}, &st"
-                return ["CUdriverProcAddressQueryResult st;",
-                        f"if ({callee}({args}) != CUDA_SUCCESS{self.check}) return -1;"]
-            return self._store_into(into, dest, typ)
+        if w == "template_return":
+            args = f"{gp}{name}{vargs}" if self.getter else f"{gp}h, {name}"
+            return self._store_expr(lambda t, d: f"load_as<{t or 'void *'}>({args})", dest, typ)
+        if self.getter and w in ("", "rename", "macro", "lambda"):
+            return self._store_into(self._getter_call(name, ver), dest, typ)
         if w == "out_param":
-            extra = f", {ver}" if g else ""
-            return self._store_into(lambda addr: [f"if (!lookup(h, {name}, {addr}{extra})) return -1;"], dest, typ)
-        if g:   # load_sym
-            expr = f"load_sym(h, {name}, {ver})"
+            return self._store_into(lambda a: [f"if (!lookup({gp}h, {name}, {a}{vargs})) return -1;"], dest, typ)
+        if self.getter:   # load_sym
+            base = f"load_sym({gp}h, {name}, {ver})"
         else:
-            expr = {"": self.lookup_call("h", name), "rename": f"resolve_entry(h, {name})",
-                    "load_sym": f"load_sym(h, {name})", "macro": f"ACME_LOAD_SYM(h, {name})",
+            base = {"": self.look("h", name), "rename": f"resolve_entry({gp}h, {name})",
+                    "load_sym": f"load_sym({gp}h, {name})", "macro": f"ACME_LOAD_SYM(h, {name})",
                     "lambda": f"get({name})"}[w]
-        return self._store_expr(expr, dest, typ)
+        return self._store_expr(lambda t, d: base if t is None else self.cast(t, base, d), dest, typ)
 
-    def _store_expr(self, expr: str, dest: str, typ: str | None) -> list[str]:
+    def _getter_call(self, name: str, ver: str) -> Callable[[str], list[str]]:
+        w, k = self.o.wrap, self.kind
+        if w == "lambda":
+            return lambda a: [f"if (get({name}, {a}, {ver}) != {k.ok}{self.check}) return -1;"]
+        if w == "macro":
+            return lambda a: [f"{k.status} st;",
+                              f"if (ACME_GET_ENTRY({name}, {a}, {ver}, &st) != {k.ok}{self.check}) return -1;"]
+        callee = f"fetch_entry({self.gp_arg}" if w == "rename" else f"{self.getproc}("
+        return lambda a: [f"{k.status} st;",
+                          f"if ({callee}{name}, {a}, {ver}, {self.flags}, &st) != {k.ok}{self.check}) return -1;"]
+
+    def _store_expr(self, expr: Callable[[str | None, str], str], dest: str, typ: str | None) -> list[str]:
+        """Store the pointer an expression gives: `expr(type, dest)` is the value as `type` (None: a `void *`)."""
         st = self.o.store
         if st == "memcpy":
             target = "memcpy(e->dest, &tmp, sizeof tmp);" if typ is None else f"memcpy(&{dest}, &tmp, sizeof {dest});"
-            return [f"void *tmp = {expr};", "if (tmp == NULL) return -1;", target]
+            return [f"void *tmp = {expr(None, dest)};", "if (tmp == NULL) return -1;", target]
         if st == "cast_store":
             lv = "*(void **)e->dest" if typ is None else f"*(void **)&{dest}"
-            return [f"{lv} = {expr};", f"if ({dest} == NULL) return -1;"]
-        value = expr if typ is None else f"({typ}){expr}"
-        return [f"{dest} = {value};", f"if ({dest} == NULL) return -1;"]
+            return [f"{lv} = {expr(None, dest)};", f"if ({dest} == NULL) return -1;"]
+        return [f"{dest} = {expr(typ, dest)};", f"if ({dest} == NULL) return -1;"]
 
-    def _store_into(self, into: object, dest: str, typ: str | None) -> list[str]:
-        fetch = into  # a function: the address -> statements
+    def _store_into(self, fetch: Callable[[str], list[str]], dest: str, typ: str | None) -> list[str]:
+        """Store the pointer a call writes through its `void **` argument."""
         st = self.o.store
-        addr = "e->dest" if typ is None else f"(void **)&{dest}"
         if st == "":
-            return fetch(addr)  # type: ignore[operator,no-any-return]
+            return fetch("e->dest" if typ is None else self.addr(dest))
         target = {"cast_store": "*(void **)e->dest = tmp;" if typ is None else f"*(void **)&{dest} = tmp;",
                   "memcpy": "memcpy(e->dest, &tmp, sizeof tmp);" if typ is None
                   else f"memcpy(&{dest}, &tmp, sizeof {dest});"}[st]
-        return ["void *tmp = NULL;", *fetch("&tmp"), target]  # type: ignore[operator]
+        return ["void *tmp = NULL;", *fetch("&tmp"), target]
 
     # ---- where the pointers live ---------------------------------------------------------------------------
     def dest(self, var: str) -> str:
         if self.o.dest == "struct_member":
             return f"{'api_' if self.cls else 'g_api'}.{var}"
+        if self.o.dest == "struct_param":
+            return f"api->{var}"
         if self.o.dest == "array_element":
             return f"{var}[0]"
         return var
 
     def declarations(self) -> list[str]:
         """The pointer variables (file scope, or the members of the class)."""
-        static = "" if self.cls else "static "
+        in_struct = self.o.dest in ("struct_member", "struct_param")
+        static = "" if self.cls or in_struct else "static "
         arr = "[2]" if self.o.dest == "array_element" else ""
         if self.o.xlist == "xmacro":
-            member = self.o.dest == "struct_member"
-            decl = [f"#define ACME_DECLARE_ENTRY(sym_, var_, type_) {'' if member else static}type_ var_{arr};"]
+            decl = [f"#define ACME_DECLARE_ENTRY(sym_, var_, type_) {static}type_ var_{arr};"]
             rows = ["ACME_DRIVER_ENTRIES(ACME_DECLARE_ENTRY)"]
         else:
             decl = []
-            rows = [f"{'' if self.o.dest == 'struct_member' else static}"
-                    f"{self.types[r.var].declare(r.var + arr)};" for r in self.s.rows]
-        if self.o.dest == "struct_member":
+            rows = [f"{static}{self.types[r.var].declare(r.var + arr)};" for r in self.s.rows]
+        if in_struct:
             tail = "} api_;" if self.cls else "};"
             rows = ["struct driver_api {", *_indent(rows), tail]
             if not self.cls:
@@ -337,28 +468,24 @@ class _Loader:
         return ["#define ACME_DRIVER_ENTRIES(X) \\", *[r + " \\" for r in rows[:-1]], rows[-1]]
 
     # ---- the table and the loader ----------------------------------------------------------------------------
-    def row_version(self, ver: str) -> bool:
-        """Whether the table's rows carry the version (a constant), else the loop asks at `ver`."""
-        return self.getter and self.o.version in ("", "macro") and self.const_version is not None
-
     def table(self, ver: str) -> tuple[list[str], list[str]]:
-        """(file-scope declarations, statements of the loader) of the table_loop family."""
-        with_ver = self.row_version(ver)
+        """(file-scope declarations, statements of the loader) of the table_loop family: rows carry the version
+        when it is a constant, else the loop asks at `ver`."""
+        with_ver = self.getter and self.o.version in ("", "macro") and self.const_version is not None
         struct = ["struct acme_entry {", "  const char *name;", "  void **dest;",
-                  *(["  int version;"] if with_ver else []), "};"]
+                  *([f"  {self.kind.vtype} version;"] if with_ver else []), "};"]
         vfield = f", {ver}" if with_ver else ""
         if self.o.xlist == "xmacro":
-            body = [f"#define ACME_ROW(sym_, var_, type_) {{ #sym_, (void **)&{self.dest('var_')}{vfield} }},",
+            body = [f"#define ACME_ROW(sym_, var_, type_) {{ #sym_, {self.addr(self.dest('var_'))}{vfield} }},",
                     "ACME_DRIVER_ENTRIES(ACME_ROW)"]
         else:
-            body = [f'{{ "{r.name}", (void **)&{self.dest(r.var)}{vfield} }},' for r in self.s.rows]
-        head = "const struct acme_entry k_entries[] = {" if self.cls else \
-            "static const struct acme_entry k_entries[] = {"
+            body = [f'{{ "{r.name}", {self.addr(self.dest(r.var))}{vfield} }},' for r in self.s.rows]
+        head = f"{'' if self.local_table else 'static '}const struct acme_entry k_entries[] = {{"
         table = [head, *[b if b.startswith("#") else "  " + b for b in body], "};"]
         loop = ["for (size_t i = 0; i < sizeof k_entries / sizeof k_entries[0]; ++i) {",
                 "  const struct acme_entry *e = &k_entries[i];",
                 *_indent(_block(self.fetch("e->name", "*e->dest", None, "e->version" if with_ver else ver))), "}"]
-        if self.cls:
+        if self.local_table:
             return struct, table + loop
         return struct + [""] + table, loop
 
@@ -375,18 +502,42 @@ class _Loader:
             out += _block(self.fetch(f'"{r.name}"', self.dest(r.var), self.types[r.var].abstract, ver))
         return [], out
 
+    def _init(self, call: str, vinit: list[str]) -> list[str]:
+        init = [f"{self.param('h')} = {self.open_lib()};", "if (h == NULL) return -1;"]
+        args = ["h"]
+        if self.callee == "pointer" and self.getter:
+            init.append("if (bind_entry_points(h) != 0) return -1;")
+        if self.callee == "param":
+            if self.getter:
+                init += [f"{self.kind.ptype.declare('getproc')} = NULL;", *self._bind_getter("getproc")]
+                args.append("getproc")
+            else:
+                args.append(self.sym_fn)
+        if self.o.dest == "struct_param" and not self.cls:
+            args.append("&g_api")
+        init += vinit
+        if self.o.version == "caller_param" and self.getter:
+            args.append("v")
+        return [*init, f"return {call}({', '.join(args)});"]
+
+    def _params(self) -> str:
+        out = [self.param("h")]
+        if self.callee == "param":
+            out.append(self.gp_param[:-2])
+        if self.o.dest == "struct_param" and not self.cls:
+            out.append("struct driver_api *api")
+        if self.o.version == "caller_param" and self.getter:
+            out.append("int ver")
+        return ", ".join(out)
+
     def render(self) -> Rendered:
         o = self.o
         vdecl, vprologue, vinit, ver = self.version()
         wdecl, wprologue = self.wrappers()
         ldecl, lstmts = self.loads(ver)
-        params = self.param("h") + (", int ver" if o.version == "caller_param" and self.getter else "")
+        params = self._params()
         body = ["(void)h;", *vprologue, *wprologue, *lstmts, "return 0;"]
-        includes = ["#include <stddef.h>", "#include <string.h>",
-                    "#include <windows.h>" if self.win else "#include <dlfcn.h>", "#include <cuda.h>",
-                    "#include <cudaTypedefs.h>"]
-        if self.getter and self.s.version == "runtime":
-            includes.append("#include <cuda_runtime_api.h>")
+        includes = self.includes()
         shared = [*self.aliases, "", *self.bound_pointers(), "", *vdecl, "", *wdecl, "", *self.xlist()]
         if self.cls:
             klass = ["class DriverApi {", " public:", f"  int load({params}) {{", *_indent(body, 2), "  }", "",
@@ -397,21 +548,14 @@ class _Loader:
             instance = ["static DriverApi g_driver;", ""]
         else:
             shared += ["", *self.declarations()]
-            loader = [*ldecl, "", f"{self.api}int load_driver({params}) {{", *_indent(body), "}"]
+            loader = [*ldecl, "", f"{self.api_macro}int load_driver({params}) {{", *_indent(body), "}"]
             call = "load_driver"
             instance = []
-        init = [f"{self.param('h')} = {self.open_lib()};", "if (h == NULL) return -1;"]
-        if self.pointer and self.getter:
-            init.append("if (bind_entry_points(h) != 0) return -1;")
-        init += vinit
-        args = "h, v" if o.version == "caller_param" and self.getter else "h"
-        init.append(f"return {call}({args});")
-        tail = [*instance, f"{self.api}int init_driver(void) {{", *_indent(init), "}"]
+        tail = [*instance, f"{self.api_macro}int init_driver(void) {{", *_indent(self._init(call, vinit)), "}"]
         if self.cu:
             tail += ["", "__global__ void acme_touch(int *flag) { *flag = 1; }"]
-        ns_open, ns_close = (["namespace acme {", "namespace gpu {", ""], ["", "}  // namespace gpu",
-                                                                           "}  // namespace acme"]) \
-            if o.scope == "namespace" else ([], [])
+        ns_open, ns_close = (["namespace acme {", "namespace gpu {", ""],
+                             ["", "}  // namespace gpu", "}  // namespace acme"]) if o.scope == "namespace" else ([], [])
         files: dict[str, str] = {}
         if o.layout == "header":
             header = ["#ifndef ACME_DRIVER_H", "#define ACME_DRIVER_H", *includes, "", *ns_open, *shared, *ns_close,
@@ -428,6 +572,8 @@ class _Loader:
             configs = ((), ("-DACME_WITH_CUDA",))
         elif self.win:
             main_body = ["#if defined(_WIN32)", *main_body, "#endif"]
+            configs = ((), ("-D_WIN32",))
+        elif self.portable:
             configs = ((), ("-D_WIN32",))
         elif o.pp == "missing_header":
             main_body = ['#include "acme_config.h"', *main_body]

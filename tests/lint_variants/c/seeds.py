@@ -53,6 +53,10 @@ def _getter(rows: tuple[Row, ...], pin: int, **kw: object) -> Shape:
     return Shape("getter", rows, pin=pin, **kw)  # type: ignore[arg-type]
 
 
+def _rt_getter(rows: tuple[Row, ...], pin: int, **kw: object) -> Shape:
+    return Shape("rt_getter", rows, pin=pin, **kw)  # type: ignore[arg-type]
+
+
 def _dlsym(rows: tuple[Row, ...]) -> Shape:
     return Shape("dlsym", rows)
 
@@ -101,6 +105,12 @@ SEEDS: tuple[Seed, ...] = (
           _getter(_MEM_3020, 3020, check_query=False), _getter(_MEM_3020, 3020), "CE006"),
     _seed("pin_below_first_abi", "cuMemCreate pinned at 10000, below its first ABI (10020): never resolves",
           _getter(_VMM_10020, 10000), _getter(_VMM_10020, 10020), "CE009"),
+    _seed("runtime_getter_cudart_version", "cudaGetDriverEntryPointByVersion asked at CUDART_VERSION for "
+          "cuCtxCreate into PFN_cuCtxCreate_v3020 (a 13.0 runtime binds the 12050 ABI)",
+          _rt_getter(_CTX_3020, 3020, version="toolkit"), _rt_getter(_CTX_3020, 3020), "CE001"),
+    _seed("runtime_getter_default_flags", "cudaGetDriverEntryPointByVersion with cudaEnableDefault for "
+          "cuMemcpyAsync (the stream mode not pinned)", _rt_getter(_ASYNC_4000, 4000, flags="default"),
+          _rt_getter(_ASYNC_4000, 4000), "CE007"),
     _seed("getter_misspelled", "\"cuCtxSyncronize\" asked of the getter, a name no driver has: never resolves",
           _getter(_SYNC_2000, 2000).renamed(0, "cuCtxSyncronize"), _getter(_SYNC_2000, 2000), "CE003"),
     _seed("dlsym_misspelled", "dlsym of \"cuCtxSyncronize\", a name no driver exports: never resolves",
