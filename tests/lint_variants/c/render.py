@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .families import Opts
 from .model import FnType, Row, Shape, handwritten, pfn
 
-__all__ = ["ABSENT_CONFIG", "HEADER", "Rendered", "render", "renamed"]
+__all__ = ["ABSENT_CONFIG", "GETTERS", "HEADER", "Rendered", "render", "renamed"]
 
 HEADER = "acme_driver.h"
 ABSENT_CONFIG = {"acme_config.h": "#define ACME_API\ntypedef void *acme_lib_t;\n"}
