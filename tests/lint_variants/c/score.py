@@ -281,12 +281,12 @@ def format_text(sc: Score, *, misses: int = 40, header: str = "") -> str:
     lines.append("by seed:    " + " | ".join(f"{s} {_pct(x)}" + (f" (false {x.false_twins})" if x.false_twins else "")
                                              for s, x in sorted(sc.by_seed.items())))
     ms = sc.misses()
-    if ms:
+    if ms and misses > 0:
         lines.append(f"misses ({min(misses, len(ms))} of {len(ms)}):")
         for o in ms[:misses]:
             lines.append(f"  {o.name}: want {','.join(o.expect)}; {_said(o)}")
     fs = sc.false()
-    if fs:
+    if fs and misses > 0:
         lines.append(f"false findings on twins ({min(misses, len(fs))} of {len(fs)} twins):")
         for o in fs[:misses]:
             for path, line, code, sev, msg in o.false[:2]:
