@@ -85,6 +85,9 @@ def plan(size: str = "default", *, families: Iterable[str] = (), max_depth: int 
     if unknown:
         raise ValueError(f"unknown families: {', '.join(sorted(unknown))}")
     only = set(seeds)
+    unknown = only - {s.id for s in SEEDS}
+    if unknown:
+        raise ValueError(f"unknown seeds: {', '.join(sorted(unknown))} (the seeds: {', '.join(s.id for s in SEEDS)})")
     alone, twos, threes = _PER_SEED[size]
     rotation = _rotation() if alone == 0 else {}
     out: list[tuple[Seed, tuple[str, ...]]] = []

@@ -320,7 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         ap.error(str(e))
     if not vs:
-        ap.error("no variant matches")
+        ap.error(f"no variant of the {a.size or 'default'} size holds all of {', '.join(a.family)} "
+                 f"at depth <= {a.max_depth}" + ("" if a.size == "full" else " (--full has every pair)"))
     if a.keep:
         for v in vs:
             write(v, os.path.join(a.keep, v.name))
