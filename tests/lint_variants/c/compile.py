@@ -10,8 +10,13 @@ extra, and the compiler's own headers (`stddef.h`, ...) with cuentry.
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from importlib.resources import files as resource_files
 from pathlib import Path
@@ -19,7 +24,7 @@ from typing import Any
 
 from ..record import Variant
 
-__all__ = ["compile_errors", "headers_dir", "write"]
+__all__ = ["compile_errors", "headers_dir", "main", "write"]
 
 
 def _resource() -> Path:
@@ -91,3 +96,35 @@ def compile_errors(v: Variant, *, include: str | None = None) -> list[str]:
                     where = f"{os.path.basename(str(loc.file)) if loc.file else '?'}:{loc.line}"
                     out.append(f"{' '.join(config) or 'default'}: {where}: {diag.spelling}")
     return out
+
+
+def _errors_of(args: tuple[Variant, str | None]) -> tuple[str, tuple[str, ...], list[str]]:
+    v, include = args
+    return v.name, v.families, compile_errors(v, include=include)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m tests.lint_variants.c.compile [--quick | --full] [--include DIR] [-j N]`: compile every variant
+    of a size; list those that do not compile (exit 1), grouped by their families."""
+    from .generate import SIZES, variants
+
+    ap = argparse.ArgumentParser(prog="python -m tests.lint_variants.c.compile", description=main.__doc__)
+    ap.add_argument("--size", choices=SIZES, default="default")
+    ap.add_argument("--quick", action="store_const", const="quick", dest="size")
+    ap.add_argument("--full", action="store_const", const="full", dest="size")
+    ap.add_argument("--include", help="a real CUDA toolkit's include directory (default: cuentry's 13.0 headers)")
+    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    a = ap.parse_args(argv)
+    vs = list(variants(a.size))
+    with ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        bad = [r for r in pool.map(_errors_of, [(v, a.include) for v in vs], chunksize=16) if r[2]]
+    by = Counter(fams for _, fams, _ in bad)
+    for name, _, errs in bad[:20]:
+        print(f"{name}: {errs[0]}")
+    print(f"{len(vs) - len(bad)} of {len(vs)} variants compile" +
+          (f"; the families of those that do not: {dict(by.most_common(10))}" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -61,7 +61,7 @@ GETTERS = {"getter": _DRIVER, "rt_getter": _RUNTIME}
 _PROJECT_NAMES = (
     "load_driver", "init_driver", "DriverApi", "g_driver", "fetch_entry", "resolve_entry", "load_sym", "lookup",
     "ACME_GET_ENTRY", "ACME_LOAD_SYM", "load_fn", "load_as", "get", "p_get_proc", "p_driver_version",
-    "p_runtime_version", "p_dlsym", "p_get_proc_address", "bind_entry_points", "g_abi_version", "init_version",
+    "p_runtime_version", "p_dlsym", "p_win_lookup", "bind_entry_points", "g_abi_version", "init_version",
     "loader_config", "g_config", "init_config", "abi_version", "ACME_CUDA_ABI", "ACME_QUERY_VERSION", "driver_api",
     "g_api", "api_", "api", "acme_entry", "k_entries", "ACME_DRIVER_ENTRIES", "ACME_DECLARE_ENTRY",
     "ACME_LOAD_ENTRY", "ACME_ROW", "acme", "gpu", "acme_touch", "reported", "getproc", "sym", "acme_lib_sym",
@@ -116,6 +116,9 @@ class _Loader:
         self.callee = o.callee            # "" | pointer | param
         self.local_table = self.cls or o.dest == "struct_param"
         self.aliases: list[str] = []
+        clash = {r.var for r in shape.rows} & set(_PROJECT_NAMES)
+        if clash:
+            raise ValueError(f"a row's variable is a name the renderer uses: {', '.join(sorted(clash))}")
         self.types = {r.var: self._type(r) for r in shape.rows}
 
     # ---- the platform ------------------------------------------------------------------------------------
@@ -152,7 +155,7 @@ class _Loader:
 
     def look(self, lib: str, name: str) -> str:
         """How a dlsym loader looks `name` up (through the pointer or parameter of the callee family)."""
-        through = {"pointer": "p_dlsym" if not self.win else "p_get_proc_address", "param": "sym"}.get(self.callee, "")
+        through = {"pointer": "p_win_lookup" if self.win else "p_dlsym", "param": "sym"}.get(self.callee, "")
         return self.lookup_call(lib, name, through=through)
 
     def includes(self) -> list[str]:
@@ -175,8 +178,9 @@ class _Loader:
 
     # ---- casts -------------------------------------------------------------------------------------------
     def cast(self, typ: str, expr: str, dest: str = "") -> str:
-        if self.o.casts == "cxx":
-            return f"reinterpret_cast<decltype({dest})>({expr})" if dest else f"reinterpret_cast<{typ}>({expr})"
+        if self.o.casts == "cxx":   # decltype of a variable or member names its type (of an element: a reference)
+            named = dest and not dest.endswith("]")
+            return f"reinterpret_cast<decltype({dest})>({expr})" if named else f"reinterpret_cast<{typ}>({expr})"
         return f"({typ}){expr}"
 
     def addr(self, dest: str) -> str:
@@ -297,7 +301,7 @@ class _Loader:
         if self.callee != "pointer":
             return out
         if not self.getter:
-            name = "p_get_proc_address" if self.win else "p_dlsym"
+            name = "p_win_lookup" if self.win else "p_dlsym"
             return [*out, f"static {self.sym_fn_declare(name)} = {self.sym_fn};"]
         decl = [f"static {self.kind.ptype.declare('p_get_proc')};"]
         body = self._bind_getter("p_get_proc")

@@ -177,6 +177,25 @@ def test_every_variant_and_twin_compiles(s: Seed) -> None:
     assert not bad, next(iter(bad.items()))
 
 
+@pytest.mark.parametrize("sid", ["dlsym_getter_export", "runtime_version_pin"])
+def test_every_pair_of_families_compiles(sid: str) -> None:
+    """Every composition of two families (the full size's), on a dlsym loader and on a getter whose version query
+    is bound too: a pair the default size does not sample still composes."""
+    _clang()
+    from .compile import compile_errors
+
+    s = next(x for x in SEEDS if x.id == sid)
+    pairs = [c for seed, c in plan("full", seeds=[sid], max_depth=2) if len(c) == 2]
+    assert len(pairs) > 300
+    bad = {}
+    for c in pairs:
+        for faulty in (True, False):
+            v = make(s, c, faulty)
+            if errs := compile_errors(v):
+                bad[v.name] = errs
+    assert not bad, next(iter(bad.items()))
+
+
 def test_a_variant_that_does_not_compile_is_seen(tmp_path: Path) -> None:
     """The compile check can fail: the header a missing_header variant leaves out, not given, is an error."""
     _clang()
