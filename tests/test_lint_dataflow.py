@@ -162,7 +162,8 @@ def test_a_query_result_a_lambda_captures_is_tested_where_it_is_declared(tmp_pat
         static PFN_cuMemAlloc_v3020 p;
         int load(void) {
           CUdriverProcAddressQueryResult q;
-          auto get = [&](const char *n, void **out) { return cuGetProcAddress(n, out, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); };
+          auto get = [&](const char *n, void **out) {
+            return cuGetProcAddress(n, out, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); };
           CUresult r = get("cuMemAlloc", (void **)&p);
           return TEST;
         }

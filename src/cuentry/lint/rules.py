@@ -21,7 +21,7 @@ from . import fix as fixes
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
 from .fix import At, Fix
-from .signature import normalizer, pointee_only, sign_only
+from .signature import Normalizer, normalizer, passed_alike, pointee_only, sign_only
 from .verdict import bound, verdict
 
 __all__ = [
@@ -214,11 +214,12 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[RawHit]:
                 return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig)
+        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig) or \
+            passed_alike(norm, norm.abi(abi), q.target_sig)
         hint = f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}"
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}{_why_alike(norm.abi(abi), q.target_sig)}: {hint}{q.where}")
+               f"{q.target_sig}{_why_alike(norm, norm.abi(abi), q.target_sig)}: {hint}{q.where}")
         yield _at(q, msg, "warning" if signs else "error", hint)
         return
 
@@ -235,7 +236,7 @@ def _decltype_risk(cat: Catalog, abi: Abi, parsed: int = 0) -> Abi | None:
     norm = normalizer(cat)
     mine = norm.abi(abi)
     return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and a.version > abi.version
-                 and norm.abi(a) != mine and _first_toolkit(a) > parsed), None)
+                 and norm.abi(a) != mine and _first_toolkit(cat, a) > parsed), None)
 
 
 def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
@@ -244,23 +245,28 @@ def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
     got = cat.decltype_abis(symbol)
     if not parsed:
         return got
-    kept = tuple(a for a in got if a.variant or _first_toolkit(a) > parsed)
-    newest_old = [a for a in got if not a.variant and _first_toolkit(a) <= parsed]
+    kept = tuple(a for a in got if a.variant or _first_toolkit(cat, a) > parsed)
+    newest_old = [a for a in got if not a.variant and _first_toolkit(cat, a) <= parsed]
     return (*newest_old[-1:], *kept)
 
 
-def _first_toolkit(abi: Abi) -> int:
-    """The CUDA_VERSION of the first toolkit that declares the ABI (the headers parsed against are authoritative for
-    it and every older one: their decltype is what clang saw)."""
+def _first_toolkit(cat: Catalog, abi: Abi) -> int:
+    """The CUDA_VERSION of the first toolkit whose cuda.h names the ABI under the plain name (what `decltype(&symbol)`
+    is there; the catalog's per-release facts), else of the first that declares it. The headers parsed against are
+    authoritative for it and every older one: their decltype is what clang saw."""
+    for rel in cat.toolkits():
+        if rel.function(abi.symbol, "per_thread" if abi.variant else "legacy") == abi:
+            return int(rel.cuda_version)
     if not abi.toolkits:
         return 1 << 30
     major, _, minor = abi.toolkits[0].partition(".")
     return int(major) * 1000 + int(minor or 0) * 10
 
 
-def _toolkits_of(abi: Abi) -> str:
-    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.1+`: the first that declares it)."""
-    return f"{abi.toolkits[0]}+" if abi.toolkits else "newer"
+def _toolkits_of(cat: Catalog, abi: Abi) -> str:
+    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.0+`: the first that names it so)."""
+    first = _first_toolkit(cat, abi)
+    return format_version(first) + "+" if first < 1 << 30 else "newer"
 
 
 def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None:
@@ -271,14 +277,20 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
         return None
     return _at(q, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
                f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but CUDA "
-               f"{_toolkits_of(other)} has {other.pfn} ({other.signature.returns} "
+               f"{_toolkits_of(cat, other)} has {other.pfn} ({other.signature.returns} "
                f"({other.signature.c_params(names=False)})), and where its cuda.h renames {q.symbol} to it, decltype "
                f"names that ABI and the pin binds the wrong one: declare it as {abi.pfn}{q.where}", _RENAME_SEVERITY,
                f"declare it as {abi.pfn}")
 
 
-def _why_alike(a: str, b: str) -> str:
-    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if pointee_only(a, b) else ""
+def _why_alike(norm: Normalizer, a: str, b: str) -> str:
+    if sign_only(a, b):
+        return _SIGN_NOTE
+    return _STRUCT_NOTE if pointee_only(a, b) else _PASSED_NOTE if passed_alike(norm, a, b) else ""
+
+
+_PASSED_NOTE = (" (each value passed as the ABI passes it: an int for an enum, a pointer for a pointer; the same call, "
+                "but not the ABI's type)")
 
 
 def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
@@ -464,7 +476,7 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[RawHit]:
         hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
             f"the pointer's type {e.target_type} is a hand-written function type"
         what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
-                f"{_why_alike(norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
+                f"{_why_alike(norm, norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
         fix = f"declare it as {abi.pfn}"
         if len(rows) > 1:
             made = sorted({r[0].macro for r in rows} - {""})
@@ -486,9 +498,11 @@ def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
     m = PFN_RE.search(e.target_type or "")
     if m is not None and (e.handwritten is None or m.group(0) != abi.pfn):
         return None   # a PFN typedef of cudaTypedefs.h, or one of another ABI (CE011)
-    mine = normalizer(cat).abi(abi)
+    norm = normalizer(cat)
+    mine = norm.abi(abi)
     alike = mine == e.target_sig or pointee_only(mine, e.target_sig) or \
-        (m is not None and sign_only(mine, e.target_sig))
+        (m is not None and sign_only(mine, e.target_sig)) or \
+        (not sign_only(mine, e.target_sig) and passed_alike(norm, mine, e.target_sig))
     return abi if alike else None
 
 
@@ -595,7 +609,8 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str, str] | None:
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
         return _export_decltype(e, cat, abi) if e.target_export is not None else None
-    if pointee_only(norm.abi(abi), e.target_sig):
+    if pointee_only(norm.abi(abi), e.target_sig) or \
+            (not sign_only(norm.abi(abi), e.target_sig) and passed_alike(norm, norm.abi(abi), e.target_sig)):
         return None   # passed alike, the same call: a hand-written type (CE004, `_handwritten_exports`)
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     same = [a for a in same if a.variant == abi.variant] or same   # the export of the same stream mode first
@@ -604,7 +619,7 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str, str] | None:
     hint = f"{fix}, or resolve {abi.symbol!r} at a pinned version with cuGetProcAddress"
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
-            f"{_why_alike(norm.abi(abi), e.target_sig)}: {hint}", "warning" if signs else "error", hint)
+            f"{_why_alike(norm, norm.abi(abi), e.target_sig)}: {hint}", "warning" if signs else "error", hint)
 
 
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str, str] | None:
@@ -614,7 +629,7 @@ def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str, str] 
     if risk is not None:
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
                 f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "
-                f"{_toolkits_of(risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
+                f"{_toolkits_of(cat, risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
                 f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY, f"declare it as {abi.pfn}")
     others = ", ".join(a.pfn for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi)
     if not others:

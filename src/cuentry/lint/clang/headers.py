@@ -89,7 +89,8 @@ def pfn_alias(cat: Catalog, symbol: str, tk: int, per_thread: bool = False) -> A
     rel = release(cat, tk)
     if rel is None:
         return in_toolkit(cat, symbol, tk, per_thread)
-    return rel.pfn_alias(symbol, names.PER_THREAD if per_thread else names.LEGACY)
+    got: Abi | None = rel.pfn_alias(symbol, names.PER_THREAD if per_thread else names.LEGACY)
+    return got
 
 
 def release(cat: Catalog, tk: int) -> Any:
@@ -388,6 +389,6 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
     return None
 
 
-__all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit", "pfn_alias", "release",
-           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "scratch_dir",
+__all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
+           "legacy_pfn_flags", "pfn_alias", "real_version", "release", "runtime_h", "runtime_shadow", "scratch_dir",
            "toolkit_version", "typedefs_h"]

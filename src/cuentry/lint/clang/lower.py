@@ -25,7 +25,7 @@ from clang.cindex import TypeKind as T
 
 from .. import flow as F
 from ..facts import TOOLKIT_MACROS
-from .values import Env, evaluate, key, macro_value
+from .values import Env, evaluate, key, macro_value, tokens
 
 __all__ = ["MAX_SOURCE_BYTES", "FnInfo", "Lowered", "SiteInfo", "kids", "lower", "subtree"]
 
@@ -786,7 +786,7 @@ class _Lowerer:
             return F.EFun(self.fkey(ref), ref.spelling), callee_cursor, args
         if callee_cursor is None:
             return F.EUnk(), None, args
-        name = c.spelling or _named_callee(callee_cursor)
+        name = c.spelling or _named_callee(callee_cursor) or _written_name(callee_cursor)
         callee = F.EFun("name:" + name, name) if ref is None and name else self.expr(callee_cursor, ctx)
         return callee, callee_cursor, args or [x for x in ch[1:] if x.kind.is_expression()]
 
@@ -938,6 +938,14 @@ def _named_callee(c: Any) -> str:
         ch = kids(c)
         c = ch[0] if ch else None
     return ""
+
+
+def _written_name(c: Any) -> str:
+    """The name a callee is written as when clang kept nothing of it (a function whose declaration did not parse,
+    a header not found): its one identifier token, read through a macro's expansion."""
+    toks = tokens(c)
+    named = [t for t in toks if _WORD.fullmatch(t)]
+    return named[0] if len(named) == 1 and toks[0] == named[0] else ""
 
 
 def _with_defaults(args: list[Any], ref: Any) -> list[Any]:
