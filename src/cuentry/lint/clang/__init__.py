@@ -601,6 +601,9 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.judged = unit.requests - len(unit.unjudged)
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
+    me = os.path.abspath(path)
+    unit.misstores = sorted({(c.location.line, c.location.column, d.spelling) for c, d in w.misstores()
+                             if c.location.file is not None and os.path.abspath(c.location.file.name) == me})
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(w.called)   # what later passes look for
     if opts.flip:

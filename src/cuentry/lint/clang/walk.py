@@ -250,6 +250,10 @@ class Walker:
             self._getters.setdefault(signless(self.norm.signature("void *", ["void *", "const char *"])), "dlsym")
         return self._getters
 
+    def misstores(self) -> list[tuple[Any, Any]]:
+        """The stores through a function pointer's value (see `.lower`): (the store, the pointer meant)."""
+        return list(self.low.misstores) if self.low is not None else []
+
     def uses(self, fn: str, d: Any) -> int:
         """How often the variable `d` is named in the function `fn`; a variable a lambda reaches, everywhere."""
         assert self.low is not None
