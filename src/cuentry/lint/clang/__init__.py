@@ -609,8 +609,28 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     if opts.flip:
         from .configs import every
 
-        return every(unit, tu, text, path, opts, cat, extract)
+        unit = every(unit, tu, text, path, opts, cat, extract)
+        _unseen(unit, text, w)
+    unit.parses = opts.parses[0]     # the configurations' parses too
     return unit
+
+
+def _unseen(unit: Unit, text: str, w: Any) -> None:
+    """The lines that call a request API or a lookup where no request was seen, in any configuration, and none was
+    said to be unjudged: each counted as found and unjudged, with why (nothing lost without a word)."""
+    from .configs import request_lines
+
+    lines = request_lines(text)
+    if not lines:
+        return
+    seen = {q.line for q in unit.queries} | {e.line for e in unit.exports} | {n for n, _ in unit.unjudged} | \
+        w.call_lines()
+    lost = [n for n in lines if n not in seen]
+    if lost:
+        why = ("clang saw no request here: in a branch no configuration entered, inside code it could not parse, "
+               "or a call of a pointer it could not follow")
+        unit.unjudged = sorted([*unit.unjudged, *((n, why) for n in lost)])
+        unit.requests += len(lost)
 
 
 _CUDA_VERSION = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)", re.M)

@@ -33,7 +33,7 @@ from ..facts import Export, Query, Unit
 __all__ = [
     "INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_FORCED", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS",
     "WIN32_DIR", "WINDOWS_MACROS", "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition",
-    "every", "forced", "label", "plan", "regions", "require", "skipped",
+    "every", "forced", "label", "plan", "regions", "request_lines", "require", "skipped",
 ]
 
 MAX_CONFIGS = 4
@@ -283,6 +283,26 @@ def _blank(text: str) -> str:
             return s[0] + " " * (len(s) - 2) + s[-1]
         return "\n".join(" " * len(p) for p in s.split("\n"))
     return _COMMENT.sub(keep, text)
+
+
+def request_lines(text: str) -> list[int]:
+    """The lines of a file that call a request API or a lookup (`cuGetProcAddress(`, `dlsym(`...) outside comments,
+    strings and `#define`s (a macro's body is a request where it is expanded): what the pre-filter saw."""
+    blank = _blank(text)
+    if not _REQUEST.search(blank):
+        return []
+    defined = set()
+    for m in _DIRECTIVE.finditer(blank):
+        if m.group(1) == "define":
+            first = blank.count("\n", 0, m.start()) + 1
+            defined.update(range(first, first + m.group(0).count("\n") + 1))
+    out = []
+    for m in _REQUEST.finditer(blank):
+        rest = blank[m.end():m.end() + 64].lstrip()
+        line = blank.count("\n", 0, m.start()) + 1
+        if rest.startswith("(") and line not in defined and (not m.start() or blank[m.start() - 1] not in "&.>:_"):
+            out.append(line)
+    return sorted(set(out))
 
 
 def _both(a: Needs | None, b: Needs | None) -> Needs | None:
