@@ -177,8 +177,8 @@ def dry_run(out: Path, docs: bool = True) -> list[str]:
                 problems.append(f"docs: {err}")
     built = sorted(p.name for p in dist.iterdir()) if dist.is_dir() else []
     say(f"a tag would publish to PyPI: {len(plan)} native wheels, "
-        + (", ".join(built) or "no sdist or pure wheel (none was built)") + f"; and deploy the docs as {version.rsplit('.', 1)[0]} "
-        "(alias latest) with mike")
+        + (", ".join(built) or "no sdist or pure wheel (none was built)")
+        + f"; and deploy the docs as {version.rsplit('.', 1)[0]} (alias latest) with mike")
     say(f"to release: git tag -a {tag} -m 'cuentry {version}' && git push origin {tag}"
         if not problems else f"NOT ready: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
     return problems

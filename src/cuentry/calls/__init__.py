@@ -187,9 +187,16 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         name = "pure"
     fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,
                        params=c.names, ffi_type=c.ffi_type)
-    fn.__name__ = fn.__qualname__ = abi.symbol
+    fn.__name__ = abi.symbol
     fn.__doc__ = c.doc
-    checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
+    checked.__name__ = f"{abi.symbol}.checked"
+    # A pure function's repr is Python's (`<function cuMemAlloc@3020 at 0x...>`): its qualified name says which ABI.
+    fn.__qualname__ = f"{abi.symbol}@{abi.version}{'_' + abi.variant if abi.variant else ''}"
+    checked.__qualname__ = f"{fn.__qualname__}.checked"
+    if name == "compiled":  # the extension's callers show what they are (their "_repr")
+        what = f"{abi.pfn} at {address:#x}" + (f" ({abi.exported})" if abi.exported else "")
+        fn.__dict__["_repr"] = f"<cuentry function {fn.__qualname__}: {what}, returns the CUresult, {name}>"
+        checked.__dict__["_repr"] = f"<cuentry function {checked.__qualname__}: {what}, raises CudaError, {name}>"
     return fn  # type: ignore[no-any-return]
 
 
