@@ -111,7 +111,7 @@ def test_cpp_tutorial_builds_and_runs_as_written(tmp_path: Path) -> None:
     r = subprocess.run(["bash", "-euo", "pipefail", "-c", build], cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
-    shown = re.search(r"```sh\n[^`]*\./acme_demo\n```\n\n```\n(.*?)```", (DOCS / page).read_text(), re.S)
+    shown = re.search(r"```sh\n[^`]*\./acme_demo\n```\n\n```text\n(.*?)```", (DOCS / page).read_text(), re.S)
     assert shown and r.stdout == shown[1], (r.stdout, shown and shown[1])
 
 
