@@ -148,3 +148,53 @@ def test_driver_not_found_keeps_every_place_in_its_fields() -> None:
     assert len(str(err)) <= 300 and "in 12 places" in err.message and "cuentry fake-driver" in err.hint
     assert [s["path"] for s in err.to_dict()["searched"]] == _PLACES
     assert cuentry.UnknownEntryError is UnknownEntryError and cuentry.UnknownConstantError is UnknownConstantError
+
+
+# --- out(): a type asked before is made at once (issue 41: out() <= 5x ctypes.c_int()) -------------------------
+
+
+def test_out_made_again_is_new_storage_with_the_same_facts() -> None:
+    from cuentry.calls import _OUT_SPECS
+
+    first = out("CUdeviceptr")
+    assert "CUdeviceptr" in _OUT_SPECS  # what out() worked out is kept for the next one
+    a, b = out("CUdeviceptr"), out("CUdeviceptr")
+    assert a.address != b.address and a.address != first.address
+    a[0] = 0x1000
+    assert (a[0], b[0]) == (0x1000, 0) and (a.ctype, a.count, a.itemsize, a.nbytes) == ("CUdeviceptr", 1, 8, 8)
+    c = out("char", 4)
+    assert out("char", 4).nbytes == 4 and len(out("char", 4)) == 4 and repr(out("char", 4)) == repr(c)
+
+
+def test_out_never_takes_a_lying_name_or_count_for_a_known_one() -> None:
+    out("int")
+    out("int", 3)
+
+    class Named(str):  # claims to be "int" to every dict look-up
+        def __hash__(self) -> int:
+            return hash("int")
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    class Count(int):  # claims to be 1 to every comparison; its stored value is 3
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return 1
+
+    uuid = out(Named("CUuuid"))
+    assert uuid.ctype == "CUuuid" and uuid.nbytes == 16  # the name's own text, not the "int" it claims to be
+    many = out("int", Count(3))
+    assert len(many) == 3 and many.nbytes == 12
+    assert len(out("int", count=Count(3))) == 3 and len(out("int", 1)) == 1
+
+
+def test_outs_remembered_are_bounded() -> None:
+    from cuentry.calls import _OUT_SPECS, _OUT_SPECS_LIMIT
+
+    for n in range(1, _OUT_SPECS_LIMIT + 50):
+        out("unsigned char", n)
+    assert len(_OUT_SPECS) <= _OUT_SPECS_LIMIT
+    assert out("unsigned char", 7).nbytes == 7
