@@ -56,7 +56,7 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
         except Exception as exc:  # hatchling's internals moved: say so rather than pack the files
             raise RuntimeError(f"cuentry: cannot keep {len(untracked)} untracked files out of the sdist "
                                f"({type(exc).__name__}: {exc}); remove them or build from a clean clone") from None
-        self.app.display_info(f"cuentry: {len(untracked)} files git does not track are left out of the sdist")
+        self.app.display_info(f"cuentry: {len(untracked)} files or folders git does not track are left out of the sdist")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         self._cleanup()
@@ -115,13 +115,15 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
 
 
 def untracked_files(root: str) -> list[str]:
-    """The files of the git working tree at `root` that git neither tracks nor ignores ([] outside a checkout)."""
+    """What the git working tree at `root` holds that git does not track ([] outside a checkout): files, and
+    folders holding nothing tracked as one entry ending in "/" (a stray log; a tool's cache whose own "*"
+    .gitignore git honours and hatchling does not)."""
     import subprocess
 
     if not os.path.exists(os.path.join(root, ".git")):
         return []
     try:
-        r = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=root,
+        r = subprocess.run(["git", "ls-files", "--others", "--directory", "-z"], cwd=root,
                            capture_output=True, check=False, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return []
@@ -131,6 +133,10 @@ def untracked_files(root: str) -> list[str]:
 
 
 def gitignore_escape(path: str) -> str:
-    """`path` as a gitignore pattern that matches that path alone (wildcards, `!`, `#` and trailing spaces escaped)."""
-    out = "".join("\\" + c if c in "\\*?[]!#" else c for c in path)
-    return out[:-1] + "\\ " if out.endswith(" ") else out
+    """`path` as a gitignore pattern that matches that path alone (wildcards, `!`, `#` and trailing spaces escaped;
+    a folder's trailing "/" kept)."""
+    folder = path.endswith("/")
+    body = path.rstrip("/") if folder else path
+    out = "".join("\\" + c if c in "\\*?[]!#" else c for c in body)
+    out = out[:-1] + "\\ " if out.endswith(" ") else out
+    return out + "/" if folder else out

@@ -237,7 +237,7 @@ def _fake_env(fake: dict[str, str], version: int) -> dict[str, str]:
 def _shown_after(page: str, marker: str) -> str:
     """The untyped (output) block that follows `marker` on the page."""
     text = (ROOT / page).read_text(encoding="utf-8")
-    m = re.compile(r"^```\n(.*?)^```", re.S | re.M).search(text, text.index(marker))
+    m = re.compile(r"^```(?:text)?\n(.*?)^```", re.S | re.M).search(text, text.index(marker))
     assert m, marker
     return m[1]
 

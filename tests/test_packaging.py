@@ -301,9 +301,12 @@ def test_an_sdist_of_a_working_tree_leaves_out_untracked_files(tmp_path: Path) -
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
     subprocess.run([*git, "add", "-A"], cwd=tree, check=True)
-    strays = ["build-2026.log", "src/cuentry/scratch.py", "docs/[draft] *notes*.md", "#odd!"]
+    strays = ["build-2026.log", "src/cuentry/scratch.py", "docs/[draft] *notes*.md", "#odd!", ".cache-x/data.json",
+              "tests/.tool/x.txt"]
     for s in strays:
+        (tree / s).parent.mkdir(parents=True, exist_ok=True)
         (tree / s).write_text("not for release\n")
+    (tree / ".cache-x" / ".gitignore").write_text("*\n")  # a tool's cache: git ignores it, hatchling would not
     r = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")],
                        cwd=tree, capture_output=True, text=True, timeout=600, check=False)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -96,7 +96,7 @@ def _report(res: EmulationResult, version: int, args: argparse.Namespace, sink: 
         for note in res.notes:
             if note != drop:
                 out.error(f"cuentry emulate: note: {safe(note)}")
-    if refused and res.exit_code != 0:
+    if refused and res.exit_code != 0 and not (args.json and sink is None):  # never into a JSON document
         _say_refused(refused, version, out, "cuentry emulate: ")
 
 
