@@ -117,10 +117,10 @@ class PyOutBase:
 
 
 def _seal(o: Any, obj: Any, count: int, itemsize: int, code: str, meta: Any) -> None:
-    """The facts of a pure-backend Out, set once: (array, address, count, itemsize, code, the address as ctypes
-    passes a pointer (made once, not per call), what Out knows of its C type)."""
-    address = ctypes.addressof(obj)
-    _PY_FACTS.__set__(o, (obj, address, count, itemsize, code, ctypes.c_void_p.from_param(address), meta))
+    """The facts of a pure-backend Out, set once: (array, address, count, itemsize, code, what the pure backend
+    hands ctypes for it (the array itself: a function without argtypes passes a ctypes array as the address of
+    its storage), what Out knows of its C type)."""
+    _PY_FACTS.__set__(o, (obj, ctypes.addressof(obj), count, itemsize, code, obj, meta))
 
 
 _SEALED: list[bool] = []  # non-empty once Out and KernelParams exist: no class may derive from them after
@@ -301,14 +301,12 @@ else:
     _new_out = None
 
 
-def _py_new_out(spec: tuple[Any, int, int, str, Any], _new: Any = object.__new__, _addr: Any = ctypes.addressof,
-                _param: Any = ctypes.c_void_p.from_param) -> Out:
+def _py_new_out(spec: tuple[Any, int, int, str, Any], _new: Any = object.__new__, _addr: Any = ctypes.addressof) -> Out:
     """The pure backend's `new_out` (the facts of `_seal`, set in one function: it is what out() costs there)."""
     arr_type, count, itemsize, code, m = spec
     o = _new(Out)
     obj = arr_type()
-    address = _addr(obj)
-    _SET_FACTS(o, (obj, address, count, itemsize, code, _param(address), m))
+    _SET_FACTS(o, (obj, _addr(obj), count, itemsize, code, obj, m))
     return o  # type: ignore[no-any-return]
 
 
