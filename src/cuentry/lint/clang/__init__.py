@@ -27,6 +27,7 @@ from typing import Any
 from ...catalog import Catalog, catalog
 from ..facts import Query, Unit, suppressions
 from ..signature import normalizer
+from .headers import include_dirs  # where configs finds it too (it never imports this package: no cycle)
 
 RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource")
 CUDA_PREAMBLE = os.path.join(RESOURCE_DIR, "cuda_host_preamble.h")
@@ -124,17 +125,6 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, tex
     tk = choose_toolkit(cat, opts.toolkit)
     args += ["-isystem", generated_dir(cat, tk)] + (["-include", "cuda_runtime.h"] if path.endswith(_CU) else [])
     return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
-
-
-def include_dirs(argv: Sequence[str]) -> list[str]:
-    """The -I/-isystem directories of a compile command's arguments (joined or separate), in order."""
-    out = []
-    for i, a in enumerate(argv):
-        if a.startswith("-I") and len(a) > 2:
-            out.append(a[2:])
-        elif a in ("-I", "-isystem") and i + 1 < len(argv):
-            out.append(argv[i + 1])
-    return out
 
 
 NO_DEBUG_PRAGMAS = ("-Xclang", "-disable-pragma-debug-crash")

@@ -291,7 +291,7 @@ def request_lines(text: str) -> list[int]:
     blank = _blank(text)
     if not _REQUEST.search(blank):
         return []
-    defined = set()
+    defined: set[int] = set()
     for m in _DIRECTIVE.finditer(blank):
         if m.group(1) == "define":
             first = blank.count("\n", 0, m.start()) + 1
@@ -534,8 +534,7 @@ def plan(found: list[Region], cat: Catalog, base: int = 0) -> tuple[list[Config]
 
 def base_version(opts: Any, cat: Catalog, path: str) -> int:
     """The CUDA_VERSION of the headers a parse of `path` with `opts` uses: a real toolkit's, or the generated one's."""
-    from . import include_dirs
-    from .headers import choose_toolkit, find_toolkit_include, real_version, toolkit_version
+    from .headers import choose_toolkit, find_toolkit_include, include_dirs, real_version, toolkit_version
 
     if opts.toolkit is None:
         cmd = opts.commands.get(os.path.abspath(path))
