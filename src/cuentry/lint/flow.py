@@ -637,15 +637,50 @@ def _step(loc: Loc, n: int | None) -> Loc:
 # ---- the solver ------------------------------------------------------------------------------------------------
 
 
+_MISSING: Vals = frozenset({(Unk("missing"), ())})   # a journal's mark: the location had no value
+
+
 class _Frame:
-    __slots__ = ("fn", "local", "ret", "effects", "site")
+    """One function being summarized: its locals (flow-sensitive, indexed by variable), what it returns, its
+    symbolic effects. Branches and loops change the locals through a journal of the values they replace, so a
+    branch costs what it changes, not the size of the function."""
+
+    __slots__ = ("fn", "local", "by_base", "journals", "ret", "effects", "site")
 
     def __init__(self, fn: Func | None) -> None:
         self.fn = fn
         self.local: dict[Loc, Vals] = {}
+        self.by_base: dict[str, set[Loc]] = {}
+        self.journals: list[dict[Loc, Vals]] = []
         self.ret: set[TV] = set()
         self.effects: set[Effect] = set()
         self.site = -1
+
+    def set(self, loc: Loc, vals: Vals) -> None:
+        if self.journals:
+            self.journals[-1].setdefault(loc, self.local.get(loc, _MISSING))
+        if loc not in self.local:
+            self.by_base.setdefault(loc.base, set()).add(loc)
+        self.local[loc] = vals
+
+    def _restore(self, loc: Loc, old: Vals) -> None:
+        if old is _MISSING:
+            self.local.pop(loc, None)
+            self.by_base.get(loc.base, set()).discard(loc)
+        else:
+            self.local[loc] = old
+
+    def run(self, body: Callable[[], None]) -> dict[Loc, tuple[Vals, Vals]]:
+        """Run `body`, then undo what it changed: each location it set, with (the value before, the value after)."""
+        self.journals.append({})
+        try:
+            body()
+        finally:
+            journal = self.journals.pop()
+        out = {loc: (old, self.local.get(loc, _MISSING)) for loc, old in journal.items()}
+        for loc, old in journal.items():
+            self._restore(loc, old)
+        return out
 
 
 class _Solver:
@@ -772,7 +807,7 @@ class _Solver:
             fr = _Frame(f)
             for p in f.params:
                 if p.param is not None:
-                    fr.local[Loc("l:" + p.key, (), None, p.ty)] = frozenset({(Par(key, p.param, p.key), ())})
+                    fr.set(Loc("l:" + p.key, (), None, p.ty), frozenset({(Par(key, p.param, p.key), ())}))
             self._block(f.body, fr)
             defaults = tuple(self.expr(d, fr) if d is not None else None for d in f.defaults)
             s = Summary(key, _cap(fr.ret) or UNKNOWN, frozenset(fr.effects), defaults, f.name)
@@ -794,18 +829,22 @@ class _Solver:
         elif isinstance(st, SRet):
             fr.ret |= self.expr(st.e, fr)
         elif isinstance(st, SIf):
-            before = dict(fr.local)
-            self._block(st.then, fr)
-            after_then = fr.local
-            fr.local = dict(before)
-            self._block(st.other, fr)
-            fr.local = _join(after_then, fr.local)
+            then = fr.run(lambda: self._block(st.then, fr))
+            other = fr.run(lambda: self._block(st.other, fr))
+            for loc in {*then, *other}:
+                a = then[loc][1] if loc in then else fr.local.get(loc, _MISSING)
+                b = other[loc][1] if loc in other else fr.local.get(loc, _MISSING)
+                fr.set(loc, _either(a, b))
         elif isinstance(st, SLoop):
             for _ in range(3):
-                before = dict(fr.local)
-                self._block(st.body, fr)
-                fr.local = _join(before, fr.local)
-                if fr.local == before:
+                done = fr.run(lambda: self._block(st.body, fr))
+                moved = False
+                for loc, (old, new) in done.items():
+                    joined = _either(old, new)
+                    if joined != old:
+                        fr.set(loc, joined)
+                        moved = True
+                if not moved:
                     break
 
     # -- stores --
@@ -829,10 +868,7 @@ class _Solver:
                     fr.effects.add(Store(loc, _untag(vals)))
                 continue
             if loc.base.startswith("l:"):
-                if strong and ANY not in loc.path:
-                    fr.local[loc] = vals
-                else:
-                    fr.local[loc] = _cap(fr.local.get(loc, NONE) | vals)
+                fr.set(loc, vals if strong and ANY not in loc.path else _cap(fr.local.get(loc, NONE) | vals))
                 continue
             concrete = frozenset(tv for tv in vals if not symbolic(tv[0]))
             sym = vals - concrete
@@ -896,8 +932,8 @@ class _Solver:
         if loc.base == "*":
             return frozenset({(Ld(loc), ())})
         if loc.base.startswith("l:"):
-            parts = [_with(vals, m) for other, vals in fr.local.items()
-                     if other.base == loc.base and (m := _match(loc, other.path)) is not None]
+            parts = [_with(fr.local[other], m) for other in fr.by_base.get(loc.base, ())
+                     if (m := _match(loc, other.path)) is not None]
             return _cap(frozenset().union(*parts)) if parts else UNKNOWN
         return self._get(loc)
 
@@ -1256,11 +1292,13 @@ def _match(want: Loc, have: Path) -> Tags | None:
     return tuple(tags)
 
 
-def _join(a: dict[Loc, Vals], b: dict[Loc, Vals]) -> dict[Loc, Vals]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = _cap(out[k] | v) if k in out else v
-    return out
+def _either(a: Vals, b: Vals) -> Vals:
+    """What a location holds where two paths meet: the values of both (a path that never set it adds nothing)."""
+    if a is _MISSING:
+        return b
+    if b is _MISSING or a == b:
+        return a
+    return _cap(a | b)
 
 
 def _pairs(a: Vals, b: Vals) -> Iterator[tuple[tuple[TV, TV], Tags]]:

@@ -18,6 +18,7 @@ unjudged; the file's note says which and why.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import os
@@ -292,14 +293,16 @@ def request_lines(text: str) -> list[int]:
     if not _REQUEST.search(blank):
         return []
     defined: set[int] = set()
+    newlines = [i for i, ch in enumerate(blank) if ch == "\n"]
     for m in _DIRECTIVE.finditer(blank):
         if m.group(1) == "define":
-            first = blank.count("\n", 0, m.start()) + 1
+            first = bisect.bisect_left(newlines, m.start()) + 1
             defined.update(range(first, first + m.group(0).count("\n") + 1))
+    starts = [i for i, ch in enumerate(blank) if ch == "\n"]
     out = []
     for m in _REQUEST.finditer(blank):
         rest = blank[m.end():m.end() + 64].lstrip()
-        line = blank.count("\n", 0, m.start()) + 1
+        line = bisect.bisect_left(starts, m.start()) + 1
         if rest.startswith("(") and line not in defined and (not m.start() or blank[m.start() - 1] not in "&.>:_"):
             out.append(line)
     return sorted(set(out))

@@ -184,6 +184,7 @@ class Walker:
         self._type_cache: dict[str, TypeInfo | None] = {}
         self.low: Lowered | None = None
         self.result: F.Result | None = None
+        self._by_var: dict[str, dict[str, int]] | None = None
 
     # --- the analysis --------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -269,14 +270,18 @@ class Walker:
         shared = any(var.key == k and var.shared for var in v.params) if v is not None else False
         if shared or (d.semantic_parent is not None and d.semantic_parent.kind not in (
                 K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONSTRUCTOR, K.LAMBDA_EXPR)) \
-                or self._escaped(k):
-            return sum(n for (f, var), n in self.low.refs.items() if var == k)
+                or len(self._refs_of().get(k, ())) > 1:
+            return sum(self._refs_of().get(k, {}).values())
         return self.low.refs.get((fn, k), 0)
 
-    def _escaped(self, k: str) -> bool:
-        assert self.low is not None
-        fns = {f for (f, var) in self.low.refs if var == k}
-        return len(fns) > 1
+    def _refs_of(self) -> dict[str, dict[str, int]]:
+        """variable -> function -> how often it is named there (the lowering's counts, indexed once)."""
+        if self._by_var is None:
+            assert self.low is not None
+            self._by_var = {}
+            for (f, var), n in self.low.refs.items():
+                self._by_var.setdefault(var, {})[f] = n
+        return self._by_var
 
     # --- sites -----------------------------------------------------------------------------------------------
     def sites(self) -> Iterator[Site]:
