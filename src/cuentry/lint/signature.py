@@ -167,11 +167,13 @@ _FLOATS = {"float": "float", "double": "double"}
 
 
 def passed_alike(n: Normalizer, a: str, b: str) -> bool:
-    """Two normalized signatures whose results and parameters are passed the same way (LP64): integers and enums
-    of one width (`int` for `CUresult`, `unsigned int` for an enum), any pointer for any pointer whose pointee is
-    written alike (`void **` for `CUstream *`, `void *` for a handle or a buffer; but `unsigned int *` for
-    `size_t *` is not: the callee writes 4 bytes of an 8-byte object, nor two structs of other layouts). A call
-    through either type is the same call; what differs is how the type is spelled, not the ABI."""
+    """Two normalized signatures whose results and parameters are passed the same way (LP64: x86-64 and aarch64):
+    by value integers and enums of one width (`int` for `CUresult`), a pointer for a 64-bit integer (`void *` for a
+    `CUdeviceptr`) or for another pointer (a handle), and a pointer for a pointer whose pointee is written alike
+    (`void **` for `CUstream *` or `CUdeviceptr *`). Not alike: integers of two widths (`unsigned int` for a
+    64-bit `CUdeviceptr` truncates it; `unsigned int *` for `size_t *` has the callee write 4 bytes of an 8-byte
+    object), two structs of other layouts. A call through either type is
+    the same call; what differs is how the type is spelled, not the ABI."""
     pa, pb = _split(a), _split(b)
     if pa is None or pb is None or len(pa[1]) != len(pb[1]):
         return False
@@ -179,6 +181,8 @@ def passed_alike(n: Normalizer, a: str, b: str) -> bool:
 
 
 def _alike(n: Normalizer, x: str, y: str, depth: int) -> bool:
+    """Whether two types are passed (depth 0: a parameter or the result, by value) or written (depth 1: what a
+    pointer parameter points to) alike."""
     if x == y:
         return True
     cx, cy = _class(n, x), _class(n, y)
@@ -189,7 +193,9 @@ def _alike(n: Normalizer, x: str, y: str, depth: int) -> bool:
         if _class(n, px)[0] in ("void", "opaque") or _class(n, py)[0] in ("void", "opaque"):
             return True
         return _alike(n, px, py, depth + 1)
-    return cx == cy and cx[0] not in ("opaque", "struct")
+    if {cx, cy} == {("ptr",), ("int", 8)}:
+        return True      # 8 bytes passed or written either way (`void *` for a `CUdeviceptr`, `void **` for its pointer)
+    return cx == cy and cx[0] not in ("opaque", "struct")   # integers and enums of one width; never another width
 
 
 def _class(n: Normalizer, t: str) -> tuple[Any, ...]:
