@@ -328,17 +328,16 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
     out += _at_rows(unit, sel, ign, settings, cat)
     out.sort(key=lambda f: (f.path != path, f.path, f.line, f.col, f.code, bool(f.config)))
     dedup: list[Finding] = []
-    for f in out:   # one finding per cause: the same words in another configuration are the flags' own finding
-        if not dedup or (dedup[-1].path, dedup[-1].line, dedup[-1].col, dedup[-1].code, _bare(dedup[-1])) != (
-                f.path, f.line, f.col, f.code, _bare(f)):
+    for f in out:   # one finding per cause: the same fault in another configuration is the flags' own finding
+        if not dedup or _cause(dedup[-1]) != _cause(f):
             dedup.append(f)
     return dedup, unit
 
 
-def _bare(f: Finding) -> str:
-    """A finding's message without the configuration it names (its `config` field): the same cause in two
-    configurations is one finding."""
-    return f.message.replace(f" ({f.config})", "") if f.config else f.message
+def _cause(f: Finding) -> tuple[str, int, int, str, str, str]:
+    """What makes two findings one: the place, the rule, the severity and the advice (fields, never the message,
+    which names the configuration it was found in)."""
+    return f.path, f.line, f.col, f.code, f.severity, f.hint
 
 
 def toolkit_versions(cat: Catalog, toolkit: str | None) -> tuple[int, int]:

@@ -556,7 +556,6 @@ def _key(f: Query | Export) -> tuple[Any, ...]:
     return ("q", f.line, f.col, f.symbol, f.version, f.pins, f.flags_text, f.target_sig, f.target_export, f.status)
 
 
-_MADE_BY = re.compile(r"\(expanded from the macro (\w+)\)")
 _CALLERS = re.compile(r"\(in the wrapper [^()]*called from line ([\d, ]+)")
 
 
@@ -621,7 +620,7 @@ def every(unit: Unit, tu: Any, text: str, path: str, opts: Any, cat: Catalog, ex
 
 def _made(unit: Unit) -> set[tuple[str, str]]:
     """(macro, API) of each request of the parse a macro made: its definition is the one the flags enter."""
-    return {(m.group(1), f.api) for f in unit.queries if (m := _MADE_BY.search(f.where))}
+    return {(f.macro, f.api) for f in unit.queries if f.macro}
 
 
 def _inside(got: Unit, r: Region) -> bool:
