@@ -276,7 +276,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
     if is_python(path, text):
         from .python import extract as py
 
-        return py(text, path)
+        return py(text, path, read=lambda other: read_source(other, 4 << 20))
     from .extra import require
 
     require()
@@ -711,7 +711,7 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
                 rep.findings.append(f)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
-            if unit.lang == "c" and not unit.problem:
+            if not unit.problem:
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
                                          unit.judged, tuple(unit.unjudged)))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
