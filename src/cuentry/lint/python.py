@@ -8,7 +8,7 @@ facts decide: which export or ABI is bound (the name, the version, the flags), h
 argument is passed, and whether the result is tested. So this module does not match shapes: it
 runs the file abstractly and lets values say what happens.
 
-Values ([Str][cuentry.lint.python.Str], numbers, sequences and dictionaries of them, the driver's
+Values (strings, numbers, sequences and dictionaries of them, the driver's
 or the runtime's version, library handles, exports taken from them, ctypes types and objects,
 pointers returned by requests, functions, classes and instances) flow through assignments,
 module globals, class attributes, loops over constant sequences (the body runs once per
@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..names import FLAGS
-from .facts import FLAG_MODES, QUERY_APIS, SUFFIXED_EXPORT_RE, TOOLKIT_MACROS, PyProto, Query, Unit, flag_mode, \
-    suppressions
+from .facts import FLAG_MODES, QUERY_APIS, SUFFIXED_EXPORT_RE, TOOLKIT_MACROS, PyProto, Query, Unit, flag_mode, suppressions
 from .pyabi import CTYPES_FUNCTIONS, ctypes_class, ctypes_width, is_ctypes_type
 
 __all__ = ["extract", "syntax_problem"]
@@ -48,148 +47,148 @@ __all__ = ["extract", "syntax_problem"]
 # Abstract values
 # ---------------------------------------------------------------------------------------------------------------
 
-Site = tuple[str, int, int]          # (file, line, column) where a value was made
-NOWHERE: Site = ("", 0, 0)
+_Site = tuple[str, int, int]          # (file, line, column) where a value was made
+_NOWHERE: _Site = ("", 0, 0)
 
 
-class V:
+class _V:
     """An abstract value (every subclass is a frozen dataclass: hashable, compared by fields)."""
 
     __slots__ = ()
 
 
 @dataclass(frozen=True)
-class Top(V):
+class _Top(_V):
     """A value the interpreter cannot tell."""
 
 
 @dataclass(frozen=True)
-class Str(V):
+class _Str(_V):
     """A str or bytes constant, with the place its literal is written (reports point there)."""
 
     s: str
-    at: Site = NOWHERE
+    at: _Site = _NOWHERE
 
 
 @dataclass(frozen=True)
-class Tail(V):
+class _Tail(_V):
     """A string known only by its end (`os.path.join(d, "libcuda.so")`)."""
 
     s: str
 
 
 @dataclass(frozen=True)
-class Num(V):
+class _Num(_V):
     """An int, float, bool or None constant."""
 
     n: object
 
 
 @dataclass(frozen=True)
-class Seq(V):
+class _Seq(_V):
     """A tuple or list: its items when their number is known, and the union of them."""
 
-    items: tuple[frozenset[V], ...] | None
-    elems: frozenset[V]
+    items: tuple[frozenset[_V], ...] | None
+    elems: frozenset[_V]
 
 
 @dataclass(frozen=True)
-class Map(V):
+class _Map(_V):
     """A dictionary with constant keys."""
 
-    items: tuple[tuple[V, frozenset[V]], ...]
+    items: tuple[tuple[_V, frozenset[_V]], ...]
 
 
 @dataclass(frozen=True)
-class Ver(V):
+class _Ver(_V):
     """The driver's version (cuDriverGetVersion), the runtime's, or the toolkit's macro."""
 
     kind: str                        # driver | runtime | toolkit
 
 
 @dataclass(frozen=True)
-class Lib(V):
+class _Lib(_V):
     """A library handle (a ctypes CDLL/WinDLL/LoadLibrary, or cffi's dlopen)."""
 
     names: frozenset[str]            # the names it may be loaded by ('' for a name not known)
     cuda: bool | None                # whether it is the CUDA driver (None: its name is not known)
     platforms: frozenset[str]        # linux / windows
-    site: Site
+    site: _Site
     cffi: bool = False
 
 
 @dataclass(frozen=True)
-class Export(V):
+class _Export(_V):
     """A function taken from a library handle by its exported name."""
 
     name: str
-    lib: Lib
-    at: Site = NOWHERE               # where the name's literal is written
-    copy: Site = NOWHERE             # lib[name] makes a new function object each time: where
+    lib: _Lib
+    at: _Site = _NOWHERE               # where the name's literal is written
+    copy: _Site = _NOWHERE             # lib[name] makes a new function object each time: where
     optional: bool = False           # taken where its absence is handled (try/except, getattr's default, hasattr)
 
 
 @dataclass(frozen=True)
-class CT(V):
+class _CT(_V):
     """A ctypes type: a scalar (by its ctypes name), a pointer to a type, a struct, an array, a function type."""
 
     kind: str                        # scalar | ptr | struct | array | fn | void
     name: str = ""
-    to: CT | None = None             # ptr/array: the type pointed to
-    sig: tuple[CT | None, ...] = ()  # fn: restype, then the argtypes
+    to: _CT | None = None             # ptr/array: the type pointed to
+    sig: tuple[_CT | None, ...] = ()  # fn: restype, then the argtypes
 
 
 @dataclass(frozen=True)
-class Obj(V):
+class _Obj(_V):
     """An instance of a ctypes type, known by where it was made (its content is kept apart)."""
 
-    ct: CT
-    site: Site
+    ct: _CT
+    site: _Site
 
 
 @dataclass(frozen=True)
-class Ref(V):
+class _Ref(_V):
     """A pointer to a ctypes object: byref(x), pointer(x), addressof(x)."""
 
-    to: Obj
+    to: _Obj
 
 
 @dataclass(frozen=True)
-class ProcPtr(V):
+class _ProcPtr(_V):
     """The function pointer an entry-point request returned."""
 
     req: int                         # the request's index
 
 
 @dataclass(frozen=True)
-class Typed(V):
+class _Typed(_V):
     """A CFUNCTYPE prototype applied to a pointer."""
 
-    proto: CT
-    target: frozenset[V]
+    proto: _CT
+    target: frozenset[_V]
 
 
 @dataclass(frozen=True)
-class Func(V):
+class _Func(_V):
     """A Python function (or lambda), with the module it is defined in and its defaults."""
 
     node: ast.AST
     mod: int
-    defaults: tuple[frozenset[V], ...] = ()
-    kw_defaults: tuple[tuple[str, frozenset[V]], ...] = ()
+    defaults: tuple[frozenset[_V], ...] = ()
+    kw_defaults: tuple[tuple[str, frozenset[_V]], ...] = ()
     owner: ast.ClassDef | None = None
 
 
 @dataclass(frozen=True)
-class Bound(V):
+class _Bound(_V):
     """A method bound to its object."""
 
-    func: Func
-    self_: V
+    func: _Func
+    self_: _V
 
 
 @dataclass(frozen=True)
-class Cls(V):
+class _Cls(_V):
     """A class defined in an analysed module."""
 
     node: ast.ClassDef
@@ -197,14 +196,14 @@ class Cls(V):
 
 
 @dataclass(frozen=True)
-class Inst(V):
+class _Inst(_V):
     """An instance of a class of an analysed module (its attributes are kept per class)."""
 
     node: ast.ClassDef
 
 
 @dataclass(frozen=True)
-class Mod(V):
+class _Mod(_V):
     """A module: a known one by its dotted name, or an analysed file by its index."""
 
     name: str
@@ -212,7 +211,7 @@ class Mod(V):
 
 
 @dataclass(frozen=True)
-class Lazy(V):
+class _Lazy(_V):
     """A name imported from a project module, read on its first use (most imported names are never used)."""
 
     dotted: str
@@ -222,30 +221,30 @@ class Lazy(V):
 
 
 @dataclass(frozen=True)
-class Builtin(V):
+class _Builtin(_V):
     """A callable the interpreter knows: a builtin, a function of ctypes, cffi, os.path, cuda.bindings ..."""
 
     name: str
 
 
 @dataclass(frozen=True)
-class Method(V):
+class _Method(_V):
     """A method of a known value (str.encode, dict.items, ffi.cdef ...)."""
 
     name: str
-    of: V
+    of: _V
 
 
 @dataclass(frozen=True)
-class Ffi(V):
+class _Ffi(_V):
     """A cffi FFI object."""
 
-    site: Site
+    site: _Site
 
 
-VS = frozenset[V]
-TOP: VS = frozenset({Top()})
-EMPTY: VS = frozenset()
+_VS = frozenset[_V]
+_TOP: _VS = frozenset({_Top()})
+_EMPTY: _VS = frozenset()
 _CAP = 48                   # values a set keeps before it is unknown
 _UNROLL = 1024              # elements of a constant sequence a loop is run for, one by one
 _DEPTH = 8                  # nested calls followed
@@ -265,56 +264,56 @@ class _Budget(Exception):
     """The interpreter ran out of steps (the file is judged on what it saw)."""
 
 
-def vs(*values: V) -> VS:
+def _vs(*values: _V) -> _VS:
     return frozenset(values)
 
 
-def union(*sets: Iterable[V]) -> VS:
+def _union(*sets: Iterable[_V]) -> _VS:
     """The union of value sets, with handles of one load merged; unknown beyond `_CAP` values."""
-    out: set[V] = set()
+    out: set[_V] = set()
     for s in sets:
         out.update(s)
     if len(out) > _CAP:
-        return TOP
-    libs = [v for v in out if isinstance(v, Lib)]
+        return _TOP
+    libs = [v for v in out if isinstance(v, _Lib)]
     if len({v.site for v in libs}) < len(libs):
-        out = {v for v in out if not isinstance(v, Lib)} | set(_merge_libs(libs))
+        out = {v for v in out if not isinstance(v, _Lib)} | set(_merge_libs(libs))
     return frozenset(out)
 
 
-def _merge_libs(libs: list[Lib]) -> Iterator[Lib]:
-    by: dict[Site, list[Lib]] = {}
+def _merge_libs(libs: list[_Lib]) -> Iterator[_Lib]:
+    by: dict[_Site, list[_Lib]] = {}
     for lib in libs:
         by.setdefault(lib.site, []).append(lib)
     for site, same in by.items():
         names = frozenset().union(*(x.names for x in same))
         cuda = True if any(x.cuda for x in same) else None if any(x.cuda is None for x in same) else False
-        yield Lib(names, cuda, frozenset().union(*(x.platforms for x in same)), site, any(x.cffi for x in same))
+        yield _Lib(names, cuda, frozenset().union(*(x.platforms for x in same)), site, any(x.cffi for x in same))
 
 
-def strings(values: VS) -> list[str] | None:
+def _strings(values: _VS) -> list[str] | None:
     """The strings of a set, or None when one of its values is not a known string."""
-    out = [v.s for v in values if isinstance(v, Str)]
+    out = [v.s for v in values if isinstance(v, _Str)]
     return out if len(out) == len(values) and out else None
 
 
-def names_cuda(name: str) -> bool:
+def _names_cuda(name: str) -> bool:
     """Whether a library name or path names the CUDA driver."""
     base = re.split(r"[/\\]", name)[-1]
     return _CUDA_LIBRARY.fullmatch(base) is not None
 
 
-def _lib_of(names: VS, site: Site, loader: str = "") -> Lib:
+def _lib_of(names: _VS, site: _Site, loader: str = "") -> _Lib:
     """The handle a load of one of these names makes."""
-    known = {v.s for v in names if isinstance(v, (Str, Tail))}
-    unknown = any(not isinstance(v, (Str, Tail)) or not v.s for v in names if not isinstance(v, Num))
-    cuda: bool | None = True if any(names_cuda(n) for n in known) else (None if unknown or not known else False)
+    known = {v.s for v in names if isinstance(v, (_Str, _Tail))}
+    unknown = any(not isinstance(v, (_Str, _Tail)) or not v.s for v in names if not isinstance(v, _Num))
+    cuda: bool | None = True if any(_names_cuda(n) for n in known) else (None if unknown or not known else False)
     plats = {"windows" if n.lower().endswith(".dll") else "linux" for n in known if "." in re.split(r"[/\\]", n)[-1]}
     if loader in ("WinDLL", "OleDLL", "windll", "oledll"):
         plats = {"windows"}
     elif not plats or unknown:
         plats |= {"linux", "windows"}
-    return Lib(frozenset(known | ({""} if unknown else set())), cuda, frozenset(plats), site)
+    return _Lib(frozenset(known | ({""} if unknown else set())), cuda, frozenset(plats), site)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -328,11 +327,11 @@ class _Request:
 
     api: str
     node: ast.Call
-    where: Site                      # where it is reported (the call, or the wrapper's call that named the symbol)
+    where: _Site                      # where it is reported (the call, or the wrapper's call that named the symbol)
     via: str
-    symbol: VS
-    version: VS
-    flags: VS
+    symbol: _VS
+    version: _VS
+    flags: _VS
     status: str
     form: str                        # bindings | ctypes
 
@@ -342,8 +341,8 @@ class _Store:
     """argtypes/restype set on an export (or a CFUNCTYPE applied to one, or a call of one)."""
 
     kind: str                        # argtypes | restype | call | take
-    where: Site
-    exports: VS
+    where: _Site
+    exports: _VS
     value: Any                       # argtypes/restype: the values; call: the argument value sets
 
 
@@ -351,8 +350,8 @@ class _Store:
 class _Applied:
     """A CFUNCTYPE prototype applied to what an entry-point request returned."""
 
-    where: Site
-    proto: CT
+    where: _Site
+    proto: _CT
     reqs: tuple[int, ...]
     what: str
 
@@ -362,8 +361,8 @@ class _Seen:
     requests: list[_Request] = field(default_factory=list)
     stores: list[_Store] = field(default_factory=list)
     applied: list[_Applied] = field(default_factory=list)
-    cdefs: dict[Site, list[tuple[Site, VS]]] = field(default_factory=dict)      # ffi -> its cdefs
-    dlopens: dict[Site, list[Lib]] = field(default_factory=dict)                # ffi -> its handles
+    cdefs: dict[_Site, list[tuple[_Site, _VS]]] = field(default_factory=dict)      # ffi -> its cdefs
+    dlopens: dict[_Site, list[_Lib]] = field(default_factory=dict)                # ffi -> its handles
     unjudged: list[tuple[int, str]] = field(default_factory=list)
 
 
@@ -376,7 +375,7 @@ class _Seen:
 class _Module:
     path: str
     tree: ast.Module
-    env: dict[str, VS]
+    env: dict[str, _VS]
     index: int
     package: str                     # the directory a relative import starts from
 
@@ -384,32 +383,32 @@ class _Module:
 @dataclass
 class _Frame:
     mod: _Module
-    env: dict[str, VS]
-    func: Func | None = None
+    env: dict[str, _VS]
+    func: _Func | None = None
     call: ast.Call | None = None
     parent: _Frame | None = None
     globals_: frozenset[str] = frozenset()
     local_names: frozenset[str] = frozenset()
-    closure: dict[str, VS] | None = None
-    overrides: dict[str, VS] = field(default_factory=dict)      # "self.attr" bound by a refinement
-    returns: set[V] = field(default_factory=set)
-    breaks: list[dict[str, VS]] = field(default_factory=list)
-    continues: list[dict[str, VS]] = field(default_factory=list)
+    closure: dict[str, _VS] | None = None
+    overrides: dict[str, _VS] = field(default_factory=dict)      # "self.attr" bound by a refinement
+    returns: set[_V] = field(default_factory=set)
+    breaks: list[dict[str, _VS]] = field(default_factory=list)
+    continues: list[dict[str, _VS]] = field(default_factory=list)
     depth: int = 0
 
 
-Env = dict[str, VS] | None          # None: no path reaches here
+_Env = dict[str, _VS] | None          # None: no path reaches here
 
 
-def _join(*envs: Env) -> Env:
+def _join(*envs: _Env) -> _Env:
     live = [e for e in envs if e is not None]
     if not live:
         return None
     if len(live) == 1:
         return dict(live[0])
-    out: dict[str, VS] = {}
+    out: dict[str, _VS] = {}
     for k in set().union(*live):
-        out[k] = union(*(e.get(k, EMPTY) for e in live))
+        out[k] = _union(*(e.get(k, _EMPTY) for e in live))
     return out
 
 
@@ -455,18 +454,18 @@ class _Interp:
         self.read = read
         self.modules: list[_Module] = []
         self.by_path: dict[str, int] = {}
-        self.attrs: dict[ast.ClassDef, dict[str, VS]] = {}      # class attributes (body and stores through self)
-        self.heap: dict[Site, VS] = {}                          # the content of ctypes objects (x.value)
-        self.lib_attrs: dict[Site, dict[str, VS]] = {}          # attributes stored on a handle
-        self.proto_of: dict[tuple[str, Site, Site, str], VS] = {}  # (export, lib, copy, argtypes|restype)
+        self.attrs: dict[ast.ClassDef, dict[str, _VS]] = {}      # class attributes (body and stores through self)
+        self.heap: dict[_Site, _VS] = {}                          # the content of ctypes objects (x.value)
+        self.lib_attrs: dict[_Site, dict[str, _VS]] = {}          # attributes stored on a handle
+        self.proto_of: dict[tuple[str, _Site, _Site, str], _VS] = {}  # (export, lib, copy, argtypes|restype)
         self.seen = _Seen()
         self.recording = False
         self.steps = 0
-        self.memo: dict[tuple[Any, ...], VS] = {}
+        self.memo: dict[tuple[Any, ...], _VS] = {}
         self.active: dict[ast.AST, int] = {}
         self.refine_cache: dict[ast.AST, tuple[tuple[str, ast.expr], ...]] = {}
         self.ran: set[ast.AST] = set()
-        self.closures: dict[ast.AST, dict[str, VS]] = {}        # a nested function -> the scope it was defined in
+        self.closures: dict[ast.AST, dict[str, _VS]] = {}        # a nested function -> the scope it was defined in
         self.owners: dict[ast.AST, ast.ClassDef] = {}           # a method -> its class
         self.guarded: dict[int, frozenset[ast.AST]] = {}        # module -> the nodes where a missing export is handled
         self.locals_cache: dict[ast.AST, frozenset[str]] = {}
@@ -513,9 +512,9 @@ class _Interp:
                     continue
                 owner = self.owners.get(node)
                 fn = self.func_value(node, mod, owner)
-                self_v: VS = vs(Inst(owner)) if owner is not None and not self.is_static(node) else EMPTY
+                self_v: _VS = _vs(_Inst(owner)) if owner is not None and not self.is_static(node) else _EMPTY
                 if owner is not None and self.is_classmethod(node):
-                    self_v = vs(Cls(owner, mod.index))
+                    self_v = _vs(_Cls(owner, mod.index))
                 self.call_function(fn, [], {}, None, None, self_v, entry=True)
 
     @staticmethod
@@ -527,14 +526,14 @@ class _Interp:
     def is_classmethod(fn: ast.AST) -> bool:
         return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in getattr(fn, "decorator_list", ()))
 
-    def func_value(self, node: ast.AST, mod: _Module, owner: ast.ClassDef | None) -> Func:
+    def func_value(self, node: ast.AST, mod: _Module, owner: ast.ClassDef | None) -> _Func:
         args = _params(node)
         defaults = tuple(self.quick(d, mod) for d in args.defaults)
         kw = tuple((a.arg, self.quick(d, mod)) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
                    if d is not None)
-        return Func(node, mod.index, defaults, kw, owner)
+        return _Func(node, mod.index, defaults, kw, owner)
 
-    def quick(self, expr: ast.expr, mod: _Module) -> VS:
+    def quick(self, expr: ast.expr, mod: _Module) -> _VS:
         """A default's value, evaluated in its module (a constant, mostly)."""
         return self.eval(expr, _Frame(mod, mod.env))
 
@@ -590,7 +589,7 @@ class _Interp:
         if self.steps > _STEPS:
             raise _Budget
 
-    def exec_block(self, body: Sequence[ast.stmt], frame: _Frame, env: Env) -> Env:
+    def exec_block(self, body: Sequence[ast.stmt], frame: _Frame, env: _Env) -> _Env:
         for stmt in body:
             if env is None:
                 return None
@@ -609,7 +608,7 @@ class _Interp:
                 frame.env.clear()
                 frame.env.update(new)
 
-    def exec_stmt(self, stmt: ast.stmt, frame: _Frame, env: dict[str, VS]) -> Env:
+    def exec_stmt(self, stmt: ast.stmt, frame: _Frame, env: dict[str, _VS]) -> _Env:
         handler = _STATEMENTS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt, frame, env)
@@ -618,41 +617,41 @@ class _Interp:
                 self.eval(child, frame, env)
         return env
 
-    def s_expr(self, stmt: ast.Expr, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_expr(self, stmt: ast.Expr, frame: _Frame, env: dict[str, _VS]) -> _Env:
         self.eval(stmt.value, frame, env)
         return env
 
-    def s_assign(self, stmt: ast.Assign, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_assign(self, stmt: ast.Assign, frame: _Frame, env: dict[str, _VS]) -> _Env:
         value = self.eval(stmt.value, frame, env)
         for target in stmt.targets:
             self.assign(target, value, frame, env, stmt)
         return env
 
-    def s_annassign(self, stmt: ast.AnnAssign, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_annassign(self, stmt: ast.AnnAssign, frame: _Frame, env: dict[str, _VS]) -> _Env:
         if stmt.value is not None:
             self.assign(stmt.target, self.eval(stmt.value, frame, env), frame, env, stmt)
         return env
 
-    def s_augassign(self, stmt: ast.AugAssign, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_augassign(self, stmt: ast.AugAssign, frame: _Frame, env: dict[str, _VS]) -> _Env:
         load = _as_load(stmt.target)
         value = self.binop(stmt.op, self.eval(load, frame, env), self.eval(stmt.value, frame, env)) \
-            if load is not None else TOP
+            if load is not None else _TOP
         self.assign(stmt.target, value, frame, env, stmt)
         return env
 
-    def s_if(self, stmt: ast.If, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_if(self, stmt: ast.If, frame: _Frame, env: dict[str, _VS]) -> _Env:
         self.eval(stmt.test, frame, env)
         a = self.exec_block(stmt.body, frame, dict(env))
         b = self.exec_block(stmt.orelse, frame, dict(env))
         return _join(a, b)
 
-    def s_for(self, stmt: ast.For | ast.AsyncFor, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_for(self, stmt: ast.For | ast.AsyncFor, frame: _Frame, env: dict[str, _VS]) -> _Env:
         elements = self.elements(self.eval(stmt.iter, frame, env))
         saved = (frame.breaks, frame.continues)
         frame.breaks, frame.continues = [], []
-        exits: list[Env] = []
-        cur: Env = env
-        runs: Iterable[VS] = elements if elements is not None else ()
+        exits: list[_Env] = []
+        cur: _Env = env
+        runs: Iterable[_VS] = elements if elements is not None else ()
         for element in runs:
             if cur is None:
                 break
@@ -666,8 +665,8 @@ class _Interp:
         frame.breaks, frame.continues = saved
         return _join(after, *exits)
 
-    def iteration(self, stmt: ast.For | ast.AsyncFor | ast.While, frame: _Frame, env: dict[str, VS], element: VS,
-                  exits: list[Env]) -> Env:
+    def iteration(self, stmt: ast.For | ast.AsyncFor | ast.While, frame: _Frame, env: dict[str, _VS], element: _VS,
+                  exits: list[_Env]) -> _Env:
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.assign(stmt.target, element, frame, env, stmt)
         frame.breaks, frame.continues = [], []
@@ -675,25 +674,25 @@ class _Interp:
         exits.extend(frame.breaks)
         return _join(end, *frame.continues)
 
-    def s_while(self, stmt: ast.While, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_while(self, stmt: ast.While, frame: _Frame, env: dict[str, _VS]) -> _Env:
         saved = (frame.breaks, frame.continues)
-        exits: list[Env] = []
+        exits: list[_Env] = []
         self.eval(stmt.test, frame, env)
-        first = self.iteration(stmt, frame, dict(env), EMPTY, exits)
-        again = self.iteration(stmt, frame, _join(env, first) or dict(env), EMPTY, exits)
+        first = self.iteration(stmt, frame, dict(env), _EMPTY, exits)
+        again = self.iteration(stmt, frame, _join(env, first) or dict(env), _EMPTY, exits)
         cur = _join(env, first, again)
         after = self.exec_block(stmt.orelse, frame, cur) if cur is not None else None
         frame.breaks, frame.continues = saved
         return _join(after, *exits)
 
-    def s_try(self, stmt: ast.Try, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_try(self, stmt: ast.Try, frame: _Frame, env: dict[str, _VS]) -> _Env:
         body = self.exec_block(stmt.body, frame, dict(env))
         start = _join(env, body) or dict(env)       # an exception may leave after any statement
         handled = []
         for h in stmt.handlers:
             henv = dict(start)
             if h.name:
-                henv[h.name] = TOP
+                henv[h.name] = _TOP
             handled.append(self.exec_block(h.body, frame, henv))
         ok = self.exec_block(stmt.orelse, frame, body) if body is not None else None
         end = _join(ok, *handled)
@@ -702,132 +701,132 @@ class _Interp:
         after = self.exec_block(stmt.finalbody, frame, end if end is not None else dict(start))
         return after if end is not None else None
 
-    def s_with(self, stmt: ast.With | ast.AsyncWith, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_with(self, stmt: ast.With | ast.AsyncWith, frame: _Frame, env: dict[str, _VS]) -> _Env:
         for item in stmt.items:
             value = self.eval(item.context_expr, frame, env)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, value, frame, env, stmt)
         return self.exec_block(stmt.body, frame, env)
 
-    def s_return(self, stmt: ast.Return, frame: _Frame, env: dict[str, VS]) -> Env:
-        frame.returns.update(self.eval(stmt.value, frame, env) if stmt.value is not None else vs(Num(None)))
+    def s_return(self, stmt: ast.Return, frame: _Frame, env: dict[str, _VS]) -> _Env:
+        frame.returns.update(self.eval(stmt.value, frame, env) if stmt.value is not None else _vs(_Num(None)))
         return None
 
-    def s_raise(self, stmt: ast.Raise, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_raise(self, stmt: ast.Raise, frame: _Frame, env: dict[str, _VS]) -> _Env:
         if stmt.exc is not None:
             self.eval(stmt.exc, frame, env)
         return None
 
-    def s_break(self, stmt: ast.Break, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_break(self, stmt: ast.Break, frame: _Frame, env: dict[str, _VS]) -> _Env:
         frame.breaks.append(env)
         return None
 
-    def s_continue(self, stmt: ast.Continue, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_continue(self, stmt: ast.Continue, frame: _Frame, env: dict[str, _VS]) -> _Env:
         frame.continues.append(env)
         return None
 
-    def s_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, frame: _Frame, env: dict[str, _VS]) -> _Env:
         value = self.func_value(stmt, frame.mod, None)
         if frame.func is not None:
             self.closures[stmt] = env
-        self.bind(stmt.name, vs(value), frame, env)
+        self.bind(stmt.name, _vs(value), frame, env)
         return env
 
-    def s_class(self, stmt: ast.ClassDef, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_class(self, stmt: ast.ClassDef, frame: _Frame, env: dict[str, _VS]) -> _Env:
         bases = [self.eval(b, frame, env) for b in stmt.bases]
         ct = self.class_ctype(stmt, bases)
         if ct is not None:
-            self.bind(stmt.name, vs(ct), frame, env)
+            self.bind(stmt.name, _vs(ct), frame, env)
             return env
-        body_env: dict[str, VS] = {}
+        body_env: dict[str, _VS] = {}
         body = _Frame(frame.mod, body_env, parent=frame, closure=env)
         methods = [s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         self.exec_scope([s for s in stmt.body if s not in methods], body)
         for s in methods:
-            body_env[s.name] = vs(self.func_value(s, frame.mod, stmt))
+            body_env[s.name] = _vs(self.func_value(s, frame.mod, stmt))
         attrs = self.attrs.setdefault(stmt, {})
         for k, v in body_env.items():
-            attrs[k] = union(attrs.get(k, EMPTY), v)
-        attrs.setdefault("__bases__", union(*bases) if bases else EMPTY)
-        self.bind(stmt.name, vs(Cls(stmt, frame.mod.index)), frame, env)
+            attrs[k] = _union(attrs.get(k, _EMPTY), v)
+        attrs.setdefault("__bases__", _union(*bases) if bases else _EMPTY)
+        self.bind(stmt.name, _vs(_Cls(stmt, frame.mod.index)), frame, env)
         return env
 
     @staticmethod
-    def class_ctype(stmt: ast.ClassDef, bases: list[VS]) -> CT | None:
+    def class_ctype(stmt: ast.ClassDef, bases: list[_VS]) -> _CT | None:
         """A class deriving from a ctypes type is that kind of type (a Structure subclass is a struct)."""
         for b in bases:
             for v in b:
-                if isinstance(v, Builtin) and v.name in ("ctypes.Structure", "ctypes.Union",
+                if isinstance(v, _Builtin) and v.name in ("ctypes.Structure", "ctypes.Union",
                                                          "ctypes.BigEndianStructure", "ctypes.LittleEndianStructure"):
-                    return CT("struct", stmt.name)
-                if isinstance(v, CT) and v.kind in ("struct", "scalar"):
-                    return CT(v.kind, v.name if v.kind == "scalar" else stmt.name)
+                    return _CT("struct", stmt.name)
+                if isinstance(v, _CT) and v.kind in ("struct", "scalar"):
+                    return _CT(v.kind, v.name if v.kind == "scalar" else stmt.name)
         return None
 
-    def s_import(self, stmt: ast.Import, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_import(self, stmt: ast.Import, frame: _Frame, env: dict[str, _VS]) -> _Env:
         for a in stmt.names:
             name = a.name if a.asname else a.name.split(".")[0]
-            value = vs(Mod(name)) if _known_module(name) else vs(Lazy(name, 0, frame.mod.index, ""))
+            value = _vs(_Mod(name)) if _known_module(name) else _vs(_Lazy(name, 0, frame.mod.index, ""))
             self.bind(a.asname or name, value, frame, env)
         return env
 
-    def s_importfrom(self, stmt: ast.ImportFrom, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_importfrom(self, stmt: ast.ImportFrom, frame: _Frame, env: dict[str, _VS]) -> _Env:
         base = stmt.module or ""
         for a in stmt.names:
             if a.name == "*":
                 self.star_import(base, stmt.level, frame, env)
                 continue
             if stmt.level or not _known_module(base):
-                self.bind(a.asname or a.name, vs(Lazy(base, stmt.level, frame.mod.index, a.name)), frame, env)
+                self.bind(a.asname or a.name, _vs(_Lazy(base, stmt.level, frame.mod.index, a.name)), frame, env)
                 continue
             got = self.attribute(self.module_value(base, stmt.level, frame.mod), a.name)
             self.bind(a.asname or a.name, got, frame, env)
         return env
 
-    def resolve(self, lazy: Lazy) -> VS:
+    def resolve(self, lazy: _Lazy) -> _VS:
         """What an imported name is, reading its module now."""
         here = self.modules[lazy.mod]
         if not lazy.attr:
             return self.module_value(lazy.dotted, lazy.level, here)
         got = self.attribute(self.module_value(lazy.dotted, lazy.level, here), lazy.attr)
-        if got == TOP:
+        if got == _TOP:
             got = self.module_value(f"{lazy.dotted}.{lazy.attr}" if lazy.dotted else lazy.attr, lazy.level, here)
         return got
 
-    def unlazy(self, values: VS) -> VS:
-        if not any(isinstance(v, Lazy) for v in values):
+    def unlazy(self, values: _VS) -> _VS:
+        if not any(isinstance(v, _Lazy) for v in values):
             return values
-        return union(*(self.resolve(v) if isinstance(v, Lazy) else vs(v) for v in values))
+        return _union(*(self.resolve(v) if isinstance(v, _Lazy) else _vs(v) for v in values))
 
-    def star_import(self, base: str, level: int, frame: _Frame, env: dict[str, VS]) -> None:
+    def star_import(self, base: str, level: int, frame: _Frame, env: dict[str, _VS]) -> None:
         if base in ("ctypes", "ctypes.wintypes") and not level:
             for name in (*CTYPES_FUNCTIONS, *_CT_NAMES):
-                self.bind(name, self.attribute(vs(Mod("ctypes")), name), frame, env)
+                self.bind(name, self.attribute(_vs(_Mod("ctypes")), name), frame, env)
             return
         for v in self.module_value(base, level, frame.mod):
-            if isinstance(v, Mod) and v.index >= 0:
+            if isinstance(v, _Mod) and v.index >= 0:
                 for k, val in self.modules[v.index].env.items():
                     if not k.startswith("_"):
                         self.bind(k, val, frame, env)
 
-    def module_value(self, dotted: str, level: int, here: _Module) -> VS:
+    def module_value(self, dotted: str, level: int, here: _Module) -> _VS:
         if not level and _known_module(dotted):
-            return vs(Mod(dotted))
+            return _vs(_Mod(dotted))
         mod = self.import_module(dotted, level, here)
-        return vs(Mod(mod.path, mod.index)) if mod is not None else TOP
+        return _vs(_Mod(mod.path, mod.index)) if mod is not None else _TOP
 
-    def s_global(self, stmt: ast.AST, frame: _Frame, env: dict[str, VS]) -> Env:
+    def s_global(self, stmt: ast.AST, frame: _Frame, env: dict[str, _VS]) -> _Env:
         return env
 
     # --- binding names ---
-    def bind(self, name: str, value: VS, frame: _Frame, env: dict[str, VS]) -> None:
+    def bind(self, name: str, value: _VS, frame: _Frame, env: dict[str, _VS]) -> None:
         if name in frame.globals_ and frame.func is not None:
             g = frame.mod.env
-            g[name] = union(g.get(name, EMPTY), value)     # a global written by a function: one more value
+            g[name] = _union(g.get(name, _EMPTY), value)     # a global written by a function: one more value
         else:
             env[name] = value
 
-    def assign(self, target: ast.expr, value: VS, frame: _Frame, env: dict[str, VS], stmt: ast.AST) -> None:
+    def assign(self, target: ast.expr, value: _VS, frame: _Frame, env: dict[str, _VS], stmt: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, value, frame, env)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -837,71 +836,71 @@ class _Interp:
         elif isinstance(target, ast.Subscript):
             self.store_item(target, value, frame, env)
         elif isinstance(target, ast.Starred):
-            self.assign(target.value, vs(Seq(None, self.any_element(value))), frame, env, stmt)
+            self.assign(target.value, _vs(_Seq(None, self.any_element(value))), frame, env, stmt)
 
-    def unpack(self, elts: list[ast.expr], value: VS, frame: _Frame, env: dict[str, VS], stmt: ast.AST) -> None:
-        parts: list[list[VS]] = [[] for _ in elts]
+    def unpack(self, elts: list[ast.expr], value: _VS, frame: _Frame, env: dict[str, _VS], stmt: ast.AST) -> None:
+        parts: list[list[_VS]] = [[] for _ in elts]
         for v in value:
-            items = v.items if isinstance(v, Seq) else None
+            items = v.items if isinstance(v, _Seq) else None
             if items is not None and len(items) == len(elts) and not any(isinstance(e, ast.Starred) for e in elts):
                 for i, it in enumerate(items):
                     parts[i].append(it)
             else:
-                each = self.any_element(vs(v))
+                each = self.any_element(_vs(v))
                 for p in parts:
                     p.append(each)
         for e, p in zip(elts, parts, strict=True):
-            self.assign(e, union(*p) if p else TOP, frame, env, stmt)
+            self.assign(e, _union(*p) if p else _TOP, frame, env, stmt)
 
-    def store_attr(self, target: ast.Attribute, value: VS, frame: _Frame, env: dict[str, VS], stmt: ast.AST) -> None:
+    def store_attr(self, target: ast.Attribute, value: _VS, frame: _Frame, env: dict[str, _VS], stmt: ast.AST) -> None:
         objs = self.eval(target.value, frame, env)
         path = _path(target)
         if path in frame.overrides:
             frame.overrides[path] = value
-        exports = frozenset(o for o in objs if isinstance(o, Export))
+        exports = frozenset(o for o in objs if isinstance(o, _Export))
         if exports and target.attr in ("argtypes", "restype"):
             self.proto_store(exports, target.attr, value, frame, stmt)
         for o in objs:
-            if isinstance(o, (Inst, Cls)):
+            if isinstance(o, (_Inst, _Cls)):
                 node = o.node
                 attrs = self.attrs.setdefault(node, {})
-                attrs[target.attr] = union(attrs.get(target.attr, EMPTY), value)
-            elif isinstance(o, Lib):
+                attrs[target.attr] = _union(attrs.get(target.attr, _EMPTY), value)
+            elif isinstance(o, _Lib):
                 la = self.lib_attrs.setdefault(o.site, {})
-                la[target.attr] = union(la.get(target.attr, EMPTY), value)
-            elif isinstance(o, Mod) and o.index >= 0:
+                la[target.attr] = _union(la.get(target.attr, _EMPTY), value)
+            elif isinstance(o, _Mod) and o.index >= 0:
                 menv = self.modules[o.index].env
-                menv[target.attr] = union(menv.get(target.attr, EMPTY), value)
+                menv[target.attr] = _union(menv.get(target.attr, _EMPTY), value)
 
-    def proto_store(self, exports: frozenset[Export], attr: str, value: VS, frame: _Frame, stmt: ast.AST) -> None:
+    def proto_store(self, exports: frozenset[_Export], attr: str, value: _VS, frame: _Frame, stmt: ast.AST) -> None:
         """argtypes/restype set on the exports a name may hold (alternatives of one binding: kept together)."""
         for e in exports:
             key = (e.name, e.lib.site, e.copy, attr)
-            self.proto_of[key] = union(self.proto_of.get(key, EMPTY), value)
+            self.proto_of[key] = _union(self.proto_of.get(key, _EMPTY), value)
         if self.recording:
             self.seen.stores.append(_Store(attr, self.report_site(stmt, frame), frozenset(exports), value))
 
-    def store_item(self, target: ast.Subscript, value: VS, frame: _Frame, env: dict[str, VS]) -> None:
+    def store_item(self, target: ast.Subscript, value: _VS, frame: _Frame, env: dict[str, _VS]) -> None:
         """`d[k] = v` on a name or attribute bound to a dictionary: that name now holds the dictionary with k."""
         keys = self.eval(target.slice, frame, env)
         base = self.eval(target.value, frame, env)
-        new: set[V] = set()
+        new: set[_V] = set()
         for b in base:
-            if isinstance(b, Map) and len(keys) == 1 and isinstance(next(iter(keys)), (Str, Num)):
+            if isinstance(b, _Map) and len(keys) == 1 and isinstance(next(iter(keys)), (_Str, _Num)):
                 k = next(iter(keys))
-                items = [(kk, union(vv, value) if _key(kk) == _key(k) else vv) for kk, vv in b.items]
+                items = [(kk, _union(vv, value) if _key(kk) == _key(k) else vv) for kk, vv in b.items]
                 if not any(_key(kk) == _key(k) for kk, _ in b.items):
                     items.append((k, value))
-                new.add(Map(tuple(items)))
-            elif isinstance(b, Obj):
-                self.heap[b.site] = union(self.heap.get(b.site, EMPTY), value)
+                new.add(_Map(tuple(items)))
+            elif isinstance(b, _Obj):
+                self.heap[b.site] = _union(self.heap.get(b.site, _EMPTY), value)
         if new and isinstance(target.value, (ast.Name, ast.Attribute)):
             self.assign(target.value, frozenset(new), frame, env, target)
 
     # --- expressions ---
-    def eval(self, node: ast.expr | None, frame: _Frame, env: dict[str, VS] | None = None) -> VS:
+    def eval(self, node: ast.expr | None, frame: _Frame, env: dict[str, _VS] | None = None) -> _VS:
         if node is None:
-            return vs(Num(None))
+            return _vs(_Num(None))
         self.tick()
         env = frame.env if env is None else env
         handler = _EXPRESSIONS.get(type(node))
@@ -909,26 +908,26 @@ class _Interp:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child, frame, env)
-            return TOP
+            return _TOP
         return handler(self, node, frame, env)
 
-    def e_const(self, node: ast.Constant, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_const(self, node: ast.Constant, frame: _Frame, env: dict[str, _VS]) -> _VS:
         v = node.value
         if isinstance(v, (str, bytes)):
             s = v.decode("latin-1") if isinstance(v, bytes) else v
-            return vs(Str(s, (frame.mod.path, node.lineno, node.col_offset + 1)))
-        return vs(Num(v)) if isinstance(v, (int, float, bool)) or v is None else TOP
+            return _vs(_Str(s, (frame.mod.path, node.lineno, node.col_offset + 1)))
+        return _vs(_Num(v)) if isinstance(v, (int, float, bool)) or v is None else _TOP
 
-    def e_name(self, node: ast.Name, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_name(self, node: ast.Name, frame: _Frame, env: dict[str, _VS]) -> _VS:
         got = self.lookup(node.id, frame, env)
-        if any(isinstance(v, Lazy) for v in got):
+        if any(isinstance(v, _Lazy) for v in got):
             got = self.unlazy(got)
             if node.id in frame.mod.env and frame.mod.env[node.id] != got and not (
                     frame.func is not None and node.id in env):
                 frame.mod.env[node.id] = got
         return got
 
-    def lookup(self, name: str, frame: _Frame, env: dict[str, VS]) -> VS:
+    def lookup(self, name: str, frame: _Frame, env: dict[str, _VS]) -> _VS:
         if name in frame.overrides:
             return frame.overrides[name]
         if name not in frame.globals_ and name in env:
@@ -938,84 +937,84 @@ class _Interp:
         if name in frame.mod.env:
             return frame.mod.env[name]
         if name in FLAG_MODES:
-            return vs(Num(FLAGS[FLAG_MODES[name]]))
+            return _vs(_Num(FLAGS[FLAG_MODES[name]]))
         if name in TOOLKIT_MACROS:
-            return vs(Ver("toolkit"))
+            return _vs(_Ver("toolkit"))
         if name in _BUILTINS:
-            return vs(Builtin(name))
-        return TOP
+            return _vs(_Builtin(name))
+        return _TOP
 
-    def e_attr(self, node: ast.Attribute, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_attr(self, node: ast.Attribute, frame: _Frame, env: dict[str, _VS]) -> _VS:
         path = _path(node)
         if path in frame.overrides:
             return frame.overrides[path]
         if node.attr in FLAG_MODES:
             self.eval(node.value, frame, env)
-            return vs(Num(FLAGS[FLAG_MODES[node.attr]]))
+            return _vs(_Num(FLAGS[FLAG_MODES[node.attr]]))
         base = self.eval(node.value, frame, env)
         got = self.attribute(base, node.attr, node, frame)
         return got
 
-    def attribute(self, base: VS, attr: str, node: ast.AST | None = None, frame: _Frame | None = None) -> VS:
-        out: list[VS] = []
+    def attribute(self, base: _VS, attr: str, node: ast.AST | None = None, frame: _Frame | None = None) -> _VS:
+        out: list[_VS] = []
         for b in self.unlazy(base):
             out.append(self.attribute_of(b, attr, node, frame))
-        return union(*out) if out else TOP
+        return _union(*out) if out else _TOP
 
-    def attribute_of(self, b: V, attr: str, node: ast.AST | None, frame: _Frame | None) -> VS:
-        if isinstance(b, Mod):
+    def attribute_of(self, b: _V, attr: str, node: ast.AST | None, frame: _Frame | None) -> _VS:
+        if isinstance(b, _Mod):
             return self.unlazy(self.module_attr(b, attr))
-        if isinstance(b, Lib):
+        if isinstance(b, _Lib):
             return self.lib_attr(b, attr, node, frame)
-        if isinstance(b, (Inst, Cls)):
+        if isinstance(b, (_Inst, _Cls)):
             return self.class_attr(b, attr)
-        if isinstance(b, Export):
-            return self.proto_of.get((b.name, b.lib.site, b.copy, attr), TOP) if attr in ("argtypes", "restype") \
-                else TOP
-        if isinstance(b, Obj):
-            return self.heap.get(b.site, TOP) if attr in ("value", "contents") else TOP
-        if isinstance(b, Builtin) and b.name == "ctypes.util" and attr == "find_library":
-            return vs(Builtin("ctypes.util.find_library"))
-        if isinstance(b, Builtin) and b.name in ("ctypes.cdll", "ctypes.windll", "ctypes.oledll", "ctypes.pydll"):
+        if isinstance(b, _Export):
+            return self.proto_of.get((b.name, b.lib.site, b.copy, attr), _TOP) if attr in ("argtypes", "restype") \
+                else _TOP
+        if isinstance(b, _Obj):
+            return self.heap.get(b.site, _TOP) if attr in ("value", "contents") else _TOP
+        if isinstance(b, _Builtin) and b.name == "ctypes.util" and attr == "find_library":
+            return _vs(_Builtin("ctypes.util.find_library"))
+        if isinstance(b, _Builtin) and b.name in ("ctypes.cdll", "ctypes.windll", "ctypes.oledll", "ctypes.pydll"):
             loader = b.name.split(".")[-1]         # ctypes.cdll.nvcuda / ctypes.windll.LoadLibrary
             if attr == "LoadLibrary":
-                return vs(Builtin(f"ctypes.{loader}.LoadLibrary"))
-            site = self.site(node, frame) if node is not None and frame is not None else NOWHERE
-            return vs(_lib_of(vs(Str(attr)), site, loader)) if not attr.startswith("_") else TOP
-        if isinstance(b, (Str, Seq, Map, Ffi)):
-            return vs(Method(attr, b))
-        return TOP
+                return _vs(_Builtin(f"ctypes.{loader}.LoadLibrary"))
+            site = self.site(node, frame) if node is not None and frame is not None else _NOWHERE
+            return _vs(_lib_of(_vs(_Str(attr)), site, loader)) if not attr.startswith("_") else _TOP
+        if isinstance(b, (_Str, _Seq, _Map, _Ffi)):
+            return _vs(_Method(attr, b))
+        return _TOP
 
-    def module_attr(self, m: Mod, attr: str) -> VS:
+    def module_attr(self, m: _Mod, attr: str) -> _VS:
         if m.index >= 0:
             env = self.modules[m.index].env
             if attr in env:
                 return env[attr]
             sub = self.import_module(attr, 1, self.modules[m.index]) if os.path.basename(m.name) == "__init__.py" \
                 else None
-            return vs(Mod(sub.path, sub.index)) if sub is not None else TOP
+            return _vs(_Mod(sub.path, sub.index)) if sub is not None else _TOP
         full = f"{m.name}.{attr}"
         if m.name in ("ctypes", "ctypes.wintypes"):
             return _ctypes_attr(attr)
         if full in _KNOWN_MODULES or m.name == "cuda" or full in ("cuda.bindings", "ctypes.util", "os.path"):
-            return vs(Mod(full))
+            return _vs(_Mod(full))
         if full in _BUILTIN_FUNCTIONS:
-            return vs(Builtin(full))
+            return _vs(_Builtin(full))
         if m.name.startswith("cuda"):
-            return vs(Builtin(f"bindings.{attr}"))
-        return TOP
+            return _vs(_Builtin(f"bindings.{attr}"))
+        return _TOP
 
-    def lib_attr(self, lib: Lib, attr: str, node: ast.AST | None, frame: _Frame | None) -> VS:
+    def lib_attr(self, lib: _Lib, attr: str, node: ast.AST | None, frame: _Frame | None) -> _VS:
         stored = self.lib_attrs.get(lib.site, {}).get(attr)
         if stored is not None:
             return stored
         if attr.startswith("_"):
-            return TOP
+            return _TOP
         at = (frame.mod.path, node.lineno, node.col_offset + 1) if frame is not None and node is not None \
-            and hasattr(node, "lineno") else NOWHERE
-        e = Export(attr, lib, at, optional=frame is not None and node is not None and self.handled(node, frame))
+            and hasattr(node, "lineno") else _NOWHERE
+        e = _Export(attr, lib, at, optional=frame is not None and node is not None and self.handled(node, frame))
         self.taken(e, node, frame)
-        return vs(e)
+        return _vs(e)
 
     def handled(self, node: ast.AST, frame: _Frame) -> bool:
         """Whether a missing export is handled where `node` takes it: inside a try whose handlers catch
@@ -1025,11 +1024,11 @@ class _Interp:
             self.guarded[idx] = _guarded_nodes(frame.mod.tree)
         return node in self.guarded[idx]
 
-    def taken(self, e: Export, node: ast.AST | None, frame: _Frame | None) -> None:
+    def taken(self, e: _Export, node: ast.AST | None, frame: _Frame | None) -> None:
         if self.recording and frame is not None and node is not None and hasattr(node, "lineno"):
-            self.seen.stores.append(_Store("take", self.report_site(node, frame), vs(e), None))
+            self.seen.stores.append(_Store("take", self.report_site(node, frame), _vs(e), None))
 
-    def class_attr(self, obj: Inst | Cls, attr: str) -> VS:
+    def class_attr(self, obj: _Inst | _Cls, attr: str) -> _VS:
         seen: set[ast.ClassDef] = set()
         todo = [obj.node]
         while todo:
@@ -1039,69 +1038,69 @@ class _Interp:
             seen.add(node)
             attrs = self.attrs.get(node, {})
             if attr in attrs:
-                return union(*(self.bind_method(v, obj) for v in attrs[attr]))
-            todo.extend(v.node for v in attrs.get("__bases__", EMPTY) if isinstance(v, Cls))
-        return TOP
+                return _union(*(self.bind_method(v, obj) for v in attrs[attr]))
+            todo.extend(v.node for v in attrs.get("__bases__", _EMPTY) if isinstance(v, _Cls))
+        return _TOP
 
-    def bind_method(self, v: V, obj: Inst | Cls) -> VS:
-        if isinstance(v, Func) and isinstance(v.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    def bind_method(self, v: _V, obj: _Inst | _Cls) -> _VS:
+        if isinstance(v, _Func) and isinstance(v.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if self.is_static(v.node) and not self.is_classmethod(v.node):
-                return vs(v)
+                return _vs(v)
             if self.is_classmethod(v.node):
-                return vs(Bound(v, Cls(obj.node, v.mod)))
-            if isinstance(obj, Inst):
-                return vs(Bound(v, obj))
-        return vs(v)
+                return _vs(_Bound(v, _Cls(obj.node, v.mod)))
+            if isinstance(obj, _Inst):
+                return _vs(_Bound(v, obj))
+        return _vs(v)
 
-    def e_subscript(self, node: ast.Subscript, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_subscript(self, node: ast.Subscript, frame: _Frame, env: dict[str, _VS]) -> _VS:
         base = self.eval(node.value, frame, env)
         if isinstance(node.slice, ast.Slice):
-            lo = self.eval(node.slice.lower, frame, env) if node.slice.lower else vs(Num(None))
-            return union(*(self.sliced(b, lo) for b in base))
+            lo = self.eval(node.slice.lower, frame, env) if node.slice.lower else _vs(_Num(None))
+            return _union(*(self.sliced(b, lo) for b in base))
         key = self.eval(node.slice, frame, env)
-        out: list[VS] = []
+        out: list[_VS] = []
         for b in base:
             out.append(self.item(b, key, node, frame))
-        return union(*out) if out else TOP
+        return _union(*out) if out else _TOP
 
-    def item(self, b: V, key: VS, node: ast.AST, frame: _Frame) -> VS:
-        if isinstance(b, Map):
+    def item(self, b: _V, key: _VS, node: ast.AST, frame: _Frame) -> _VS:
+        if isinstance(b, _Map):
             got = [vals for k, vals in b.items if any(_key(x) == _key(k) for x in key)]
-            if got and not any(isinstance(x, Top) for x in key):
-                return union(*got)
-            return union(*(vals for _, vals in b.items)) if b.items else TOP
-        if isinstance(b, Seq):
-            idx = [x.n for x in key if isinstance(x, Num) and isinstance(x.n, int)]
+            if got and not any(isinstance(x, _Top) for x in key):
+                return _union(*got)
+            return _union(*(vals for _, vals in b.items)) if b.items else _TOP
+        if isinstance(b, _Seq):
+            idx = [x.n for x in key if isinstance(x, _Num) and isinstance(x.n, int)]
             if b.items is not None and idx and len(idx) == len(key) and all(-len(b.items) <= i < len(b.items)
                                                                            for i in idx):
-                return union(*(b.items[i] for i in idx))
-            return b.elems or TOP
-        if isinstance(b, Lib):
-            names = strings(key)
+                return _union(*(b.items[i] for i in idx))
+            return b.elems or _TOP
+        if isinstance(b, _Lib):
+            names = _strings(key)
             if names is None:
                 self.unjudged_export(node, frame, b)
-                return TOP
+                return _TOP
             site = (frame.mod.path, getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1)
-            out = [Export(n, b, next((x.at for x in key if isinstance(x, Str) and x.s == n), NOWHERE), site,
+            out = [_Export(n, b, next((x.at for x in key if isinstance(x, _Str) and x.s == n), _NOWHERE), site,
                           self.handled(node, frame)) for n in names]
             for e in out:
                 self.taken(e, node, frame)
             return frozenset(out)
-        return TOP
+        return _TOP
 
-    def sliced(self, b: V, lo: VS) -> VS:
-        if isinstance(b, Seq) and b.items is not None:
-            starts = [x.n for x in lo if isinstance(x, Num) and isinstance(x.n, int)]
+    def sliced(self, b: _V, lo: _VS) -> _VS:
+        if isinstance(b, _Seq) and b.items is not None:
+            starts = [x.n for x in lo if isinstance(x, _Num) and isinstance(x.n, int)]
             if len(starts) == 1:
                 items = b.items[starts[0]:]
-                return vs(Seq(items, union(*items) if items else EMPTY))
-        if isinstance(b, Seq):
-            return vs(Seq(None, b.elems))
-        if isinstance(b, Str):
-            return vs(Top())
-        return TOP
+                return _vs(_Seq(items, _union(*items) if items else _EMPTY))
+        if isinstance(b, _Seq):
+            return _vs(_Seq(None, b.elems))
+        if isinstance(b, _Str):
+            return _vs(_Top())
+        return _TOP
 
-    def e_joined(self, node: ast.JoinedStr, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_joined(self, node: ast.JoinedStr, frame: _Frame, env: dict[str, _VS]) -> _VS:
         acc = [""]
         for part in node.values:
             vals = self.eval(part.value, frame, env) if isinstance(part, ast.FormattedValue) else \
@@ -1111,52 +1110,52 @@ class _Interp:
                 return _tail_of(acc, node, frame)
             acc = [a + t for a in acc for t in texts][:_CAP]
         at = (frame.mod.path, node.lineno, node.col_offset + 1)
-        return frozenset(Str(a, at) for a in acc)
+        return frozenset(_Str(a, at) for a in acc)
 
-    def e_binop(self, node: ast.BinOp, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_binop(self, node: ast.BinOp, frame: _Frame, env: dict[str, _VS]) -> _VS:
         left = self.eval(node.left, frame, env)
         right = self.eval(node.right, frame, env)
         return self.binop(node.op, left, right, node, frame)
 
-    def binop(self, op: ast.operator, left: VS, right: VS, node: ast.AST | None = None,
-              frame: _Frame | None = None) -> VS:
+    def binop(self, op: ast.operator, left: _VS, right: _VS, node: ast.AST | None = None,
+              frame: _Frame | None = None) -> _VS:
         at = (frame.mod.path, getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1) \
-            if frame is not None else NOWHERE
+            if frame is not None else _NOWHERE
         if isinstance(op, ast.Add):
             return _add(left, right, at)
         if isinstance(op, ast.Mod):
             return _percent(left, right, at)
         if isinstance(op, ast.Mult):
-            arrays = [CT("array", "", v) for v in left if isinstance(v, CT)]
+            arrays = [_CT("array", "", v) for v in left if isinstance(v, _CT)]
             if arrays:
                 return frozenset(arrays)
         nums = _arith(op, left, right)
-        return nums if nums is not None else TOP
+        return nums if nums is not None else _TOP
 
-    def e_boolop(self, node: ast.BoolOp, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_boolop(self, node: ast.BoolOp, frame: _Frame, env: dict[str, _VS]) -> _VS:
         parts = [self.eval(v, frame, env) for v in node.values]
         if isinstance(node.op, ast.Or):
             kept = [frozenset(v for v in p if not _falsy(v)) for p in parts[:-1]] + parts[-1:]
-            return union(*kept)
-        return union(*parts)
+            return _union(*kept)
+        return _union(*parts)
 
-    def e_ifexp(self, node: ast.IfExp, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_ifexp(self, node: ast.IfExp, frame: _Frame, env: dict[str, _VS]) -> _VS:
         self.eval(node.test, frame, env)
-        return union(self.eval(node.body, frame, env), self.eval(node.orelse, frame, env))
+        return _union(self.eval(node.body, frame, env), self.eval(node.orelse, frame, env))
 
-    def e_other(self, node: ast.expr, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_other(self, node: ast.expr, frame: _Frame, env: dict[str, _VS]) -> _VS:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.eval(child, frame, env)
-        return TOP
+        return _TOP
 
-    def e_seq(self, node: ast.Tuple | ast.List | ast.Set, frame: _Frame, env: dict[str, VS]) -> VS:
-        items: list[VS] = []
+    def e_seq(self, node: ast.Tuple | ast.List | ast.Set, frame: _Frame, env: dict[str, _VS]) -> _VS:
+        items: list[_VS] = []
         known = True
         for e in node.elts:
             if isinstance(e, ast.Starred):
                 got = self.eval(e.value, frame, env)
-                seqs = [v for v in got if isinstance(v, Seq)]
+                seqs = [v for v in got if isinstance(v, _Seq)]
                 if len(seqs) == 1 and len(got) == 1 and seqs[0].items is not None:
                     items.extend(seqs[0].items)
                 else:
@@ -1164,29 +1163,29 @@ class _Interp:
                     items.append(self.any_element(got))
             else:
                 items.append(self.eval(e, frame, env))
-        return vs(Seq(tuple(items) if known else None, union(*items) if items else EMPTY))
+        return _vs(_Seq(tuple(items) if known else None, _union(*items) if items else _EMPTY))
 
-    def e_dict(self, node: ast.Dict, frame: _Frame, env: dict[str, VS]) -> VS:
-        items: list[tuple[V, VS]] = []
+    def e_dict(self, node: ast.Dict, frame: _Frame, env: dict[str, _VS]) -> _VS:
+        items: list[tuple[_V, _VS]] = []
         for k, v in zip(node.keys, node.values, strict=True):
             val = self.eval(v, frame, env)
             if k is None:
                 for m in val:
-                    if isinstance(m, Map):
+                    if isinstance(m, _Map):
                         items.extend(m.items)
                 continue
             keys = self.eval(k, frame, env)
-            if len(keys) == 1 and isinstance(next(iter(keys)), (Str, Num)):
+            if len(keys) == 1 and isinstance(next(iter(keys)), (_Str, _Num)):
                 items.append((next(iter(keys)), val))
-        return vs(Map(tuple(items)))
+        return _vs(_Map(tuple(items)))
 
-    def e_lambda(self, node: ast.Lambda, frame: _Frame, env: dict[str, VS]) -> VS:
-        return vs(Func(node, frame.mod.index, tuple(self.eval(d, frame, env) for d in node.args.defaults)))
+    def e_lambda(self, node: ast.Lambda, frame: _Frame, env: dict[str, _VS]) -> _VS:
+        return _vs(_Func(node, frame.mod.index, tuple(self.eval(d, frame, env) for d in node.args.defaults)))
 
     def e_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, frame: _Frame,
-               env: dict[str, VS]) -> VS:
-        results: list[VS] = []
-        keys: list[VS] = []
+               env: dict[str, _VS]) -> _VS:
+        results: list[_VS] = []
+        keys: list[_VS] = []
         known = True
         for local in self.comp_envs(node.generators, frame, dict(env)):
             if local is None:
@@ -1199,11 +1198,11 @@ class _Interp:
                 results.append(self.eval(node.elt, frame, local))
         if isinstance(node, ast.DictComp):
             pairs = [(next(iter(k)), v) for k, v in zip(keys, results, strict=True)
-                     if len(k) == 1 and isinstance(next(iter(k)), (Str, Num))]
-            return vs(Map(tuple(pairs)))
-        return vs(Seq(tuple(results) if known else None, union(*results) if results else EMPTY))
+                     if len(k) == 1 and isinstance(next(iter(k)), (_Str, _Num))]
+            return _vs(_Map(tuple(pairs)))
+        return _vs(_Seq(tuple(results) if known else None, _union(*results) if results else _EMPTY))
 
-    def comp_envs(self, gens: list[ast.comprehension], frame: _Frame, env: dict[str, VS]) -> Iterator[Env]:
+    def comp_envs(self, gens: list[ast.comprehension], frame: _Frame, env: dict[str, _VS]) -> Iterator[_Env]:
         """One environment per element of the generators (None once for an iteration over unknown values)."""
         if not gens:
             yield env
@@ -1224,49 +1223,49 @@ class _Interp:
                 self.eval(cond, frame, local)
             yield from self.comp_envs(gens[1:], frame, local)
 
-    def e_named(self, node: ast.NamedExpr, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_named(self, node: ast.NamedExpr, frame: _Frame, env: dict[str, _VS]) -> _VS:
         value = self.eval(node.value, frame, env)
         self.assign(node.target, value, frame, env, node)
         return value
 
     # --- sequences ---
-    def elements(self, values: VS) -> list[VS] | None:
+    def elements(self, values: _VS) -> list[_VS] | None:
         """The elements of a constant sequence, in order (None when they are not all known)."""
         if len(values) != 1:
             return None
         v = next(iter(values))
-        if isinstance(v, Seq) and v.items is not None and len(v.items) <= _UNROLL:
+        if isinstance(v, _Seq) and v.items is not None and len(v.items) <= _UNROLL:
             return list(v.items)
-        if isinstance(v, Map) and len(v.items) <= _UNROLL:
-            return [vs(k) for k, _ in v.items]
-        if isinstance(v, Method) and v.name in ("items", "keys", "values") and isinstance(v.of, Map):
+        if isinstance(v, _Map) and len(v.items) <= _UNROLL:
+            return [_vs(k) for k, _ in v.items]
+        if isinstance(v, _Method) and v.name in ("items", "keys", "values") and isinstance(v.of, _Map):
             return _map_view(v.of, v.name)
-        if isinstance(v, Str) and len(v.s) <= 64:
-            return [vs(Str(c, v.at)) for c in v.s]
+        if isinstance(v, _Str) and len(v.s) <= 64:
+            return [_vs(_Str(c, v.at)) for c in v.s]
         return None
 
-    def any_element(self, values: VS) -> VS:
-        out: list[VS] = []
+    def any_element(self, values: _VS) -> _VS:
+        out: list[_VS] = []
         for v in values:
-            if isinstance(v, Seq):
-                out.append(v.elems or TOP)
-            elif isinstance(v, Map):
-                out.append(union(*(vs(k) for k, _ in v.items)) if v.items else TOP)
-            elif isinstance(v, Method) and isinstance(v.of, Map) and v.name in ("items", "keys", "values"):
-                out.append(union(*_map_view(v.of, v.name)) if v.of.items else TOP)
+            if isinstance(v, _Seq):
+                out.append(v.elems or _TOP)
+            elif isinstance(v, _Map):
+                out.append(_union(*(_vs(k) for k, _ in v.items)) if v.items else _TOP)
+            elif isinstance(v, _Method) and isinstance(v.of, _Map) and v.name in ("items", "keys", "values"):
+                out.append(_union(*_map_view(v.of, v.name)) if v.of.items else _TOP)
             else:
-                out.append(TOP)
-        return union(*out) if out else TOP
+                out.append(_TOP)
+        return _union(*out) if out else _TOP
 
     # --- calls ---
-    def e_call(self, node: ast.Call, frame: _Frame, env: dict[str, VS]) -> VS:
+    def e_call(self, node: ast.Call, frame: _Frame, env: dict[str, _VS]) -> _VS:
         callee = self.eval(node.func, frame, env)
-        args: list[VS] = []
+        args: list[_VS] = []
         rest = False
         for a in node.args:
             if isinstance(a, ast.Starred):
                 got = self.eval(a.value, frame, env)
-                seqs = [v for v in got if isinstance(v, Seq) and v.items is not None]
+                seqs = [v for v in got if isinstance(v, _Seq) and v.items is not None]
                 if len(seqs) == 1 and len(got) == 1:
                     args.extend(seqs[0].items or ())
                 else:
@@ -1277,73 +1276,73 @@ class _Interp:
         for k in node.keywords:
             if not k.arg:
                 self.eval(k.value, frame, env)
-        out: list[VS] = []
+        out: list[_VS] = []
         for c in callee:
             out.append(self.call(c, args, kwargs, node, frame, rest))
-        return union(*out) if out else TOP
+        return _union(*out) if out else _TOP
 
-    def call(self, c: V, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame, rest: bool) -> VS:
-        if isinstance(c, Func):
-            return self.call_function(c, args, kwargs, node, frame, EMPTY)
-        if isinstance(c, Bound):
-            return self.call_function(c.func, args, kwargs, node, frame, vs(c.self_))
-        if isinstance(c, Cls):
+    def call(self, c: _V, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame, rest: bool) -> _VS:
+        if isinstance(c, _Func):
+            return self.call_function(c, args, kwargs, node, frame, _EMPTY)
+        if isinstance(c, _Bound):
+            return self.call_function(c.func, args, kwargs, node, frame, _vs(c.self_))
+        if isinstance(c, _Cls):
             return self.instantiate(c, args, kwargs, node, frame)
-        if isinstance(c, Builtin):
+        if isinstance(c, _Builtin):
             return self.call_builtin(c.name, args, kwargs, node, frame)
-        if isinstance(c, Method):
+        if isinstance(c, _Method):
             return self.call_method(c, args, kwargs, node, frame)
-        if isinstance(c, CT):
+        if isinstance(c, _CT):
             return self.call_ctype(c, args, node, frame)
-        if isinstance(c, Export):
+        if isinstance(c, _Export):
             return self.call_export(c, args, kwargs, node, frame, rest)
-        if isinstance(c, Top):
+        if isinstance(c, _Top):
             return self.call_unknown(args, node, frame)
-        return TOP
+        return _TOP
 
-    def call_unknown(self, args: list[VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_unknown(self, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
         """A function the interpreter cannot see: given the name of the CUDA driver library, it loads it."""
         for a in args[:1]:
-            if any(isinstance(v, (Str, Tail)) and names_cuda(v.s) for v in a):
-                return vs(_lib_of(a, self.site(node, frame)))
-        return TOP
+            if any(isinstance(v, (_Str, _Tail)) and _names_cuda(v.s) for v in a):
+                return _vs(_lib_of(a, self.site(node, frame)))
+        return _TOP
 
-    def site(self, node: ast.AST, frame: _Frame) -> Site:
+    def site(self, node: ast.AST, frame: _Frame) -> _Site:
         return (frame.mod.path, getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1)
 
-    def instantiate(self, c: Cls, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        inst = Inst(c.node)
+    def instantiate(self, c: _Cls, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        inst = _Inst(c.node)
         init = self.class_attr(inst, "__init__")
         for v in init:
-            if isinstance(v, Bound):
-                self.call_function(v.func, args, kwargs, node, frame, vs(inst))
-        return vs(inst)
+            if isinstance(v, _Bound):
+                self.call_function(v.func, args, kwargs, node, frame, _vs(inst))
+        return _vs(inst)
 
-    def call_function(self, fn: Func, args: list[VS], kwargs: dict[str, VS], node: ast.Call | None,
-                      caller: _Frame | None, self_: VS, entry: bool = False) -> VS:
+    def call_function(self, fn: _Func, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call | None,
+                      caller: _Frame | None, self_: _VS, entry: bool = False) -> _VS:
         depth = caller.depth + 1 if caller is not None else 0
         if depth > _DEPTH or self.active.get(fn.node, 0) >= 2:
-            return TOP
+            return _TOP
         key = (fn, tuple(args), tuple(sorted(kwargs.items())), self_, node)
         if key in self.memo:
             return self.memo[key]
-        self.memo[key] = TOP
+        self.memo[key] = _TOP
         self.ran.add(fn.node)
         binding = self.bind_params(fn, args, kwargs, self_, entry)
         forks = self.refinements(fn, binding, self_)
-        result: set[V] = set()
+        result: set[_V] = set()
         for env, overrides in forks:
             try:
                 result.update(self.run_body(fn, env, overrides, node, caller, depth))
             except RecursionError:           # Python's own stack: this call is not followed further
-                result.add(Top())
-        got = frozenset(result) if result else vs(Num(None))
-        got = union(got)
+                result.add(_Top())
+        got = frozenset(result) if result else _vs(_Num(None))
+        got = _union(got)
         self.memo[key] = got
         return got
 
-    def run_body(self, fn: Func, env: dict[str, VS], overrides: dict[str, VS], node: ast.Call | None,
-                 caller: _Frame | None, depth: int) -> VS:
+    def run_body(self, fn: _Func, env: dict[str, _VS], overrides: dict[str, _VS], node: ast.Call | None,
+                 caller: _Frame | None, depth: int) -> _VS:
         mod = self.modules[fn.mod]
         body = fn.node.body
         frame = _Frame(mod, env, fn, node, caller, _global_names(fn.node), self.locals_of(fn.node),
@@ -1356,7 +1355,7 @@ class _Interp:
             assert isinstance(body, list)
             end = self.exec_block(body, frame, env)
             if end is not None:
-                frame.returns.add(Num(None))
+                frame.returns.add(_Num(None))
             return frozenset(frame.returns)
         finally:
             self.active[fn.node] -= 1
@@ -1366,12 +1365,12 @@ class _Interp:
             self.locals_cache[node] = _assigned_names(node) - _global_names(node)
         return self.locals_cache[node]
 
-    def bind_params(self, fn: Func, args: list[VS], kwargs: dict[str, VS], self_: VS,
-                    entry: bool = False) -> dict[str, VS]:
+    def bind_params(self, fn: _Func, args: list[_VS], kwargs: dict[str, _VS], self_: _VS,
+                    entry: bool = False) -> dict[str, _VS]:
         a = _params(fn.node)
         positional = [*a.posonlyargs, *a.args]
         given = ([self_] if self_ else []) + list(args)
-        env: dict[str, VS] = {}
+        env: dict[str, _VS] = {}
         defaults = dict(zip([p.arg for p in positional][len(positional) - len(fn.defaults):], fn.defaults,
                             strict=True)) if fn.defaults else {}
         for i, p in enumerate(positional):
@@ -1380,20 +1379,20 @@ class _Interp:
             elif p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
             elif p.arg in defaults:
-                env[p.arg] = union(defaults[p.arg], TOP) if entry else defaults[p.arg]
+                env[p.arg] = _union(defaults[p.arg], _TOP) if entry else defaults[p.arg]
             else:
-                env[p.arg] = TOP
+                env[p.arg] = _TOP
         kwd = dict(fn.kw_defaults)
         for p in a.kwonlyargs:
-            env[p.arg] = kwargs.get(p.arg, union(kwd[p.arg], TOP) if entry and p.arg in kwd else kwd.get(p.arg, TOP))
+            env[p.arg] = kwargs.get(p.arg, _union(kwd[p.arg], _TOP) if entry and p.arg in kwd else kwd.get(p.arg, _TOP))
         if a.vararg is not None:
             extra = given[len(positional):]
-            env[a.vararg.arg] = vs(Seq(tuple(extra), union(*extra) if extra else EMPTY))
+            env[a.vararg.arg] = _vs(_Seq(tuple(extra), _union(*extra) if extra else _EMPTY))
         if a.kwarg is not None:
-            env[a.kwarg.arg] = TOP
+            env[a.kwarg.arg] = _TOP
         return env
 
-    def refinements(self, fn: Func, env: dict[str, VS], self_: VS) -> list[tuple[dict[str, VS], dict[str, VS]]]:
+    def refinements(self, fn: _Func, env: dict[str, _VS], self_: _VS) -> list[tuple[dict[str, _VS], dict[str, _VS]]]:
         """A function that looks an unknown parameter (or self.attribute) up in a constant dictionary runs once per
         key of it: a name that is not a key raises there (KeyError), so no other value gets past."""
         for path, table in self.lookups(fn.node):
@@ -1403,7 +1402,7 @@ class _Interp:
                 known = self.attribute(self_, path[5:])
             else:
                 continue
-            if any(isinstance(v, Str) for v in known):
+            if any(isinstance(v, _Str) for v in known):
                 continue
             keys = self.table_keys(table, fn)
             if not keys:
@@ -1411,11 +1410,11 @@ class _Interp:
             out = []
             for k in keys:
                 local = dict(env)
-                overrides: dict[str, VS] = {}
+                overrides: dict[str, _VS] = {}
                 if path in env:
-                    local[path] = vs(k)
+                    local[path] = _vs(k)
                 else:
-                    overrides[path] = vs(k)
+                    overrides[path] = _vs(k)
                 out.append((local, overrides))
             return out
         return [(env, {})]
@@ -1439,17 +1438,17 @@ class _Interp:
         self.refine_cache[node] = tuple(out)
         return self.refine_cache[node]
 
-    def table_keys(self, table: ast.expr, fn: Func) -> list[Str]:
+    def table_keys(self, table: ast.expr, fn: _Func) -> list[_Str]:
         mod = self.modules[fn.mod]
         got = self.eval(table, _Frame(mod, mod.env))
-        maps = [v for v in got if isinstance(v, Map)]
+        maps = [v for v in got if isinstance(v, _Map)]
         if len(maps) != 1 or len(got) != 1 or len(maps[0].items) > _UNROLL:
             return []
-        keys = [k for k, _ in maps[0].items if isinstance(k, Str)]
+        keys = [k for k, _ in maps[0].items if isinstance(k, _Str)]
         return keys if len(keys) == len(maps[0].items) else []
 
     # --- builtins, ctypes, cffi ---
-    def call_builtin(self, name: str, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_builtin(self, name: str, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         handler = _BUILTIN_CALLS.get(name)
         if handler is not None:
             return handler(self, args, kwargs, node, frame)
@@ -1458,269 +1457,269 @@ class _Interp:
         if name.startswith("bindings."):
             return self.call_bindings(name[len("bindings."):], args, kwargs, node, frame)
         if name in _CT_FACTORIES:
-            return vs(_CT_FACTORIES[name])
-        return TOP
+            return _vs(_CT_FACTORIES[name])
+        return _TOP
 
-    def load(self, name: str, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        target = args[0] if args else kwargs.get("name", TOP)
+    def load(self, name: str, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        target = args[0] if args else kwargs.get("name", _TOP)
         loader = name.split(".")[-2] if name.endswith(".LoadLibrary") else name.split(".")[-1]
-        return vs(_lib_of(target, self.site(node, frame), loader))
+        return _vs(_lib_of(target, self.site(node, frame), loader))
 
-    def b_getattr(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_getattr(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if len(args) < 2:
-            return TOP
-        names = strings(args[1])
-        out: list[VS] = [args[2]] if len(args) > 2 else []
+            return _TOP
+        names = _strings(args[1])
+        out: list[_VS] = [args[2]] if len(args) > 2 else []
         for obj in args[0]:
             if names is None:
-                if isinstance(obj, Lib):
+                if isinstance(obj, _Lib):
                     self.unjudged_export(node, frame, obj)
-                out.append(TOP)
+                out.append(_TOP)
                 continue
             for n in names:
-                if isinstance(obj, Lib):
-                    at = next((x.at for x in args[1] if isinstance(x, Str) and x.s == n), NOWHERE)
+                if isinstance(obj, _Lib):
+                    at = next((x.at for x in args[1] if isinstance(x, _Str) and x.s == n), _NOWHERE)
                     stored = self.lib_attrs.get(obj.site, {}).get(n)
-                    e = Export(n, obj, at, optional=len(args) > 2 or self.handled(node, frame))
+                    e = _Export(n, obj, at, optional=len(args) > 2 or self.handled(node, frame))
                     if stored is None:
                         self.taken(e, node, frame)
-                    out.append(stored if stored is not None else vs(e))
+                    out.append(stored if stored is not None else _vs(e))
                 else:
-                    out.append(self.attribute(vs(obj), n, node, frame))
-        return union(*out) if out else TOP
+                    out.append(self.attribute(_vs(obj), n, node, frame))
+        return _union(*out) if out else _TOP
 
-    def b_setattr(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_setattr(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if len(args) >= 3:
-            names = strings(args[1]) or []
+            names = _strings(args[1]) or []
             for obj in args[0]:
                 for n in names:
-                    if isinstance(obj, Export) and n in ("argtypes", "restype"):
+                    if isinstance(obj, _Export) and n in ("argtypes", "restype"):
                         self.proto_store(frozenset({obj}), n, args[2], frame, node)
-                    elif isinstance(obj, (Inst, Cls)):
+                    elif isinstance(obj, (_Inst, _Cls)):
                         attrs = self.attrs.setdefault(obj.node, {})
-                        attrs[n] = union(attrs.get(n, EMPTY), args[2])
-                    elif isinstance(obj, Lib):
+                        attrs[n] = _union(attrs.get(n, _EMPTY), args[2])
+                    elif isinstance(obj, _Lib):
                         la = self.lib_attrs.setdefault(obj.site, {})
-                        la[n] = union(la.get(n, EMPTY), args[2])
-        return vs(Num(None))
+                        la[n] = _union(la.get(n, _EMPTY), args[2])
+        return _vs(_Num(None))
 
-    def unjudged_export(self, node: ast.AST, frame: _Frame, lib: Lib) -> None:
+    def unjudged_export(self, node: ast.AST, frame: _Frame, lib: _Lib) -> None:
         if self.recording and lib.cuda and frame.mod.index == 0:
             self.seen.unjudged.append((getattr(node, "lineno", 0),
                                        "an export taken by a name that is not a constant the linter can follow"))
 
-    def b_find_library(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        names = strings(args[0]) if args else None
+    def b_find_library(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        names = _strings(args[0]) if args else None
         if names is None:
-            return union(TOP, vs(Num(None)))
-        at = next((v.at for v in args[0] if isinstance(v, Str)), NOWHERE)
-        found = {Str(n, at) for n in names} | {Str(f"lib{n}.so", at) for n in names if "." not in n}
-        return frozenset({*found, Num(None)})
+            return _union(_TOP, _vs(_Num(None)))
+        at = next((v.at for v in args[0] if isinstance(v, _Str)), _NOWHERE)
+        found = {_Str(n, at) for n in names} | {_Str(f"lib{n}.so", at) for n in names if "." not in n}
+        return frozenset({*found, _Num(None)})
 
-    def b_join(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_join(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if not args:
-            return TOP
+            return _TOP
         last = args[-1]
         texts = _texts(last)
         if texts is None:
-            return TOP
+            return _TOP
         heads = [_texts(a) for a in args[:-1]]
         if all(h is not None and len(h) == 1 for h in heads):
             prefix = "/".join(h[0] for h in heads if h)   # type: ignore[index]
             at = self.site(node, frame)
-            return frozenset(Str(f"{prefix}/{t}" if prefix else t, at) for t in texts)
-        return frozenset(Tail(t) for t in texts)
+            return frozenset(_Str(f"{prefix}/{t}" if prefix else t, at) for t in texts)
+        return frozenset(_Tail(t) for t in texts)
 
-    def b_identity(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        return args[0] if args else TOP
+    def b_identity(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        return args[0] if args else _TOP
 
-    def b_str(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_str(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if not args:
-            return vs(Str(""))
+            return _vs(_Str(""))
         texts = _texts(args[0])
-        return frozenset(Str(t) for t in texts) if texts is not None else TOP
+        return frozenset(_Str(t) for t in texts) if texts is not None else _TOP
 
-    def b_seq(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_seq(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if not args:
-            return vs(Seq((), EMPTY))
+            return _vs(_Seq((), _EMPTY))
         elements = self.elements(args[0])
         if elements is not None:
-            return vs(Seq(tuple(elements), union(*elements) if elements else EMPTY))
-        return vs(Seq(None, self.any_element(args[0])))
+            return _vs(_Seq(tuple(elements), _union(*elements) if elements else _EMPTY))
+        return _vs(_Seq(None, self.any_element(args[0])))
 
-    def b_dict(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_dict(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if args:
-            return args[0] if all(isinstance(v, Map) for v in args[0]) else TOP
-        return vs(Map(tuple((Str(k), v) for k, v in kwargs.items())))
+            return args[0] if all(isinstance(v, _Map) for v in args[0]) else _TOP
+        return _vs(_Map(tuple((_Str(k), v) for k, v in kwargs.items())))
 
-    def b_enumerate(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_enumerate(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         elements = self.elements(args[0]) if args else None
         if elements is None:
-            return vs(Seq(None, vs(Seq((TOP, self.any_element(args[0]) if args else TOP), TOP))))
-        rows = [vs(Seq((vs(Num(i)), e), union(vs(Num(i)), e))) for i, e in enumerate(elements)]
-        return vs(Seq(tuple(rows), union(*rows) if rows else EMPTY))
+            return _vs(_Seq(None, _vs(_Seq((_TOP, self.any_element(args[0]) if args else _TOP), _TOP))))
+        rows = [_vs(_Seq((_vs(_Num(i)), e), _union(_vs(_Num(i)), e))) for i, e in enumerate(elements)]
+        return _vs(_Seq(tuple(rows), _union(*rows) if rows else _EMPTY))
 
-    def b_zip(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_zip(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         cols = [self.elements(a) for a in args]
         if not cols or any(c is None for c in cols):
-            return vs(Seq(None, vs(Seq(tuple(self.any_element(a) for a in args), TOP))))
-        rows = [vs(Seq(tuple(parts), union(*parts))) for parts in zip(*cols, strict=False)]   # type: ignore[misc]
-        return vs(Seq(tuple(rows), union(*rows) if rows else EMPTY))
+            return _vs(_Seq(None, _vs(_Seq(tuple(self.any_element(a) for a in args), _TOP))))
+        rows = [_vs(_Seq(tuple(parts), _union(*parts))) for parts in zip(*cols, strict=False)]   # type: ignore[misc]
+        return _vs(_Seq(tuple(rows), _union(*rows) if rows else _EMPTY))
 
-    def b_byref(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        out = [Ref(v) for v in (args[0] if args else EMPTY) if isinstance(v, Obj)]
-        return frozenset(out) if out else TOP
+    def b_byref(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        out = [_Ref(v) for v in (args[0] if args else _EMPTY) if isinstance(v, _Obj)]
+        return frozenset(out) if out else _TOP
 
-    def b_pointer_type(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_pointer_type(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if not args:
-            return TOP
-        out = [CT("ptr", "", v) for v in args[0] if isinstance(v, CT)]
-        out += [CT("ptr", "void") for v in args[0] if isinstance(v, Num) and v.n is None]
-        return frozenset(out) if out else vs(CT("ptr"))
+            return _TOP
+        out = [_CT("ptr", "", v) for v in args[0] if isinstance(v, _CT)]
+        out += [_CT("ptr", "void") for v in args[0] if isinstance(v, _Num) and v.n is None]
+        return frozenset(out) if out else _vs(_CT("ptr"))
 
-    def b_functype(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_functype(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         sig = tuple(_one_ct(a) for a in args)
-        return vs(CT("fn", "CFUNCTYPE", None, sig))
+        return _vs(_CT("fn", "CFUNCTYPE", None, sig))
 
-    def b_cast(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def b_cast(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         if len(args) < 2:
-            return TOP
-        out: list[VS] = []
+            return _TOP
+        out: list[_VS] = []
         for t in args[1]:
-            if isinstance(t, CT) and t.kind == "fn":
+            if isinstance(t, _CT) and t.kind == "fn":
                 out.append(self.apply_proto(t, args[0], node, frame))
-        return union(*out) if out else args[0]
+        return _union(*out) if out else args[0]
 
-    def b_ffi(self, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
-        return vs(Ffi(self.site(node, frame)))
+    def b_ffi(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
+        return _vs(_Ffi(self.site(node, frame)))
 
-    def call_method(self, m: Method, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_method(self, m: _Method, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         of = m.of
-        if isinstance(of, Ffi):
+        if isinstance(of, _Ffi):
             return self.call_ffi(of, m.name, args, node, frame)
-        if isinstance(of, Str):
+        if isinstance(of, _Str):
             return _str_method(of, m.name, args)
-        if isinstance(of, Map):
+        if isinstance(of, _Map):
             if m.name == "get" and args:
                 got = self.item(of, args[0], node, frame)
-                return union(got, args[1]) if len(args) > 1 else union(got, vs(Num(None)))
+                return _union(got, args[1]) if len(args) > 1 else _union(got, _vs(_Num(None)))
             if m.name in ("items", "keys", "values"):
-                return vs(m)
-        if isinstance(of, Seq) and m.name in ("index", "count"):
-            return TOP
-        return TOP
+                return _vs(m)
+        if isinstance(of, _Seq) and m.name in ("index", "count"):
+            return _TOP
+        return _TOP
 
-    def call_ffi(self, ffi: Ffi, name: str, args: list[VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_ffi(self, ffi: _Ffi, name: str, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
         if name == "cdef" and args:
             if self.recording and frame.mod.index == 0:
                 self.seen.cdefs.setdefault(ffi.site, []).append((self.report_site(node, frame), args[0]))
-            return vs(Num(None))
+            return _vs(_Num(None))
         if name == "dlopen":
-            lib = _lib_of(args[0] if args else TOP, self.site(node, frame))
-            lib = Lib(lib.names, lib.cuda, lib.platforms, lib.site, cffi=True)
+            lib = _lib_of(args[0] if args else _TOP, self.site(node, frame))
+            lib = _Lib(lib.names, lib.cuda, lib.platforms, lib.site, cffi=True)
             if self.recording:
                 self.seen.dlopens.setdefault(ffi.site, []).append(lib)
-            return vs(lib)
-        return TOP
+            return _vs(lib)
+        return _TOP
 
-    def call_ctype(self, ct: CT, args: list[VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_ctype(self, ct: _CT, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
         if ct.kind == "fn":
-            return self.apply_proto(ct, args[0] if args else TOP, node, frame)
-        obj = Obj(ct, self.site(node, frame))
+            return self.apply_proto(ct, args[0] if args else _TOP, node, frame)
+        obj = _Obj(ct, self.site(node, frame))
         if args:
-            self.heap[obj.site] = union(self.heap.get(obj.site, EMPTY), args[0])
-        return vs(obj)
+            self.heap[obj.site] = _union(self.heap.get(obj.site, _EMPTY), args[0])
+        return _vs(obj)
 
-    def apply_proto(self, proto: CT, target: VS, node: ast.Call, frame: _Frame) -> VS:
+    def apply_proto(self, proto: _CT, target: _VS, node: ast.Call, frame: _Frame) -> _VS:
         """A CFUNCTYPE prototype applied to a value: a driver pointer (judged), a ("name", dll) pair (an export
         bound to the prototype), or a Python callable (a callback: nothing to judge)."""
         reqs = tuple(sorted({r for v in target for r in self.requests_of(v)}))
         if reqs and self.recording and frame.mod.index == 0:
             self.seen.applied.append(_Applied(self.report_site(node, frame), proto, reqs, proto.name))
         for v in target:
-            if isinstance(v, Seq) and v.items is not None and len(v.items) == 2:
-                names = strings(v.items[0]) or []
+            if isinstance(v, _Seq) and v.items is not None and len(v.items) == 2:
+                names = _strings(v.items[0]) or []
                 for lib in v.items[1]:
-                    if isinstance(lib, Lib):
+                    if isinstance(lib, _Lib):
                         for n in names:
-                            e = frozenset({Export(n, lib, NOWHERE, self.site(node, frame))})
-                            self.proto_store(e, "argtypes", vs(Seq(tuple(vs(a) if a else TOP for a in proto.sig[1:]),
-                                                                   TOP)), frame, node)
-                            self.proto_store(e, "restype", vs(proto.sig[0]) if proto.sig and proto.sig[0] else TOP,
+                            e = frozenset({_Export(n, lib, _NOWHERE, self.site(node, frame))})
+                            self.proto_store(e, "argtypes", _vs(_Seq(tuple(_vs(a) if a else _TOP for a in proto.sig[1:]),
+                                                                   _TOP)), frame, node)
+                            self.proto_store(e, "restype", _vs(proto.sig[0]) if proto.sig and proto.sig[0] else _TOP,
                                              frame, node)
-        return vs(Typed(proto, target))
+        return _vs(_Typed(proto, target))
 
-    def requests_of(self, v: V) -> Iterator[int]:
-        if isinstance(v, ProcPtr) and v.req >= 0:
+    def requests_of(self, v: _V) -> Iterator[int]:
+        if isinstance(v, _ProcPtr) and v.req >= 0:
             yield v.req
-        elif isinstance(v, Obj):
-            for c in self.heap.get(v.site, EMPTY):
-                if isinstance(c, ProcPtr) and c.req >= 0:
+        elif isinstance(v, _Obj):
+            for c in self.heap.get(v.site, _EMPTY):
+                if isinstance(c, _ProcPtr) and c.req >= 0:
                     yield c.req
-        elif isinstance(v, Ref):
+        elif isinstance(v, _Ref):
             yield from self.requests_of(v.to)
 
     # --- the driver's functions ---
-    def call_export(self, e: Export, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame,
-                    rest: bool) -> VS:
+    def call_export(self, e: _Export, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame,
+                    rest: bool) -> _VS:
         if e.name in _VERSION_QUERY:
             for a in args[:1]:
                 for r in a:
-                    if isinstance(r, Ref):
-                        self.heap[r.to.site] = union(self.heap.get(r.to.site, EMPTY), vs(Ver(_VERSION_QUERY[e.name])))
-            return TOP
+                    if isinstance(r, _Ref):
+                        self.heap[r.to.site] = _union(self.heap.get(r.to.site, _EMPTY), _vs(_Ver(_VERSION_QUERY[e.name])))
+            return _TOP
         if e.name in QUERY_APIS and e.lib.cuda is not False:
             return self.request_ctypes(e.name, args, node, frame)
         if self.recording and not rest and (e.lib.cuda or (e.lib.cuda is None and _DRIVER_NAME.match(e.name))):
-            self.seen.stores.append(_Store("call", self.report_site(node, frame), vs(e), list(args)))
-        return TOP
+            self.seen.stores.append(_Store("call", self.report_site(node, frame), _vs(e), list(args)))
+        return _TOP
 
-    def request_ctypes(self, api: str, args: list[VS], node: ast.Call, frame: _Frame) -> VS:
+    def request_ctypes(self, api: str, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
         """A call of the ctypes export of cuGetProcAddress(_v2) / cudaGetDriverEntryPoint(ByVersion)."""
         roles = _ctypes_roles(api, len(args))
         get = {r: (args[i] if i < len(args) else None) for r, i in roles.items()}
-        idx = self.record_request(api, node, frame, get.get("symbol") or TOP, get.get("version"),
+        idx = self.record_request(api, node, frame, get.get("symbol") or _TOP, get.get("version"),
                                   get.get("flags"), _status_of(get, roles), "ctypes")
-        for r in get.get("pfn") or EMPTY:
-            if isinstance(r, Ref):
-                self.heap[r.to.site] = union(self.heap.get(r.to.site, EMPTY), vs(ProcPtr(idx)))
-        return TOP
+        for r in get.get("pfn") or _EMPTY:
+            if isinstance(r, _Ref):
+                self.heap[r.to.site] = _union(self.heap.get(r.to.site, _EMPTY), _vs(_ProcPtr(idx)))
+        return _TOP
 
-    def call_bindings(self, name: str, args: list[VS], kwargs: dict[str, VS], node: ast.Call, frame: _Frame) -> VS:
+    def call_bindings(self, name: str, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         """A function of cuda.bindings (or cuda-python's cuda.cuda): results come back in a tuple."""
         if name in _VERSION_QUERY:
-            return vs(Seq((TOP, vs(Ver(_VERSION_QUERY[name]))), TOP))
+            return _vs(_Seq((_TOP, _vs(_Ver(_VERSION_QUERY[name]))), _TOP))
         if name in ("cuGetProcAddress", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"):
             roles = {"symbol": 0, "version": 1, "flags": 2} if name != "cudaGetDriverEntryPoint" else \
                 {"symbol": 0, "flags": 1}
             kw = {"symbol": "symbol", "version": "cudaVersion", "flags": "flags"}
             get = {r: args[i] if i < len(args) else kwargs.get(kw[r]) for r, i in roles.items()}
-            idx = self.record_request(name, node, frame, get.get("symbol") or TOP, get.get("version"),
+            idx = self.record_request(name, node, frame, get.get("symbol") or _TOP, get.get("version"),
                                       get.get("flags"), "not_applicable", "bindings")
-            return vs(Seq((TOP, vs(ProcPtr(idx)), TOP), vs(Top(), ProcPtr(idx))))
-        return TOP
+            return _vs(_Seq((_TOP, _vs(_ProcPtr(idx)), _TOP), _vs(_Top(), _ProcPtr(idx))))
+        return _TOP
 
-    def record_request(self, api: str, node: ast.Call, frame: _Frame, symbol: VS, version: VS | None,
-                       flags: VS | None, status: str, form: str) -> int:
+    def record_request(self, api: str, node: ast.Call, frame: _Frame, symbol: _VS, version: _VS | None,
+                       flags: _VS | None, status: str, form: str) -> int:
         if not self.recording:
             return -1
         where = self.report_site(node, frame, symbol)
         own = where == self.site(node, frame)
         req = _Request(api, node, where, "" if own else f"{self.via(frame, where)} -> {api}", symbol,
-                       version if version is not None else EMPTY, flags if flags is not None else EMPTY, status,
+                       version if version is not None else _EMPTY, flags if flags is not None else _EMPTY, status,
                        form)
         self.seen.requests.append(req)
         return len(self.seen.requests) - 1
 
     # --- where things are reported ---
-    def report_site(self, node: ast.AST, frame: _Frame, symbol: VS = EMPTY) -> Site:
+    def report_site(self, node: ast.AST, frame: _Frame, symbol: _VS = _EMPTY) -> _Site:
         """Where an observation is reported in the linted file: the node itself when it is there; else the call of
         this file that led to it. A request is reported at the outermost call whose arguments hold the literal of
         its symbol (the call of a wrapper), when there is one."""
         here = self.site(node, frame)
-        origins = {v.at for v in symbol if isinstance(v, Str) and v.at[0] == self.path}
+        origins = {v.at for v in symbol if isinstance(v, _Str) and v.at[0] == self.path}
         f: _Frame | None = frame
-        best: Site | None = here if frame.mod.index == 0 else None
+        best: _Site | None = here if frame.mod.index == 0 else None
         while f is not None:
             if f.call is not None and f.parent is not None and f.parent.mod.index == 0:
                 call_site = self.site(f.call, f.parent)
@@ -1729,7 +1728,7 @@ class _Interp:
             f = f.parent
         return best if best is not None else here
 
-    def via(self, frame: _Frame, where: Site) -> str:
+    def via(self, frame: _Frame, where: _Site) -> str:
         """The functions between the call reported (`where`) and the request: the wrappers it goes through."""
         names: list[str] = []
         f: _Frame | None = frame
@@ -1752,23 +1751,23 @@ _CT_NAMES = (*("c_void_p", "c_char_p", "c_wchar_p", "py_object", "c_char", "c_by
                "c_bool", "c_short", "c_ushort", "c_int16", "c_uint16", "c_int", "c_uint", "c_int32", "c_uint32",
                "c_wchar", "c_longlong", "c_ulonglong", "c_int64", "c_uint64", "c_size_t", "c_ssize_t", "c_float",
                "c_double", "c_longdouble", "c_long", "c_ulong", "c_voidp"),)
-_CT_FACTORIES: dict[str, CT] = {}
+_CT_FACTORIES: dict[str, _CT] = {}
 
 
-def _ctypes_attr(attr: str) -> VS:
+def _ctypes_attr(attr: str) -> _VS:
     if is_ctypes_type(attr):
-        return vs(CT("scalar", attr))
+        return _vs(_CT("scalar", attr))
     if attr in ("CDLL", "WinDLL", "OleDLL", "PyDLL"):
-        return vs(Builtin(f"ctypes.{attr}"))
+        return _vs(_Builtin(f"ctypes.{attr}"))
     if attr in ("cdll", "windll", "oledll", "pydll"):
-        return vs(Builtin(f"ctypes.{attr}"))
+        return _vs(_Builtin(f"ctypes.{attr}"))
     if attr in ("util", "wintypes"):
-        return vs(Mod(f"ctypes.{attr}"))
+        return _vs(_Mod(f"ctypes.{attr}"))
     if attr in ("Structure", "Union", "BigEndianStructure", "LittleEndianStructure"):
-        return vs(Builtin(f"ctypes.{attr}"))
+        return _vs(_Builtin(f"ctypes.{attr}"))
     if attr in CTYPES_FUNCTIONS:
-        return vs(Builtin(f"ctypes.{attr}"))
-    return TOP
+        return _vs(_Builtin(f"ctypes.{attr}"))
+    return _TOP
 
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"ctypes", "os"}
@@ -1850,84 +1849,84 @@ def _as_load(target: ast.expr) -> ast.expr | None:
     return None
 
 
-def _inside(site: Site, node: ast.AST) -> bool:
+def _inside(site: _Site, node: ast.AST) -> bool:
     start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1)
     end = (getattr(node, "end_lineno", 0) or 0, (getattr(node, "end_col_offset", 0) or 0) + 1)
     return start <= (site[1], site[2]) <= end
 
 
-def _key(v: V) -> V:
-    return Str(v.s) if isinstance(v, Str) else v
+def _key(v: _V) -> _V:
+    return _Str(v.s) if isinstance(v, _Str) else v
 
 
-def _map_view(m: Map, kind: str) -> list[VS]:
+def _map_view(m: _Map, kind: str) -> list[_VS]:
     if kind == "keys":
-        return [vs(k) for k, _ in m.items]
+        return [_vs(k) for k, _ in m.items]
     if kind == "values":
         return [v for _, v in m.items]
-    return [vs(Seq((vs(k), v), union(vs(k), v))) for k, v in m.items]
+    return [_vs(_Seq((_vs(k), v), _union(_vs(k), v))) for k, v in m.items]
 
 
-def _texts(values: VS) -> list[str] | None:
+def _texts(values: _VS) -> list[str] | None:
     out = []
     for v in values:
-        if isinstance(v, Str):
+        if isinstance(v, _Str):
             out.append(v.s)
-        elif isinstance(v, Num) and not isinstance(v.n, bool) and v.n is not None:
+        elif isinstance(v, _Num) and not isinstance(v.n, bool) and v.n is not None:
             out.append(str(v.n))
         else:
             return None
     return out or None
 
 
-def _tail_of(acc: list[str], node: ast.JoinedStr, frame: _Frame) -> VS:
+def _tail_of(acc: list[str], node: ast.JoinedStr, frame: _Frame) -> _VS:
     last = node.values[-1]
     if isinstance(last, ast.Constant) and isinstance(last.value, str):
-        return vs(Tail(last.value))
-    return TOP
+        return _vs(_Tail(last.value))
+    return _TOP
 
 
-def _add(left: VS, right: VS, at: Site) -> VS:
+def _add(left: _VS, right: _VS, at: _Site) -> _VS:
     lt, rt = _texts(left), _texts(right)
-    if lt is not None and rt is not None and all(isinstance(v, Str) for v in left | right):
-        return frozenset(Str(a + b, at) for a in lt for b in rt[:_CAP])
-    if rt is not None and all(isinstance(v, Str) for v in right):
-        return frozenset(Tail(b) for b in rt)
-    seqs = [(a, b) for a in left for b in right if isinstance(a, Seq) and isinstance(b, Seq)]
+    if lt is not None and rt is not None and all(isinstance(v, _Str) for v in left | right):
+        return frozenset(_Str(a + b, at) for a in lt for b in rt[:_CAP])
+    if rt is not None and all(isinstance(v, _Str) for v in right):
+        return frozenset(_Tail(b) for b in rt)
+    seqs = [(a, b) for a in left for b in right if isinstance(a, _Seq) and isinstance(b, _Seq)]
     if seqs:
         out = []
         for a, b in seqs:
             items = a.items + b.items if a.items is not None and b.items is not None else None
-            out.append(Seq(items, union(a.elems, b.elems)))
+            out.append(_Seq(items, _union(a.elems, b.elems)))
         return frozenset(out)
     nums = _arith(ast.Add(), left, right)
-    return nums if nums is not None else TOP
+    return nums if nums is not None else _TOP
 
 
-def _percent(left: VS, right: VS, at: Site) -> VS:
+def _percent(left: _VS, right: _VS, at: _Site) -> _VS:
     fmts = _texts(left)
-    if fmts is None or not all(isinstance(v, Str) for v in left):
-        return _arith(ast.Mod(), left, right) or TOP
-    out: list[V] = []
+    if fmts is None or not all(isinstance(v, _Str) for v in left):
+        return _arith(ast.Mod(), left, right) or _TOP
+    out: list[_V] = []
     for r in right:
-        parts = r.items if isinstance(r, Seq) and r.items is not None else (vs(r),)
+        parts = r.items if isinstance(r, _Seq) and r.items is not None else (_vs(r),)
         texts = [_texts(p) for p in parts]
         if any(t is None or len(t) != 1 for t in texts):
-            return TOP
+            return _TOP
         for f in fmts:
             try:
-                out.append(Str(f % tuple(t[0] for t in texts if t), at))
+                out.append(_Str(f % tuple(t[0] for t in texts if t), at))
             except (TypeError, ValueError):
-                return TOP
-    return frozenset(out) if out else TOP
+                return _TOP
+    return frozenset(out) if out else _TOP
 
 
-def _arith(op: ast.operator, left: VS, right: VS) -> VS | None:
-    ls = [v.n for v in left if isinstance(v, Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
-    rs = [v.n for v in right if isinstance(v, Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
+def _arith(op: ast.operator, left: _VS, right: _VS) -> _VS | None:
+    ls = [v.n for v in left if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
+    rs = [v.n for v in right if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
     if len(ls) != len(left) or len(rs) != len(right) or not ls or not rs:
-        if any(isinstance(v, Ver) for v in left | right):
-            return frozenset(v for v in left | right if isinstance(v, Ver))
+        if any(isinstance(v, _Ver) for v in left | right):
+            return frozenset(v for v in left | right if isinstance(v, _Ver))
         return None
     fn = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
           ast.FloorDiv: lambda a, b: a // b if b else None, ast.Mod: lambda a, b: a % b if b else None,
@@ -1935,45 +1934,45 @@ def _arith(op: ast.operator, left: VS, right: VS) -> VS | None:
     if fn is None:
         return None
     got = {fn(a, b) for a in ls for b in rs}
-    return frozenset(Num(g) for g in got if g is not None) or None
+    return frozenset(_Num(g) for g in got if g is not None) or None
 
 
-def _falsy(v: V) -> bool:
-    return (isinstance(v, Num) and not v.n) or (isinstance(v, Str) and not v.s)
+def _falsy(v: _V) -> bool:
+    return (isinstance(v, _Num) and not v.n) or (isinstance(v, _Str) and not v.s)
 
 
-def _str_method(s: Str, name: str, args: list[VS]) -> VS:
+def _str_method(s: _Str, name: str, args: list[_VS]) -> _VS:
     if name in ("encode", "decode", "strip", "rstrip", "lstrip"):
-        return vs(Str(s.s, s.at))
+        return _vs(_Str(s.s, s.at))
     if name in ("upper", "lower"):
-        return vs(Str(s.s.upper() if name == "upper" else s.s.lower(), s.at))
+        return _vs(_Str(s.s.upper() if name == "upper" else s.s.lower(), s.at))
     if name == "format":
         texts = [_texts(a) for a in args]
         if all(t is not None and len(t) == 1 for t in texts):
             try:
-                return vs(Str(s.s.format(*(t[0] for t in texts if t)), s.at))
+                return _vs(_Str(s.s.format(*(t[0] for t in texts if t)), s.at))
             except (IndexError, KeyError, ValueError):
-                return TOP
-        return TOP
+                return _TOP
+        return _TOP
     if name == "join" and args:
-        elements = [v for v in args[0] if isinstance(v, Seq) and v.items is not None]
+        elements = [v for v in args[0] if isinstance(v, _Seq) and v.items is not None]
         if len(elements) == 1:
             parts = [_texts(i) for i in elements[0].items or ()]
             if all(p is not None and len(p) == 1 for p in parts):
-                return vs(Str(s.s.join(p[0] for p in parts if p), s.at))
+                return _vs(_Str(s.s.join(p[0] for p in parts if p), s.at))
     if name == "replace" and len(args) >= 2:
         a, b = _texts(args[0]), _texts(args[1])
         if a and b and len(a) == len(b) == 1:
-            return vs(Str(s.s.replace(a[0], b[0]), s.at))
-    return TOP
+            return _vs(_Str(s.s.replace(a[0], b[0]), s.at))
+    return _TOP
 
 
-def _one_ct(values: VS) -> CT | None:
-    cts = [v for v in values if isinstance(v, CT)]
+def _one_ct(values: _VS) -> _CT | None:
+    cts = [v for v in values if isinstance(v, _CT)]
     if len(cts) == 1 and len(values) == 1:
         return cts[0]
-    if len(values) == 1 and isinstance(next(iter(values)), Num) and next(iter(values)).n is None:   # type: ignore[attr-defined]
-        return CT("void", "None")
+    if len(values) == 1 and isinstance(next(iter(values)), _Num) and next(iter(values)).n is None:   # type: ignore[attr-defined]
+        return _CT("void", "None")
     return None
 
 
@@ -1986,18 +1985,18 @@ def _ctypes_roles(api: str, nargs: int) -> dict[str, int]:
     return {"symbol": 0, "pfn": 1, "version": 2, "flags": 3, "status": 4}
 
 
-def _status_of(get: dict[str, VS | None], roles: dict[str, int]) -> str:
+def _status_of(get: dict[str, _VS | None], roles: dict[str, int]) -> str:
     if "status" not in roles:
         return "not_applicable"
     st = get.get("status")
     if st is None:
         return "missing"
-    if all(isinstance(v, Num) and v.n in (None, 0) for v in st):
+    if all(isinstance(v, _Num) and v.n in (None, 0) for v in st):
         return "null"
     return "given"
 
 
-_STATEMENTS: dict[type, Callable[..., Env]] = {
+_STATEMENTS: dict[type, Callable[..., _Env]] = {
     ast.Expr: _Interp.s_expr, ast.Assign: _Interp.s_assign, ast.AnnAssign: _Interp.s_annassign,
     ast.AugAssign: _Interp.s_augassign, ast.If: _Interp.s_if, ast.For: _Interp.s_for, ast.AsyncFor: _Interp.s_for,
     ast.While: _Interp.s_while, ast.Try: _Interp.s_try, ast.With: _Interp.s_with, ast.AsyncWith: _Interp.s_with,
@@ -2008,7 +2007,7 @@ _STATEMENTS: dict[type, Callable[..., Env]] = {
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _Interp.s_try
-_EXPRESSIONS: dict[type, Callable[..., VS]] = {
+_EXPRESSIONS: dict[type, Callable[..., _VS]] = {
     ast.Constant: _Interp.e_const, ast.Name: _Interp.e_name, ast.Attribute: _Interp.e_attr,
     ast.Subscript: _Interp.e_subscript, ast.JoinedStr: _Interp.e_joined, ast.BinOp: _Interp.e_binop,
     ast.BoolOp: _Interp.e_boolop, ast.IfExp: _Interp.e_ifexp, ast.Tuple: _Interp.e_seq, ast.List: _Interp.e_seq,
@@ -2017,7 +2016,7 @@ _EXPRESSIONS: dict[type, Callable[..., VS]] = {
     ast.Call: _Interp.e_call, ast.NamedExpr: _Interp.e_named, ast.Await: _Interp.e_other,
     ast.Compare: _Interp.e_other, ast.UnaryOp: _Interp.e_other,
 }
-_BUILTIN_CALLS: dict[str, Callable[..., VS]] = {
+_BUILTIN_CALLS: dict[str, Callable[..., _VS]] = {
     "getattr": _Interp.b_getattr, "setattr": _Interp.b_setattr, "ctypes.util.find_library": _Interp.b_find_library,
     "os.path.join": _Interp.b_join, "str": _Interp.b_str, "bytes": _Interp.b_identity, "int": _Interp.b_identity,
     "list": _Interp.b_seq, "tuple": _Interp.b_seq, "sorted": _Interp.b_seq, "dict": _Interp.b_dict,
@@ -2058,11 +2057,11 @@ class _Facts:
 
     # --- requests ---
     def requests(self) -> None:
-        by_site: dict[tuple[Site, str], Query] = {}
+        by_site: dict[tuple[_Site, str], Query] = {}
         for i, r in enumerate(self.it.seen.requests):
             if r.where[0] != self.it.path:
                 continue
-            symbols = [v for v in r.symbol if isinstance(v, Str)]
+            symbols = [v for v in r.symbol if isinstance(v, _Str)]
             if len(symbols) != len(r.symbol) or not symbols:
                 self.unjudged_request(r)
                 continue
@@ -2091,7 +2090,7 @@ class _Facts:
         self.unit.unjudged.append((line, why))
         self.unit.requests += 1
 
-    def query(self, r: _Request, s: Str, index: int) -> Query:
+    def query(self, r: _Request, s: _Str, index: int) -> Query:
         q = Query(api=r.api, line=r.where[1], col=r.where[2], symbol=s.s, via=r.via)
         if s.at[0] == self.it.path:
             q.symbol_line, q.symbol_col = s.at[1], s.at[2]
@@ -2101,13 +2100,13 @@ class _Facts:
         else:
             q.version_kind = "runtime"
         self.flags(q, r, own)
-        q.status = r.status if own else "not_applicable"
-        if own:
+        q.status = r.status
+        if r.node in self.parents:             # the request's own call, here: what is done with its results
             self.results(q, r)
         return q
 
     def flags(self, q: Query, r: _Request, own: bool) -> None:
-        nums = [v.n for v in r.flags if isinstance(v, Num) and isinstance(v.n, int)]
+        nums = [v.n for v in r.flags if isinstance(v, _Num) and isinstance(v.n, int)]
         index = {("bindings", "cudaGetDriverEntryPoint"): 1, ("ctypes", "cudaGetDriverEntryPoint"): 2}.get(
             (r.form, r.api), 2 if r.form == "bindings" else 3)
         arg = _arg(r.node, index, "flags")
@@ -2201,38 +2200,38 @@ class _Facts:
 
     @staticmethod
     def judgeable(r: _Request) -> tuple[str, int, int | None] | None:
-        syms = [v.s for v in r.symbol if isinstance(v, Str)]
-        pins = [v.n for v in r.version if isinstance(v, Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
+        syms = [v.s for v in r.symbol if isinstance(v, _Str)]
+        pins = [v.n for v in r.version if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
         if len(syms) != 1 or len(r.symbol) != 1 or len(pins) != 1 or len(r.version) != 1:
             return None
-        fl = [v.n for v in r.flags if isinstance(v, Num) and isinstance(v.n, int)]
+        fl = [v.n for v in r.flags if isinstance(v, _Num) and isinstance(v.n, int)]
         return syms[0], pins[0], (fl[0] if len(fl) == 1 and len(r.flags) == 1 else None)
 
     # --- ctypes exports ---
     def exports(self) -> None:
-        groups: dict[tuple[str, Site, Site], list[_Store]] = {}
+        groups: dict[tuple[str, _Site, _Site], list[_Store]] = {}
         for st in self.it.seen.stores:
             for e in st.exports:
-                if isinstance(e, Export) and _judged_lib(e):
+                if isinstance(e, _Export) and _judged_lib(e):
                     groups.setdefault((e.name, e.lib.site, e.copy), []).append(st)
         for (name, lib_site, copy), stores in groups.items():
-            mine = [x for s in stores for x in s.exports if isinstance(x, Export) and x.name == name
+            mine = [x for s in stores for x in s.exports if isinstance(x, _Export) and x.name == name
                     and x.lib.site == lib_site and x.copy == copy]
             self.optional = all(x.optional for x in mine)
             self.export_facts(mine[0], stores)
-        bindings = {frozenset(e.name for e in st.exports if isinstance(e, Export) and _judged_lib(e))
+        bindings = {frozenset(e.name for e in st.exports if isinstance(e, _Export) and _judged_lib(e))
                     for st in self.it.seen.stores if st.where[0] == self.it.path} - {frozenset()}
         bindings = {b for b in bindings if not any(b < other for other in bindings)}
         self.unit.requests += len(bindings)
         self.unit.judged += len(bindings)
 
-    def export_facts(self, e: Export, stores: list[_Store]) -> None:
+    def export_facts(self, e: _Export, stores: list[_Store]) -> None:
         argtypes = [s for s in stores if s.kind == "argtypes" and s.where[0] == self.it.path]
         restypes = [s for s in stores if s.kind == "restype" and s.where[0] == self.it.path]
         calls = [s for s in stores if s.kind == "call" and s.where[0] == self.it.path]
         takes = [s for s in stores if s.kind == "take" and s.where[0] == self.it.path]
         fewest = min((len(c.value) for c in calls), default=None)
-        res = union(*(s.value for s in restypes)) if restypes else None
+        res = _union(*(s.value for s in restypes)) if restypes else None
         plats = sorted(e.lib.platforms) if len(e.lib.platforms) else ["linux"]
         fallback = _alternatives(e, stores)
         where = _where(e, self.it.path, stores)
@@ -2253,9 +2252,10 @@ class _Facts:
         if not made and takes:
             t = min(takes, key=lambda s: (s.where[1], s.where[2]))
             self.unit.py_protos.append(PyProto("attribute", t.where[1], t.where[2], export=e.name,
-                                               handle=_handle_text(e), alternatives=fallback, where=where, optional=self.optional))
+                                               handle=_handle_text(e), alternatives=fallback, where=where,
+                                               optional=self.optional))
 
-    def add_proto(self, e: Export, maker: str, where: Site, cts: tuple[CT | None, ...] | None, res: VS | None,
+    def add_proto(self, e: _Export, maker: str, where: _Site, cts: tuple[_CT | None, ...] | None, res: _VS | None,
                   fewest: int | None, plats: list[str], fallback: tuple[str, ...], text: str) -> None:
         restype = _one_ct(res) if res is not None else None
         seen: dict[tuple[Any, ...], str] = {}
@@ -2270,13 +2270,13 @@ class _Facts:
                 pointees=pointees, fewest_args=fewest, platform=plat if len(seen) > 1 else "",
                 alternatives=fallback, where=text, optional=self.optional))
 
-    def call_proto(self, e: Export, c: _Store, declared: VS | None, plats: list[str], fallback: tuple[str, ...],
+    def call_proto(self, e: _Export, c: _Store, declared: _VS | None, plats: list[str], fallback: tuple[str, ...],
                    text: str) -> bool:
         """A call: each argument passed by its own ctypes type (no argtypes), or, where argtypes take any pointer,
         what the pointer points to."""
         declared_cts = None
         if declared is not None:
-            seqs = [v for v in declared if isinstance(v, Seq)]
+            seqs = [v for v in declared if isinstance(v, _Seq)]
             declared_cts = _seq_cts(seqs[0]) if len(seqs) == 1 and len(declared) == 1 else None
             if declared_cts is None:
                 return False
@@ -2294,10 +2294,10 @@ class _Facts:
                 platform=plat if len(seen) > 1 else "", alternatives=fallback, where=text, optional=self.optional))
         return bool(seen) or declared_cts is not None
 
-    def value_pointee(self, values: VS, plat: str, declared: CT | None, typed: bool) -> str | None:
+    def value_pointee(self, values: _VS, plat: str, declared: _CT | None, typed: bool) -> str | None:
         if typed and not (declared is not None and declared.kind == "scalar" and ctypes_width(declared.name) == "ptr"):
             return None              # a typed pointer parameter: ctypes refuses another type at the call
-        refs = [v for v in values if isinstance(v, Ref)]
+        refs = [v for v in values if isinstance(v, _Ref)]
         if len(refs) != 1 or len(values) != 1:
             return None
         return _width_of(refs[0].to.ct, plat)
@@ -2310,10 +2310,10 @@ class _Facts:
                 continue
             for where, texts in cdefs:
                 for t in texts:
-                    if isinstance(t, Str):
+                    if isinstance(t, _Str):
                         self.cdef(where, t.s)
 
-    def cdef(self, where: Site, src: str) -> None:
+    def cdef(self, where: _Site, src: str) -> None:
         text = _C_COMMENT.sub(" ", src[:_CDEF_LIMIT])
         typedefs = tuple((m.group(2), m.group(1).strip()) for m in _C_TYPEDEF.finditer(text))
         for m in _C_DECL.finditer(text):
@@ -2328,7 +2328,7 @@ class _Facts:
     def names(self) -> None:
         taken = {(p.export, p.line) for p in self.unit.py_protos}
         taken |= {(st_e.name, s.where[1]) for s in self.it.seen.stores for st_e in s.exports
-                  if isinstance(st_e, Export)}
+                  if isinstance(st_e, _Export)}
         seen: set[tuple[str, int]] = set()
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.Name, ast.Attribute)):
@@ -2380,7 +2380,7 @@ def _arg(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if keyword and k.arg == keyword), None)
 
 
-def _set_version(q: Query, values: VS, node: ast.Call | None) -> None:
+def _set_version(q: Query, values: _VS, node: ast.Call | None) -> None:
     if node is not None:
         arg = _arg(node, 1 if len(node.args) <= 3 and not _is_ctypes_form(node) else 2, "cudaVersion")
         q.version_text = ast.unparse(arg) if arg is not None else ""
@@ -2391,9 +2391,9 @@ def _is_ctypes_form(node: ast.Call) -> bool:
     return len(node.args) >= 4
 
 
-def _merge_versions(q: Query, values: VS) -> None:
-    kinds = {v.kind for v in values if isinstance(v, Ver)}
-    pins = sorted({v.n for v in values if isinstance(v, Num) and isinstance(v.n, int) and not isinstance(v.n, bool)}
+def _merge_versions(q: Query, values: _VS) -> None:
+    kinds = {v.kind for v in values if isinstance(v, _Ver)}
+    pins = sorted({v.n for v in values if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)}
                   | set(q.pins))
     if not values and not q.pins:
         q.version_kind = "missing"
@@ -2404,7 +2404,7 @@ def _merge_versions(q: Query, values: VS) -> None:
             q.pins = ()
             q.version = None
             return
-    if pins and all(isinstance(v, Num) for v in values):
+    if pins and all(isinstance(v, _Num) for v in values):
         q.version_kind = "literal"
         q.pins = tuple(p for p in pins if p > 0)
         q.version = q.pins[0] if len(q.pins) == 1 else None
@@ -2412,7 +2412,7 @@ def _merge_versions(q: Query, values: VS) -> None:
         q.version_kind = "other"
 
 
-def _judged_lib(e: Export) -> bool:
+def _judged_lib(e: _Export) -> bool:
     if e.lib.cffi:
         return False
     if e.lib.cuda:
@@ -2420,18 +2420,18 @@ def _judged_lib(e: Export) -> bool:
     return e.lib.cuda is None and _DRIVER_NAME.match(e.name) is not None
 
 
-def _handle_text(e: Export) -> str:
+def _handle_text(e: _Export) -> str:
     named = sorted(n for n in e.lib.names if n)
     return "CDLL(" + (repr(named[0]) if len(named) == 1 else "...") + ")" if named else "a library handle"
 
 
-def _alternatives(e: Export, stores: list[_Store]) -> tuple[str, ...]:
+def _alternatives(e: _Export, stores: list[_Store]) -> tuple[str, ...]:
     """The other exports bound at the same place as `e` (a loop over suffixes, a getattr default, a fallback):
     which of them a driver gives is the catalog's to say."""
-    return tuple(sorted({o.name for s in stores for o in s.exports if isinstance(o, Export) and o.name != e.name}))
+    return tuple(sorted({o.name for s in stores for o in s.exports if isinstance(o, _Export) and o.name != e.name}))
 
 
-def _where(e: Export, path: str, stores: list[_Store]) -> str:
+def _where(e: _Export, path: str, stores: list[_Store]) -> str:
     parts = []
     if e.at[0] and (e.at[0] != path or all(e.at[1] != s.where[1] for s in stores if s.kind != "take")):
         where = os.path.basename(e.at[0]) if e.at[0] != path else "line"
@@ -2439,13 +2439,13 @@ def _where(e: Export, path: str, stores: list[_Store]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _seq_cts(v: V) -> tuple[CT | None, ...] | None:
-    if isinstance(v, Seq) and v.items is not None:
+def _seq_cts(v: _V) -> tuple[_CT | None, ...] | None:
+    if isinstance(v, _Seq) and v.items is not None:
         return tuple(_one_ct(i) for i in v.items)
     return None
 
 
-def _arg_class(ct: CT | None, plat: str) -> str | None:
+def _arg_class(ct: _CT | None, plat: str) -> str | None:
     if ct is None:
         return None
     if ct.kind in ("ptr", "fn", "array"):
@@ -2457,7 +2457,7 @@ def _arg_class(ct: CT | None, plat: str) -> str | None:
     return None
 
 
-def _width_of(ct: CT | None, plat: str) -> str | None:
+def _width_of(ct: _CT | None, plat: str) -> str | None:
     if ct is None:
         return None
     if ct.kind == "scalar":
@@ -2469,24 +2469,24 @@ def _width_of(ct: CT | None, plat: str) -> str | None:
     return None
 
 
-def _pointee(ct: CT | None, plat: str) -> str | None:
+def _pointee(ct: _CT | None, plat: str) -> str | None:
     if ct is None or ct.kind != "ptr" or ct.to is None:
         return None
     return _width_of(ct.to, plat)
 
 
-def _value_class(values: VS, plat: str) -> str | None:
+def _value_class(values: _VS, plat: str) -> str | None:
     """How ctypes passes an argument without argtypes, by its value: a ctypes object by its type, byref as a
     pointer, None as a null pointer; a Python int as a C int, which is left unknown (ctypes refuses one that does
     not fit)."""
     if len(values) != 1:
         return None
     v = next(iter(values))
-    if isinstance(v, Obj):
+    if isinstance(v, _Obj):
         return _arg_class(v.ct, plat) if v.ct.kind in ("scalar", "ptr") else None
-    if isinstance(v, (Ref, ProcPtr)):
+    if isinstance(v, (_Ref, _ProcPtr)):
         return "ptr"
-    if isinstance(v, Num) and v.n is None:
+    if isinstance(v, _Num) and v.n is None:
         return "ptr"
     return None
 
