@@ -37,7 +37,8 @@ def register(sub: SubParsers) -> None:
     lt.add_argument("paths", nargs="+",
                     help="files or directories (.c .cc .cpp .cu .cuh .h .hpp .py ...); - reads standard input")
     lt.add_argument("--stdin-filename", metavar="NAME",
-                    help="the name (and by its suffix the language) of the source read from standard input")
+                    help="the name (and by its suffix the language) of the source read from standard input; "
+                         "without it, Python when the text has a #!python line or an import statement, else C++")
     lt.add_argument("--config", metavar="TOML",
                     help="the configuration file (default: [tool.cuentry.lint] in the nearest pyproject.toml, "
                          "or [lint] in cuentry.toml, from the first path up)")
@@ -241,17 +242,31 @@ def run(args: argparse.Namespace, out: Out) -> int:
     cfg = _config(args)
     settings = _settings(args, cfg)
     select, ignore = _rules(args, cfg)
-    suffix = os.path.splitext(args.stdin_filename or "")[1] or ".cpp"
+    suffix = os.path.splitext(args.stdin_filename or "")[1] or _stdin_suffix
     with stdin_paths(args.paths, suffix=suffix) as paths:
         tmp = next((p for p, a in zip(paths, args.paths, strict=True) if a == STDIN), None)
-        rep = lint_paths(_files(args, cfg, paths), select=select, ignore=ignore,
-                         include_dirs=settings.include_dirs, jobs=args.jobs,
-                         progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None, settings=settings)
+        try:
+            rep = lint_paths(_files(args, cfg, paths), select=select, ignore=ignore,
+                             include_dirs=settings.include_dirs, jobs=args.jobs,
+                             progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None,
+                             settings=settings)
+        except UsageError as exc:
+            if tmp is None or args.stdin_filename or not tmp.endswith(".cpp") or "lint extra" not in exc.message:
+                raise
+            raise UsageError(f"{exc.message}; standard input was taken as C or C++ (no #!python line, no import "
+                             "statement)", hint="if it is Python, pass --stdin-filename x.py") from None
         _per_file_ignores(rep, cfg)
         fixes = _fixes(args, cfg, rep, settings, select, ignore, tmp, out)
         if tmp is not None:
             _rename(rep, fixes, tmp, args.stdin_filename or STDIN_NAME)
     return _report(args, rep, fixes, out)
+
+
+def _stdin_suffix(text: str) -> str:
+    """The language of standard input given without --stdin-filename: Python when it looks like Python."""
+    from ..lint.engine import looks_like_python
+
+    return ".py" if looks_like_python(text) else ".cpp"
 
 
 def _fixes(args: argparse.Namespace, cfg: Any, rep: Any, settings: Any, select: list[str] | None,

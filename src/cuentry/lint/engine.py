@@ -42,6 +42,7 @@ __all__ = [
     "extract",
     "is_python",
     "iter_files",
+    "looks_like_python",
     "lint_paths",
     "lint_text",
     "parse_codes",
@@ -396,6 +397,14 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
 
 
 _PY_SHEBANG = re.compile(r"#![^\n]*\bpython[\d.]*\b")
+_PY_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[A-Za-z_]?[\w.]*[ \t]+import[ \t(])[^;\n]*$",
+                        re.M)
+
+
+def looks_like_python(text: str) -> bool:
+    """Whether source given without a name (standard input) is Python: a `#!...python` first line, or an import
+    statement (`import x`, `from x import y`; a C++ `import m;` ends with a semicolon)."""
+    return _PY_SHEBANG.match(text) is not None or _PY_IMPORT.search(text) is not None
 
 
 def is_python(path: str, text: str | None = None) -> bool:
@@ -442,6 +451,9 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
 _WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PROC_ADDRESS", "cudaEnable",
           "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
 """Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
+_PY_WORDS = ("libcuda", "nvcuda", "cuda.bindings", "from cuda import", "import cuda", "LoadLibrary", "dlopen",
+             "find_library")
+"""Words that make a Python file worth running besides those: a load of the driver library, cuda-python."""
 _VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
 _CU = re.compile(r"cu[A-Z]")
 
@@ -483,7 +495,9 @@ class _Relevance:
     def __call__(self, text: str, path: str) -> bool:
         if triggered(text):
             return True
-        if is_python(path, text) or "#" not in text:
+        if is_python(path, text):
+            return any(w in text for w in _PY_WORDS) or ("byref" in text and _cuda_word(text))
+        if "#" not in text:
             return False
         hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
         facts = [self._header(h) for h in hdrs if h is not None]

@@ -265,6 +265,8 @@ def _mismatch(p: PyProto, abi: Abi, wrong: list[str], sev: str, cat: Catalog) ->
 def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
     """(rule code, severity, message) for one prototype; nothing when it matches what it binds."""
     p = _cdef_classes(p, cat)
+    if p.export and p.optional and cat.by_exported(p.export) is None:
+        return                            # a name tried where its absence is handled, and no driver has it
     if p.export:
         verdict = cat.judge(p.export, None, None, api="dlsym")
     elif p.symbol and p.version is not None:
@@ -291,10 +293,20 @@ def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
 
 
 def hits(u: Unit, cat: Catalog, code: str) -> Iterator[Hit]:
-    """The hits of rule `code` on the file's Python prototypes (the rules call this)."""
+    """The hits of rule `code` on the file's Python prototypes (the rules call this): each distinct prototype is
+    judged once (a table's rows bound at one place often repeat)."""
     seen: set[tuple[int, int, str]] = set()
+    judged: dict[tuple[object, ...], list[tuple[str, str, str]]] = {}
     for p in u.py_protos:
-        for c, sev, msg in check(p, cat):
+        key = _key(p)
+        if key not in judged:
+            judged[key] = list(check(p, cat))
+        for c, sev, msg in judged[key]:
             if c == code and (p.line, p.col, msg) not in seen:
                 seen.add((p.line, p.col, msg))
                 yield p.line, p.col, msg, sev
+
+
+def _key(p: PyProto) -> tuple[object, ...]:
+    return (p.maker, p.export, p.handle, p.symbol, p.version, p.flags, p.api, p.args, p.restype, p.c_args, p.c_ret,
+            p.c_typedefs, p.pointees, p.fewest_args, p.platform, p.alternatives, p.optional, p.where)

@@ -246,7 +246,7 @@ _VS = frozenset[_V]
 _TOP: _VS = frozenset({_Top()})
 _EMPTY: _VS = frozenset()
 _CAP = 48                   # values a set keeps before it is unknown
-_UNROLL = 1024              # elements of a constant sequence a loop is run for, one by one
+_UNROLL = 2048              # elements of a constant sequence a loop is run for, one by one
 _DEPTH = 8                  # nested calls followed
 _STEPS = 400_000            # nodes evaluated per pass
 _IMPORTS = 64               # project modules read for one file
@@ -469,6 +469,7 @@ class _Interp:
         self.owners: dict[ast.AST, ast.ClassDef] = {}           # a method -> its class
         self.guarded: dict[int, frozenset[ast.AST]] = {}        # module -> the nodes where a missing export is handled
         self.locals_cache: dict[ast.AST, frozenset[str]] = {}
+        self.notes: set[str] = set()
         self.note = ""
 
     # --- modules ---
@@ -646,7 +647,11 @@ class _Interp:
         return _join(a, b)
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, frame: _Frame, env: dict[str, _VS]) -> _Env:
-        elements = self.elements(self.eval(stmt.iter, frame, env))
+        seq = self.eval(stmt.iter, frame, env)
+        elements = self.elements(seq)
+        if elements is None and self.recording and frame.mod.index == 0 and _longest(seq) > _UNROLL:
+            self.notes.add(f"line {stmt.lineno}: a loop over {_longest(seq)} constant elements, more than the "
+                           f"{_UNROLL} the linter runs one by one: its body is judged with the elements unknown")
         saved = (frame.breaks, frame.continues)
         frame.breaks, frame.continues = [], []
         exits: list[_Env] = []
@@ -1238,7 +1243,8 @@ class _Interp:
             return list(v.items)
         if isinstance(v, _Map) and len(v.items) <= _UNROLL:
             return [_vs(k) for k, _ in v.items]
-        if isinstance(v, _Method) and v.name in ("items", "keys", "values") and isinstance(v.of, _Map):
+        if isinstance(v, _Method) and v.name in ("items", "keys", "values") and isinstance(v.of, _Map) and \
+                len(v.of.items) <= _UNROLL:
             return _map_view(v.of, v.name)
         if isinstance(v, _Str) and len(v.s) <= 64:
             return [_vs(_Str(c, v.at)) for c in v.s]
@@ -2051,8 +2057,10 @@ class _Facts:
         self.names()
         if self.it.note:
             self.unit.notes.append(self.it.note)
-        self.unit.unjudged.extend(self.it.seen.unjudged)
-        self.unit.requests += len(self.it.seen.unjudged)
+        self.unit.notes.extend(sorted(self.it.notes))
+        unjudged = sorted(set(self.it.seen.unjudged))
+        self.unit.unjudged.extend(unjudged)
+        self.unit.requests += len(unjudged)
         self.unit.queries.sort(key=lambda q: (q.line, q.col))
 
     # --- requests ---
@@ -2219,11 +2227,10 @@ class _Facts:
                     and x.lib.site == lib_site and x.copy == copy]
             self.optional = all(x.optional for x in mine)
             self.export_facts(mine[0], stores)
-        bindings = {frozenset(e.name for e in st.exports if isinstance(e, _Export) and _judged_lib(e))
-                    for st in self.it.seen.stores if st.where[0] == self.it.path} - {frozenset()}
-        bindings = {b for b in bindings if not any(b < other for other in bindings)}
-        self.unit.requests += len(bindings)
-        self.unit.judged += len(bindings)
+        n = _count_bindings(frozenset(e.name for e in st.exports if isinstance(e, _Export) and _judged_lib(e))
+                            for st in self.it.seen.stores if st.where[0] == self.it.path)
+        self.unit.requests += n
+        self.unit.judged += n
 
     def export_facts(self, e: _Export, stores: list[_Store]) -> None:
         argtypes = [s for s in stores if s.kind == "argtypes" and s.where[0] == self.it.path]
@@ -2264,10 +2271,12 @@ class _Facts:
             pointees = tuple(_pointee(c, plat) for c in cts) if cts is not None else ()
             rt = _arg_class(restype, plat) if res is not None else None
             seen.setdefault((args, pointees, rt), plat)
+        longs = any(_ct_long(c) for c in cts or ())
         for (args, pointees, rt), plat in seen.items():
             self.unit.py_protos.append(PyProto(
                 maker, where[1], where[2], export=e.name, handle=_handle_text(e), args=args, restype=rt,
-                pointees=pointees, fewest_args=fewest, platform=plat if len(seen) > 1 else "",
+                pointees=pointees, fewest_args=fewest,
+                platform=plat if len(seen) > 1 or (longs and plats == ["windows"]) else "",
                 alternatives=fallback, where=text, optional=self.optional))
 
     def call_proto(self, e: _Export, c: _Store, declared: _VS | None, plats: list[str], fallback: tuple[str, ...],
@@ -2288,10 +2297,12 @@ class _Facts:
             if args is None and all(p is None for p in pointees):
                 continue             # with argtypes, only what an untyped pointer points to is the call's own
             seen.setdefault((args, pointees), plat)
+        longs = any(_is_long(v) for a in c.value for v in a)
         for (args, pointees), plat in seen.items():
             self.unit.py_protos.append(PyProto(
                 "call", c.where[1], c.where[2], export=e.name, handle=_handle_text(e), args=args, pointees=pointees,
-                platform=plat if len(seen) > 1 else "", alternatives=fallback, where=text, optional=self.optional))
+                platform=plat if len(seen) > 1 or (longs and plats == ["windows"]) else "", alternatives=fallback,
+                where=text, optional=self.optional))
         return bool(seen) or declared_cts is not None
 
     def value_pointee(self, values: _VS, plat: str, declared: _CT | None, typed: bool) -> str | None:
@@ -2410,6 +2421,37 @@ def _merge_versions(q: Query, values: _VS) -> None:
         q.version = q.pins[0] if len(q.pins) == 1 else None
     else:
         q.version_kind = "other"
+
+
+def _ct_long(ct: _CT | None) -> bool:
+    """Whether a ctypes type is (or points to) c_long, whose width is the platform's."""
+    while ct is not None:
+        if ct.kind == "scalar" and ct.name in ("c_long", "c_ulong"):
+            return True
+        ct = ct.to
+    return False
+
+
+def _is_long(v: _V) -> bool:
+    return _ct_long(v.ct) if isinstance(v, _Obj) else _ct_long(v.to.ct) if isinstance(v, _Ref) else False
+
+
+def _longest(values: _VS) -> int:
+    """The number of elements of the longest constant sequence or dictionary among the values."""
+    sizes = [len(v.items) for v in values if isinstance(v, (_Seq, _Map)) and v.items is not None]
+    sizes += [len(v.of.items) for v in values if isinstance(v, _Method) and isinstance(v.of, _Map)]
+    return max(sizes, default=0)
+
+
+def _count_bindings(sets: Iterable[frozenset[str]]) -> int:
+    """How many bindings of exports a file makes: each set of names bound at one place, the sets that another
+    contains (one name of a loop over suffixes, taken again to be called) counted in it."""
+    distinct = {b for b in sets if b}
+    by_name: dict[str, list[frozenset[str]]] = {}
+    for b in distinct:
+        for name in b:
+            by_name.setdefault(name, []).append(b)
+    return sum(1 for b in distinct if not any(len(o) > len(b) and b < o for o in by_name[next(iter(b))]))
 
 
 def _judged_lib(e: _Export) -> bool:
