@@ -451,9 +451,11 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
 _WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PROC_ADDRESS", "cudaEnable",
           "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
 """Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
-_PY_WORDS = ("libcuda", "nvcuda", "cuda.bindings", "from cuda import", "import cuda", "LoadLibrary", "dlopen",
-             "find_library")
-"""Words that make a Python file worth running besides those: a load of the driver library, cuda-python."""
+_PY_WORDS = ("ctypes", "cffi", "cuda", "cuentry", "CDLL", "dlopen", "LoadLibrary")
+"""A Python file is run when it names something of the driver API (`cuX`, `CU_X`) and one of these: a way to
+reach a library (ctypes, cffi, cuda-python, cuentry)."""
+_PY_DRIVER = ("libcuda", "nvcuda", '"cuda"', "'cuda'")
+"""What names the driver library itself (a load whose exports come from a table elsewhere)."""
 _VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
 _CU = re.compile(r"cu[A-Z]")
 
@@ -493,10 +495,10 @@ class _Relevance:
         self.found: dict[tuple[str, str], str | None] = {}
 
     def __call__(self, text: str, path: str) -> bool:
+        if is_python(path, text):
+            return (_cuda_word(text) or any(w in text for w in _PY_DRIVER)) and any(w in text for w in _PY_WORDS)
         if triggered(text):
             return True
-        if is_python(path, text):
-            return any(w in text for w in _PY_WORDS) or ("byref" in text and _cuda_word(text))
         if "#" not in text:
             return False
         hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]

@@ -248,7 +248,8 @@ _EMPTY: _VS = frozenset()
 _CAP = 48                   # values a set keeps before it is unknown
 _UNROLL = 2048              # elements of a constant sequence a loop is run for, one by one
 _DEPTH = 8                  # nested calls followed
-_STEPS = 400_000            # nodes evaluated per pass
+_STEPS = 200_000            # nodes evaluated per pass
+_IMPORT_STEPS = 200_000     # nodes evaluated reading the modules a file imports, all of them
 _IMPORTS = 64               # project modules read for one file
 _IMPORT_BYTES = 4 << 20     # the largest module read
 _DRIVER_NAME = re.compile(r"cu[A-Z]\w*$")
@@ -264,19 +265,29 @@ class _Budget(Exception):
     """The interpreter ran out of steps (the file is judged on what it saw)."""
 
 
+class _ImportBudget(Exception):
+    """Reading the project's modules ran out of steps (what they defined so far is what is known of them)."""
+
+
 def _vs(*values: _V) -> _VS:
     return frozenset(values)
 
 
 def _union(*sets: Iterable[_V]) -> _VS:
     """The union of value sets, with handles of one load merged; unknown beyond `_CAP` values."""
+    if len(sets) == 2 and isinstance(sets[0], frozenset) and isinstance(sets[1], frozenset):
+        a, b = sets
+        if a is b or b <= a:
+            return a if len(a) <= _CAP else _TOP
+        if a <= b:
+            return b if len(b) <= _CAP else _TOP
     out: set[_V] = set()
     for s in sets:
         out.update(s)
     if len(out) > _CAP:
         return _TOP
     libs = [v for v in out if isinstance(v, _Lib)]
-    if len({v.site for v in libs}) < len(libs):
+    if len(libs) > 1 and len({v.site for v in libs}) < len(libs):
         out = {v for v in out if not isinstance(v, _Lib)} | set(_merge_libs(libs))
     return frozenset(out)
 
@@ -404,11 +415,14 @@ def _join(*envs: _Env) -> _Env:
     live = [e for e in envs if e is not None]
     if not live:
         return None
-    if len(live) == 1:
-        return dict(live[0])
-    out: dict[str, _VS] = {}
-    for k in set().union(*live):
-        out[k] = _union(*(e.get(k, _EMPTY) for e in live))
+    out = dict(live[0])
+    for e in live[1:]:
+        for k, v in e.items():
+            cur = out.get(k)
+            if cur is None:
+                out[k] = v
+            elif cur is not v:
+                out[k] = _union(cur, v)
     return out
 
 
@@ -435,7 +449,7 @@ def _assigned_names(node: ast.AST) -> frozenset[str]:
 
 def _global_names(node: ast.AST) -> frozenset[str]:
     out: set[str] = set()
-    for n in ast.walk(node):
+    for n in _own_nodes(node):
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             out.update(n.names)
     return frozenset(out)
@@ -469,6 +483,9 @@ class _Interp:
         self.owners: dict[ast.AST, ast.ClassDef] = {}           # a method -> its class
         self.guarded: dict[int, frozenset[ast.AST]] = {}        # module -> the nodes where a missing export is handled
         self.locals_cache: dict[ast.AST, frozenset[str]] = {}
+        self.globals_cache: dict[ast.AST, frozenset[str]] = {}
+        self.importing = 0                                      # modules being read (their steps count apart)
+        self.import_steps = 0
         self.notes: set[str] = set()
         self.note = ""
 
@@ -501,10 +518,14 @@ class _Interp:
     def entry_runs(self, mod: _Module) -> None:
         """Each function or method of the file not run from its module code, once, with unknown arguments: first
         those no code of the file calls by name (the entry points), then whatever is still not run."""
-        called = {_name_of(n.func) for n in ast.walk(mod.tree) if isinstance(n, ast.Call)}
-        functions = [n for n in ast.walk(mod.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        called: set[str] = set()
+        functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         for node in ast.walk(mod.tree):
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.Call):
+                called.add(_name_of(node.func))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node)
+            elif isinstance(node, ast.ClassDef):
                 for f in node.body:
                     self.owners[f] = node
         for late in (False, True):
@@ -560,10 +581,13 @@ class _Interp:
         mod = _Module(path, tree, {}, len(self.modules), os.path.dirname(path))
         self.modules.append(mod)
         self.by_path[key] = mod.index
+        self.importing += 1
         try:
             self.exec_scope(tree.body, _Frame(mod, mod.env))
-        except RecursionError:
+        except (RecursionError, _ImportBudget):
             pass                             # what it defined so far is what is known of it
+        finally:
+            self.importing -= 1
         return mod
 
     def find_module(self, dotted: str, level: int, here: _Module) -> str | None:
@@ -586,6 +610,11 @@ class _Interp:
 
     # --- statements ---
     def tick(self) -> None:
+        if self.importing:
+            self.import_steps += 1
+            if self.import_steps > _IMPORT_STEPS:
+                raise _ImportBudget
+            return
         self.steps += 1
         if self.steps > _STEPS:
             raise _Budget
@@ -641,10 +670,27 @@ class _Interp:
         return env
 
     def s_if(self, stmt: ast.If, frame: _Frame, env: dict[str, _VS]) -> _Env:
-        self.eval(stmt.test, frame, env)
-        a = self.exec_block(stmt.body, frame, dict(env))
-        b = self.exec_block(stmt.orelse, frame, dict(env))
+        truth = self.truth(stmt.test, frame, env)
+        a = self.exec_block(stmt.body, frame, dict(env)) if truth is not False else None
+        b = self.exec_block(stmt.orelse, frame, dict(env)) if truth is not True else None
         return _join(a, b)
+
+    def truth(self, test: ast.expr, frame: _Frame, env: dict[str, _VS]) -> bool | None:
+        """Whether a test holds, when the values it compares are constants (`name in ("cuA", "cuB")` once the name
+        is known); None when it cannot be told. Its operands are evaluated either way (their calls happen)."""
+        if isinstance(test, ast.BoolOp):
+            parts = [self.truth(v, frame, env) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return False if False in parts else True if all(p is True for p in parts) else None
+            return True if True in parts else False if all(p is False for p in parts) else None
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.truth(test.operand, frame, env)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left = self.eval(test.left, frame, env)
+            right = self.eval(test.comparators[0], frame, env)
+            return _compare(test.ops[0], left, right)
+        return _truthy(self.eval(test, frame, env))
 
     def s_for(self, stmt: ast.For | ast.AsyncFor, frame: _Frame, env: dict[str, _VS]) -> _Env:
         seq = self.eval(stmt.iter, frame, env)
@@ -1145,7 +1191,9 @@ class _Interp:
         return _union(*parts)
 
     def e_ifexp(self, node: ast.IfExp, frame: _Frame, env: dict[str, _VS]) -> _VS:
-        self.eval(node.test, frame, env)
+        truth = self.truth(node.test, frame, env)
+        if truth is not None:
+            return self.eval(node.body if truth else node.orelse, frame, env)
         return _union(self.eval(node.body, frame, env), self.eval(node.orelse, frame, env))
 
     def e_other(self, node: ast.expr, frame: _Frame, env: dict[str, _VS]) -> _VS:
@@ -1285,7 +1333,21 @@ class _Interp:
         out: list[_VS] = []
         for c in callee:
             out.append(self.call(c, args, kwargs, node, frame, rest))
+        self.unfollowed(node, callee, frame)
         return _union(*out) if out else _TOP
+
+    def unfollowed(self, node: ast.Call, callee: _VS, frame: _Frame) -> None:
+        """A call of a driver function by name through something the interpreter cannot see into (a module it
+        does not read, a binding made by a decorator): a request it found but cannot judge."""
+        name = _name_of(node.func)
+        if not self.recording or frame.mod.index != 0 or not _DRIVER_NAME.match(name):
+            return
+        if any(isinstance(c, _Export) for c in callee) or all(
+                isinstance(c, (_Builtin, _Method)) or (isinstance(c, (_Func, _Bound)) and not _decorated(c))
+                for c in callee):
+            return
+        self.seen.unjudged.append((node.lineno, f"a call of {name} through a value the linter cannot follow "
+                                                "(a module it does not read, a binding made by a decorator)"))
 
     def call(self, c: _V, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame, rest: bool) -> _VS:
         if isinstance(c, _Func):
@@ -1351,7 +1413,7 @@ class _Interp:
                  caller: _Frame | None, depth: int) -> _VS:
         mod = self.modules[fn.mod]
         body = fn.node.body
-        frame = _Frame(mod, env, fn, node, caller, _global_names(fn.node), self.locals_of(fn.node),
+        frame = _Frame(mod, env, fn, node, caller, self.globals_of(fn.node), self.locals_of(fn.node),
                        self.closures.get(fn.node), dict(overrides), depth=depth)
         self.active[fn.node] = self.active.get(fn.node, 0) + 1
         try:
@@ -1368,8 +1430,13 @@ class _Interp:
 
     def locals_of(self, node: ast.AST) -> frozenset[str]:
         if node not in self.locals_cache:
-            self.locals_cache[node] = _assigned_names(node) - _global_names(node)
+            self.locals_cache[node] = _assigned_names(node) - self.globals_of(node)
         return self.locals_cache[node]
+
+    def globals_of(self, node: ast.AST) -> frozenset[str]:
+        if node not in self.globals_cache:
+            self.globals_cache[node] = _global_names(node)
+        return self.globals_cache[node]
 
     def bind_params(self, fn: _Func, args: list[_VS], kwargs: dict[str, _VS], self_: _VS,
                     entry: bool = False) -> dict[str, _VS]:
@@ -1943,6 +2010,57 @@ def _arith(op: ast.operator, left: _VS, right: _VS) -> _VS | None:
     return frozenset(_Num(g) for g in got if g is not None) or None
 
 
+def _const(v: _V) -> object:
+    """A value's constant for comparisons (`_NOCONST` when it is not one)."""
+    if isinstance(v, _Str):
+        return v.s
+    if isinstance(v, _Num):
+        return v.n
+    if isinstance(v, _Seq) and v.items is not None and all(len(i) == 1 for i in v.items):
+        items = tuple(_const(next(iter(i))) for i in v.items)
+        return _NOCONST if _NOCONST in items else items
+    if isinstance(v, _Map):
+        keys = tuple(_const(k) for k, _ in v.items)
+        return _NOCONST if _NOCONST in keys else frozenset(keys)
+    return _NOCONST
+
+
+_NOCONST = object()
+_CMP: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: lambda a, b: bool(a == b), ast.NotEq: lambda a, b: bool(a != b), ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: lambda a, b: a is None and b is None,
+    ast.IsNot: lambda a, b: not (a is None and b is None),
+}
+
+
+def _compare(op: ast.cmpop, left: _VS, right: _VS) -> bool | None:
+    """A comparison of constants, when every pair of values gives one answer."""
+    fn = _CMP.get(type(op))
+    if fn is None or not left or not right or len(left) * len(right) > 64:
+        return None
+    if isinstance(op, (ast.Is, ast.IsNot)) and all(isinstance(v, _Num) and v.n is None for v in right) and \
+            all(isinstance(v, (_Lib, _Export, _Obj, _Func, _Cls, _Inst, _Mod, _CT, _Str, _Seq, _Map)) or
+                (isinstance(v, _Num) and v.n is None) for v in left):
+        answers = {(isinstance(v, _Num) and v.n is None) == isinstance(op, ast.Is) for v in left}
+        return answers.pop() if len(answers) == 1 else None
+    pairs = [(_const(a), _const(b)) for a in left for b in right]
+    if any(a is _NOCONST or b is _NOCONST for a, b in pairs):
+        return None
+    try:
+        answers = {fn(a, b) for a, b in pairs}
+    except TypeError:
+        return None
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _truthy(values: _VS) -> bool | None:
+    consts = [_const(v) for v in values]
+    if not consts or _NOCONST in consts:
+        return None
+    answers = {bool(c) for c in consts}
+    return answers.pop() if len(answers) == 1 else None
+
+
 def _falsy(v: _V) -> bool:
     return (isinstance(v, _Num) and not v.n) or (isinstance(v, _Str) and not v.s)
 
@@ -2044,10 +2162,17 @@ class _Facts:
     def __init__(self, it: _Interp, tree: ast.Module, unit: Unit) -> None:
         self.it, self.tree, self.unit = it, tree, unit
         self.optional = False
-        self.parents: dict[ast.AST, ast.AST] = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parents[child] = node
+        self._parents: dict[ast.AST, ast.AST] | None = None
+
+    @property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        """Each node's parent (made on first use: only files with requests need it)."""
+        if self._parents is None:
+            self._parents = {}
+            for node in ast.walk(self.tree):
+                for child in ast.iter_child_nodes(node):
+                    self._parents[child] = node
+        return self._parents
 
     def build(self) -> None:
         self.requests()
@@ -2421,6 +2546,11 @@ def _merge_versions(q: Query, values: _VS) -> None:
         q.version = q.pins[0] if len(q.pins) == 1 else None
     else:
         q.version_kind = "other"
+
+
+def _decorated(c: _V) -> bool:
+    fn = c.func if isinstance(c, _Bound) else c
+    return isinstance(fn, _Func) and bool(getattr(fn.node, "decorator_list", ()))
 
 
 def _ct_long(ct: _CT | None) -> bool:
