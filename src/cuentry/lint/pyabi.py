@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..catalog import Abi, Catalog, format_version
+from ..catalog import Abi, Catalog, Verdict, format_version
 from ..names import FAULTS
 from .facts import PyProto, Unit
 
@@ -265,23 +265,13 @@ def _mismatch(p: PyProto, abi: Abi, wrong: list[str], sev: str, cat: Catalog) ->
 def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
     """(rule code, severity, message) for one prototype; nothing when it matches what it binds."""
     p = _cdef_classes(p, cat)
-    if p.export and p.optional and cat.by_exported(p.export) is None:
+    if p.optional and p.export and cat.by_exported(p.export) is None:
         return                            # a name tried where its absence is handled, and no driver has it
-    if p.export:
-        verdict = cat.judge(p.export, None, None, api="dlsym")
-    elif p.symbol and p.version is not None:
-        verdict = cat.judge(p.symbol, p.version, p.flags, api=p.api or "cuGetProcAddress_v2")
-    else:
+    verdict = _verdict(p, cat)
+    if verdict is None:
         return
-    what = _what(p)
     if verdict.abi is None:
-        if p.optional:
-            return                        # looked for where its absence is handled: a name tried, not bound
-        for f in verdict.faults:
-            code = FAULTS.get(f.kind, ("error", "CE003", None, None))[1] or "CE003"
-            if f.kind in ("unknown_symbol", "misspelled", "suffixed_name") or p.export:
-                yield code, f.severity, (f"{what}{p.where}: {f.message}; it never resolves ({f.fix})"
-                                         if p.export else f"{what}{p.where}: {f.message} ({f.fix})")
+        yield from _never_resolves(p, verdict)
         return
     wrong, sev = _compare(p, verdict.abi)
     if wrong:
@@ -289,7 +279,27 @@ def check(p: PyProto, cat: Catalog) -> Iterator[tuple[str, str, str]]:
     elif p.args is None and p.export and not p.pointees:
         for f in verdict.faults:          # no prototype to compare: the export's own verdict (an old export)
             code = FAULTS.get(f.kind, ("note", "CE011", None, None))[1] or "CE011"
-            yield code, f.severity, f"{what}{p.where}: {f.message} ({f.fix})"
+            yield code, f.severity, f"{_what(p)}{p.where}: {f.message} ({f.fix})"
+
+
+def _verdict(p: PyProto, cat: Catalog) -> Verdict | None:
+    """The catalog's verdict on what the prototype is applied to: an export by name, or a request's pointer."""
+    if p.export:
+        return cat.judge(p.export, None, None, api="dlsym")
+    if p.symbol and p.version is not None:
+        return cat.judge(p.symbol, p.version, p.flags, api=p.api or "cuGetProcAddress_v2")
+    return None
+
+
+def _never_resolves(p: PyProto, verdict: Verdict) -> Iterator[tuple[str, str, str]]:
+    """The faults of a name no driver gives (unless its absence is handled where it is looked up)."""
+    if p.optional:
+        return
+    for f in verdict.faults:
+        code = FAULTS.get(f.kind, ("error", "CE003", None, None))[1] or "CE003"
+        if f.kind in ("unknown_symbol", "misspelled", "suffixed_name") or p.export:
+            yield code, f.severity, (f"{_what(p)}{p.where}: {f.message}; it never resolves ({f.fix})"
+                                     if p.export else f"{_what(p)}{p.where}: {f.message} ({f.fix})")
 
 
 def hits(u: Unit, cat: Catalog, code: str) -> Iterator[Hit]:

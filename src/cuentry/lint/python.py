@@ -275,8 +275,8 @@ def _vs(*values: _V) -> _VS:
 
 def _union(*sets: Iterable[_V]) -> _VS:
     """The union of value sets, with handles of one load merged; unknown beyond `_CAP` values."""
-    if len(sets) == 2 and isinstance(sets[0], frozenset) and isinstance(sets[1], frozenset):
-        a, b = sets
+    a, b = (sets[0], sets[1]) if len(sets) == 2 else (None, None)
+    if isinstance(a, frozenset) and isinstance(b, frozenset):
         if a is b or b <= a:
             return a if len(a) <= _CAP else _TOP
         if a <= b:
@@ -1061,7 +1061,8 @@ class _Interp:
             return stored
         if attr.startswith("_"):
             return _TOP
-        at = (frame.mod.path, node.lineno, node.col_offset + 1) if frame is not None and node is not None \
+        at = (frame.mod.path, getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1) \
+            if frame is not None and node is not None \
             and hasattr(node, "lineno") else _NOWHERE
         e = _Export(attr, lib, at, optional=frame is not None and node is not None and self.handled(node, frame))
         self.taken(e, node, frame)
@@ -1116,16 +1117,9 @@ class _Interp:
 
     def item(self, b: _V, key: _VS, node: ast.AST, frame: _Frame) -> _VS:
         if isinstance(b, _Map):
-            got = [vals for k, vals in b.items if any(_key(x) == _key(k) for x in key)]
-            if got and not any(isinstance(x, _Top) for x in key):
-                return _union(*got)
-            return _union(*(vals for _, vals in b.items)) if b.items else _TOP
+            return _map_item(b, key)
         if isinstance(b, _Seq):
-            idx = [x.n for x in key if isinstance(x, _Num) and isinstance(x.n, int)]
-            if b.items is not None and idx and len(idx) == len(key) and all(-len(b.items) <= i < len(b.items)
-                                                                           for i in idx):
-                return _union(*(b.items[i] for i in idx))
-            return b.elems or _TOP
+            return _seq_item(b, key)
         if isinstance(b, _Lib):
             names = _strings(key)
             if names is None:
@@ -1412,7 +1406,7 @@ class _Interp:
     def run_body(self, fn: _Func, env: dict[str, _VS], overrides: dict[str, _VS], node: ast.Call | None,
                  caller: _Frame | None, depth: int) -> _VS:
         mod = self.modules[fn.mod]
-        body = fn.node.body
+        body = getattr(fn.node, "body", [])
         frame = _Frame(mod, env, fn, node, caller, self.globals_of(fn.node), self.locals_of(fn.node),
                        self.closures.get(fn.node), dict(overrides), depth=depth)
         self.active[fn.node] = self.active.get(fn.node, 0) + 1
@@ -1598,7 +1592,7 @@ class _Interp:
             return _TOP
         heads = [_texts(a) for a in args[:-1]]
         if all(h is not None and len(h) == 1 for h in heads):
-            prefix = "/".join(h[0] for h in heads if h)   # type: ignore[index]
+            prefix = "/".join(h[0] for h in heads if h)
             at = self.site(node, frame)
             return frozenset(_Str(f"{prefix}/{t}" if prefix else t, at) for t in texts)
         return frozenset(_Tail(t) for t in texts)
@@ -1636,7 +1630,7 @@ class _Interp:
         cols = [self.elements(a) for a in args]
         if not cols or any(c is None for c in cols):
             return _vs(_Seq(None, _vs(_Seq(tuple(self.any_element(a) for a in args), _TOP))))
-        rows = [_vs(_Seq(tuple(parts), _union(*parts))) for parts in zip(*cols, strict=False)]   # type: ignore[misc]
+        rows = [_vs(_Seq(tuple(parts), _union(*parts))) for parts in zip(*(c or [] for c in cols), strict=False)]
         return _vs(_Seq(tuple(rows), _union(*rows) if rows else _EMPTY))
 
     def b_byref(self, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
@@ -1928,6 +1922,23 @@ def _inside(site: _Site, node: ast.AST) -> bool:
     return start <= (site[1], site[2]) <= end
 
 
+def _map_item(b: _Map, key: _VS) -> _VS:
+    got = [vals for k, vals in b.items if any(_key(x) == _key(k) for x in key)]
+    if got and not any(isinstance(x, _Top) for x in key):
+        return _union(*got)
+    return _union(*(vals for _, vals in b.items)) if b.items else _TOP
+
+
+def _seq_item(b: _Seq, key: _VS) -> _VS:
+    idx = [x.n for x in key if isinstance(x, _Num) and isinstance(x.n, int)]
+    if b.items is None or not idx or len(idx) != len(key):
+        return b.elems or _TOP
+    n = len(b.items)
+    if all(-n <= i < n for i in idx):
+        return _union(*(b.items[i] for i in idx))
+    return b.elems or _TOP
+
+
 def _key(v: _V) -> _V:
     return _Str(v.s) if isinstance(v, _Str) else v
 
@@ -1994,16 +2005,19 @@ def _percent(left: _VS, right: _VS, at: _Site) -> _VS:
     return frozenset(out) if out else _TOP
 
 
+def _ints(values: _VS) -> list[int] | None:
+    """The integers of a set, or None when one of its values is not a known integer."""
+    out = [v.n for v in values if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
+    return out if out and len(out) == len(values) else None
+
+
 def _arith(op: ast.operator, left: _VS, right: _VS) -> _VS | None:
-    ls = [v.n for v in left if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
-    rs = [v.n for v in right if isinstance(v, _Num) and isinstance(v.n, int) and not isinstance(v.n, bool)]
-    if len(ls) != len(left) or len(rs) != len(right) or not ls or not rs:
-        if any(isinstance(v, _Ver) for v in left | right):
-            return frozenset(v for v in left | right if isinstance(v, _Ver))
-        return None
-    fn = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-          ast.FloorDiv: lambda a, b: a // b if b else None, ast.Mod: lambda a, b: a % b if b else None,
-          ast.BitOr: lambda a, b: a | b, ast.BitAnd: lambda a, b: a & b}.get(type(op))
+    """Integer arithmetic on known integers (a version computed from a constant stays that version)."""
+    ls, rs = _ints(left), _ints(right)
+    if ls is None or rs is None:
+        versions = frozenset(v for v in left | right if isinstance(v, _Ver))
+        return versions or None
+    fn = _ARITH.get(type(op))
     if fn is None:
         return None
     got = {fn(a, b) for a in ls for b in rs}
@@ -2026,6 +2040,7 @@ def _const(v: _V) -> object:
 
 
 _NOCONST = object()
+_NEVER_NONE = (_Lib, _Export, _Obj, _Func, _Cls, _Inst, _Mod, _CT, _Str, _Seq, _Map)
 _CMP: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: lambda a, b: bool(a == b), ast.NotEq: lambda a, b: bool(a != b), ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b, ast.Is: lambda a, b: a is None and b is None,
@@ -2038,11 +2053,8 @@ def _compare(op: ast.cmpop, left: _VS, right: _VS) -> bool | None:
     fn = _CMP.get(type(op))
     if fn is None or not left or not right or len(left) * len(right) > 64:
         return None
-    if isinstance(op, (ast.Is, ast.IsNot)) and all(isinstance(v, _Num) and v.n is None for v in right) and \
-            all(isinstance(v, (_Lib, _Export, _Obj, _Func, _Cls, _Inst, _Mod, _CT, _Str, _Seq, _Map)) or
-                (isinstance(v, _Num) and v.n is None) for v in left):
-        answers = {(isinstance(v, _Num) and v.n is None) == isinstance(op, ast.Is) for v in left}
-        return answers.pop() if len(answers) == 1 else None
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        return _is_none(op, left, right)
     pairs = [(_const(a), _const(b)) for a in left for b in right]
     if any(a is _NOCONST or b is _NOCONST for a, b in pairs):
         return None
@@ -2053,6 +2065,20 @@ def _compare(op: ast.cmpop, left: _VS, right: _VS) -> bool | None:
     return answers.pop() if len(answers) == 1 else None
 
 
+def _is_none(op: ast.cmpop, left: _VS, right: _VS) -> bool | None:
+    """`x is None` / `x is not None`, when each value of x is None or an object that is never None."""
+    if not all(_none(v) for v in right):
+        return None
+    if not all(_none(v) or isinstance(v, _NEVER_NONE) for v in left):
+        return None
+    answers = {_none(v) == isinstance(op, ast.Is) for v in left}
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _none(v: _V) -> bool:
+    return isinstance(v, _Num) and v.n is None
+
+
 def _truthy(values: _VS) -> bool | None:
     consts = [_const(v) for v in values]
     if not consts or _NOCONST in consts:
@@ -2061,33 +2087,46 @@ def _truthy(values: _VS) -> bool | None:
     return answers.pop() if len(answers) == 1 else None
 
 
+_ARITH: dict[type, Callable[[int, int], int | None]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b if b else None, ast.Mod: lambda a, b: a % b if b else None,
+    ast.BitOr: lambda a, b: a | b, ast.BitAnd: lambda a, b: a & b}
+
+
 def _falsy(v: _V) -> bool:
     return (isinstance(v, _Num) and not v.n) or (isinstance(v, _Str) and not v.s)
 
 
+def _single_texts(args: Iterable[_VS]) -> list[str] | None:
+    """The one string each argument is, or None when one of them is not exactly one known string."""
+    out = []
+    for a in args:
+        t = _texts(a)
+        if t is None or len(t) != 1:
+            return None
+        out.append(t[0])
+    return out
+
+
 def _str_method(s: _Str, name: str, args: list[_VS]) -> _VS:
-    if name in ("encode", "decode", "strip", "rstrip", "lstrip"):
-        return _vs(_Str(s.s, s.at))
-    if name in ("upper", "lower"):
-        return _vs(_Str(s.s.upper() if name == "upper" else s.s.lower(), s.at))
-    if name == "format":
-        texts = [_texts(a) for a in args]
-        if all(t is not None and len(t) == 1 for t in texts):
-            try:
-                return _vs(_Str(s.s.format(*(t[0] for t in texts if t)), s.at))
-            except (IndexError, KeyError, ValueError):
-                return _TOP
-        return _TOP
+    """What a method of a known string gives (encode, format, join, replace ...); unknown otherwise."""
+    if name in ("encode", "decode", "strip", "rstrip", "lstrip", "upper", "lower"):
+        text = s.s.upper() if name == "upper" else s.s.lower() if name == "lower" else s.s
+        return _vs(_Str(text, s.at))
     if name == "join" and args:
-        elements = [v for v in args[0] if isinstance(v, _Seq) and v.items is not None]
-        if len(elements) == 1:
-            parts = [_texts(i) for i in elements[0].items or ()]
-            if all(p is not None and len(p) == 1 for p in parts):
-                return _vs(_Str(s.s.join(p[0] for p in parts if p), s.at))
-    if name == "replace" and len(args) >= 2:
-        a, b = _texts(args[0]), _texts(args[1])
-        if a and b and len(a) == len(b) == 1:
-            return _vs(_Str(s.s.replace(a[0], b[0]), s.at))
+        seqs = [v for v in args[0] if isinstance(v, _Seq) and v.items is not None]
+        parts = _single_texts(seqs[0].items or ()) if len(seqs) == 1 else None
+        return _vs(_Str(s.s.join(parts), s.at)) if parts is not None else _TOP
+    texts = _single_texts(args)
+    if texts is None:
+        return _TOP
+    try:
+        if name == "format":
+            return _vs(_Str(s.s.format(*texts), s.at))
+        if name == "replace" and len(texts) >= 2:
+            return _vs(_Str(s.s.replace(texts[0], texts[1]), s.at))
+    except (IndexError, KeyError, ValueError):
+        pass
     return _TOP
 
 
@@ -2264,7 +2303,7 @@ class _Facts:
             return
         names = [t.id for t in getattr(parent, "targets", ()) if isinstance(t, ast.Name)] \
             if isinstance(parent, ast.Assign) else []
-        unchecked = [f"{n} (the CUresult)" for n in names if not self.tested_after(n, scope, parent)]
+        unchecked = [f"{n} (the CUresult)" for n in names if parent is None or not self.tested_after(n, scope, parent)]
         st = _arg(r.node, 4, "")
         inner = st.args[0] if isinstance(st, ast.Call) and st.args else None
         if isinstance(inner, ast.Name) and q.status == "given" and not self.tested_after(inner.id, scope, r.node):
@@ -2358,85 +2397,62 @@ class _Facts:
         self.unit.judged += n
 
     def export_facts(self, e: _Export, stores: list[_Store]) -> None:
-        argtypes = [s for s in stores if s.kind == "argtypes" and s.where[0] == self.it.path]
-        restypes = [s for s in stores if s.kind == "restype" and s.where[0] == self.it.path]
-        calls = [s for s in stores if s.kind == "call" and s.where[0] == self.it.path]
-        takes = [s for s in stores if s.kind == "take" and s.where[0] == self.it.path]
-        fewest = min((len(c.value) for c in calls), default=None)
-        res = _union(*(s.value for s in restypes)) if restypes else None
-        plats = sorted(e.lib.platforms) if len(e.lib.platforms) else ["linux"]
-        fallback = _alternatives(e, stores)
-        where = _where(e, self.it.path, stores)
-        made = False
-        for s in argtypes:
-            for seq in s.value:
-                cts = _seq_cts(seq)
+        mine = {k: [s for s in stores if s.kind == k and s.where[0] == self.it.path]
+                for k in ("argtypes", "restype", "call", "take")}
+        res = _union(*(s.value for s in mine["restype"])) if mine["restype"] else None
+        b = _Binding(e, sorted(e.lib.platforms) or ["linux"], _alternatives(e, stores),
+                     _where(e, self.it.path, stores), min((len(c.value) for c in mine["call"]), default=None),
+                     _one_ct(res) if res is not None else None, res is not None, self.optional)
+        made = bool(mine["argtypes"]) or bool(mine["restype"])
+        for s in mine["argtypes"]:
+            for cts in (_seq_cts(seq) for seq in s.value):
                 if cts is not None:
-                    self.add_proto(e, "ctypes argtypes", s.where, cts, res, fewest, plats, fallback, where)
-                made = True
-        if not argtypes and restypes:
-            first = restypes[0]
-            self.add_proto(e, "ctypes restype", first.where, None, res, fewest, plats, fallback, where)
-            made = True
+                    self.add_proto(b, "ctypes argtypes", s.where, cts)
+        if not mine["argtypes"] and mine["restype"]:
+            self.add_proto(b, "ctypes restype", mine["restype"][0].where, None)
         declared = self.it.proto_of.get((e.name, e.lib.site, e.copy, "argtypes"))
-        for c in calls:
-            made |= self.call_proto(e, c, declared, plats, fallback, where)
-        if not made and takes:
-            t = min(takes, key=lambda s: (s.where[1], s.where[2]))
+        for c in mine["call"]:
+            made |= self.call_proto(b, c, declared)
+        if not made and mine["take"]:
+            t = min(mine["take"], key=lambda s: (s.where[1], s.where[2]))
             self.unit.py_protos.append(PyProto("attribute", t.where[1], t.where[2], export=e.name,
-                                               handle=_handle_text(e), alternatives=fallback, where=where,
-                                               optional=self.optional))
+                                               handle=_handle_text(e), alternatives=b.alternatives, where=b.where,
+                                               optional=b.optional))
 
-    def add_proto(self, e: _Export, maker: str, where: _Site, cts: tuple[_CT | None, ...] | None, res: _VS | None,
-                  fewest: int | None, plats: list[str], fallback: tuple[str, ...], text: str) -> None:
-        restype = _one_ct(res) if res is not None else None
+    def add_proto(self, b: _Binding, maker: str, where: _Site, cts: tuple[_CT | None, ...] | None) -> None:
+        """An argtypes (or restype) prototype, once per platform where its classes differ (c_long)."""
         seen: dict[tuple[Any, ...], str] = {}
-        for plat in plats:
+        for plat in b.platforms:
             args = tuple(_arg_class(c, plat) for c in cts) if cts is not None else None
             pointees = tuple(_pointee(c, plat) for c in cts) if cts is not None else ()
-            rt = _arg_class(restype, plat) if res is not None else None
+            rt = _arg_class(b.restype, plat) if b.has_restype else None
             seen.setdefault((args, pointees, rt), plat)
         longs = any(_ct_long(c) for c in cts or ())
         for (args, pointees, rt), plat in seen.items():
             self.unit.py_protos.append(PyProto(
-                maker, where[1], where[2], export=e.name, handle=_handle_text(e), args=args, restype=rt,
-                pointees=pointees, fewest_args=fewest,
-                platform=plat if len(seen) > 1 or (longs and plats == ["windows"]) else "",
-                alternatives=fallback, where=text, optional=self.optional))
+                maker, where[1], where[2], export=b.export.name, handle=_handle_text(b.export), args=args, restype=rt,
+                pointees=pointees, fewest_args=b.fewest, platform=b.platform(plat, len(seen), longs),
+                alternatives=b.alternatives, where=b.where, optional=b.optional))
 
-    def call_proto(self, e: _Export, c: _Store, declared: _VS | None, plats: list[str], fallback: tuple[str, ...],
-                   text: str) -> bool:
+    def call_proto(self, b: _Binding, c: _Store, declared: _VS | None) -> bool:
         """A call: each argument passed by its own ctypes type (no argtypes), or, where argtypes take any pointer,
-        what the pointer points to."""
-        declared_cts = None
-        if declared is not None:
-            seqs = [v for v in declared if isinstance(v, _Seq)]
-            declared_cts = _seq_cts(seqs[0]) if len(seqs) == 1 and len(declared) == 1 else None
-            if declared_cts is None:
-                return False
+        what the pointer points to. False when the call says nothing the prototype does not."""
+        declared_cts = _declared(declared)
+        if declared is not None and declared_cts is None:
+            return False
         seen: dict[tuple[Any, ...], str] = {}
-        for plat in plats:
+        for plat in b.platforms:
             args = tuple(_value_class(a, plat) for a in c.value) if declared_cts is None else None
-            pointees = tuple(self.value_pointee(a, plat, declared_cts[i] if declared_cts and i < len(declared_cts)
-                                                else None, declared_cts is not None) for i, a in enumerate(c.value))
-            if args is None and all(p is None for p in pointees):
-                continue             # with argtypes, only what an untyped pointer points to is the call's own
-            seen.setdefault((args, pointees), plat)
+            pointees = tuple(_value_pointee(a, plat, declared_cts, i) for i, a in enumerate(c.value))
+            if args is not None or any(p is not None for p in pointees):
+                seen.setdefault((args, pointees), plat)   # with argtypes, only what an untyped pointer points to
         longs = any(_is_long(v) for a in c.value for v in a)
         for (args, pointees), plat in seen.items():
             self.unit.py_protos.append(PyProto(
-                "call", c.where[1], c.where[2], export=e.name, handle=_handle_text(e), args=args, pointees=pointees,
-                platform=plat if len(seen) > 1 or (longs and plats == ["windows"]) else "", alternatives=fallback,
-                where=text, optional=self.optional))
+                "call", c.where[1], c.where[2], export=b.export.name, handle=_handle_text(b.export), args=args,
+                pointees=pointees, platform=b.platform(plat, len(seen), longs), alternatives=b.alternatives,
+                where=b.where, optional=b.optional))
         return bool(seen) or declared_cts is not None
-
-    def value_pointee(self, values: _VS, plat: str, declared: _CT | None, typed: bool) -> str | None:
-        if typed and not (declared is not None and declared.kind == "scalar" and ctypes_width(declared.name) == "ptr"):
-            return None              # a typed pointer parameter: ctypes refuses another type at the call
-        refs = [v for v in values if isinstance(v, _Ref)]
-        if len(refs) != 1 or len(values) != 1:
-            return None
-        return _width_of(refs[0].to.ct, plat)
 
     # --- cffi ---
     def cffi(self) -> None:
@@ -2462,27 +2478,36 @@ class _Facts:
 
     # --- names ---
     def names(self) -> None:
+        """Flag constants named (CE008), and suffixed driver names taken from objects that are not a handle the
+        interpreter followed (`driver.cuMemAlloc_v2`): exports named by their exported name, judged as such."""
         taken = {(p.export, p.line) for p in self.unit.py_protos}
         taken |= {(st_e.name, s.where[1]) for s in self.it.seen.stores for st_e in s.exports
                   if isinstance(st_e, _Export)}
-        seen: set[tuple[str, int]] = set()
         for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Name, ast.Attribute)):
-                nm = node.id if isinstance(node, ast.Name) else node.attr
-                if nm in FLAG_MODES and not isinstance(node.ctx, ast.Store):
-                    self.unit.flag_uses.append((nm, node.lineno, node.col_offset + 1))
-                if isinstance(node, ast.Attribute) and SUFFIXED_EXPORT_RE.match(node.attr) and \
-                        node.attr not in QUERY_APIS and (node.attr, node.lineno) not in seen | taken:
-                    seen.add((node.attr, node.lineno))
-                    self.unit.py_protos.append(PyProto("attribute", node.lineno, node.col_offset + 1,
-                                                       export=node.attr, handle=_name_of(node.value)))
-            elif isinstance(node, ast.Call) and _name_of(node.func) == "getattr" and len(node.args) >= 2:
-                s = node.args[1].value if isinstance(node.args[1], ast.Constant) else None
-                if isinstance(s, str) and SUFFIXED_EXPORT_RE.match(s) and s not in QUERY_APIS and \
-                        (s, node.lineno) not in taken | seen:
-                    seen.add((s, node.lineno))
-                    self.unit.py_protos.append(PyProto("attribute", node.args[1].lineno,
-                                                       node.args[1].col_offset + 1, export=s))
+            got = _named(node)
+            if got is None:
+                continue
+            name, at, handle = got
+            if name in FLAG_MODES and not (isinstance(node, (ast.Name, ast.Attribute)) and
+                                           isinstance(node.ctx, ast.Store)):
+                self.unit.flag_uses.append((name, at[0], at[1]))
+            elif not isinstance(node, ast.Name) and SUFFIXED_EXPORT_RE.match(name) and name not in QUERY_APIS and \
+                    (name, at[0]) not in taken:
+                taken.add((name, at[0]))
+                self.unit.py_protos.append(PyProto("attribute", at[0], at[1], export=name, handle=handle))
+
+
+def _named(node: ast.AST) -> tuple[str, tuple[int, int], str] | None:
+    """(name, where it is written, the object it is taken from) of a Name, an Attribute or a getattr's constant."""
+    if isinstance(node, ast.Name):
+        return node.id, (node.lineno, node.col_offset + 1), ""
+    if isinstance(node, ast.Attribute):
+        return node.attr, (node.lineno, node.col_offset + 1), _name_of(node.value)
+    if isinstance(node, ast.Call) and _name_of(node.func) == "getattr" and len(node.args) >= 2:
+        arg = node.args[1]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value, (arg.lineno, arg.col_offset + 1), ""
+    return None
 
 
 _TESTS = (ast.If, ast.While, ast.Assert, ast.Compare, ast.BoolOp, ast.IfExp, ast.Return, ast.Call, ast.UnaryOp,
@@ -2582,6 +2607,46 @@ def _count_bindings(sets: Iterable[frozenset[str]]) -> int:
         for name in b:
             by_name.setdefault(name, []).append(b)
     return sum(1 for b in distinct if not any(len(o) > len(b) and b < o for o in by_name[next(iter(b))]))
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """What every prototype of one export shares: the platforms its handle loads on, the exports bound with it,
+    where its name came from, the fewest arguments a call passes, its restype."""
+
+    export: _Export
+    platforms: list[str]
+    alternatives: tuple[str, ...]
+    where: str
+    fewest: int | None
+    restype: _CT | None
+    has_restype: bool
+    optional: bool
+
+    def platform(self, plat: str, variants: int, longs: bool) -> str:
+        """The platform a prototype names: when its classes differ by platform, or a Windows-only c_long."""
+        return plat if variants > 1 or (longs and self.platforms == ["windows"]) else ""
+
+
+def _declared(declared: _VS | None) -> tuple[_CT | None, ...] | None:
+    """The argtypes an export was given, when they are one known list."""
+    if declared is None or len(declared) != 1:
+        return None
+    v = next(iter(declared))
+    return _seq_cts(v) if isinstance(v, _Seq) else None
+
+
+def _value_pointee(values: _VS, plat: str, declared: tuple[_CT | None, ...] | None, i: int) -> str | None:
+    """What a call's argument points to (byref(x)), where no argtypes type the parameter as a pointer to
+    something (a typed pointer parameter: ctypes refuses another type at the call)."""
+    if declared is not None:
+        ct = declared[i] if i < len(declared) else None
+        if not (ct is not None and ct.kind == "scalar" and ctypes_width(ct.name) == "ptr"):
+            return None
+    refs = [v for v in values if isinstance(v, _Ref)]
+    if len(refs) != 1 or len(values) != 1:
+        return None
+    return _width_of(refs[0].to.ct, plat)
 
 
 def _judged_lib(e: _Export) -> bool:
@@ -2736,10 +2801,14 @@ def _cuentry_query(call: ast.Call, frame: _Frame, it: _Interp) -> Query | None:
         q.version_text = ast.unparse(ver)
         _merge_versions(q, it.eval(ver, frame))
     if method:
-        stream = call.args[2] if len(call.args) > 2 else kw.get("stream")
-        text = stream.value if isinstance(stream, ast.Constant) and isinstance(stream.value, str) else \
-            ("legacy" if fname == "call" and stream is None else None)
-        q.flags_text = f"stream={text!r}" if text else "no stream"
-        q.flags_mode = text if text in ("legacy", "per_thread") else ""
+        _cuentry_stream(q, call.args[2] if len(call.args) > 2 else kw.get("stream"), fname)
     return q
+
+
+def _cuentry_stream(q: Query, stream: ast.expr | None, method: str) -> None:
+    """The stream mode of a cuentry call: `call` defaults to legacy; `resolve` has no default."""
+    text = stream.value if isinstance(stream, ast.Constant) and isinstance(stream.value, str) else \
+        ("legacy" if method == "call" and stream is None else None)
+    q.flags_text = f"stream={text!r}" if text else "no stream"
+    q.flags_mode = text if text in ("legacy", "per_thread") else ""
 

@@ -214,17 +214,16 @@ def _version(p: _Program, parts: dict[str, object], families: tuple[str, ...], a
     v = parts["version"]
     if v == "driver":
         if api == "bindings":
-            get, pre = "driver.cuDriverGetVersion()[1]", []
             if "version-helper" in families:
                 p.defs.append("def _driver_version():\n    err, v = driver.cuDriverGetVersion()\n    return v")
                 return "_driver_version()", []
             if "version-global" in families:
                 p.defs.append("_ERR, DRIVER_VERSION = driver.cuDriverGetVersion()")
                 return "DRIVER_VERSION", []
-            return "ver", ["err, ver = driver.cuDriverGetVersion()"] if not pre else pre
+            return "ver", ["err, ver = driver.cuDriverGetVersion()"]
         if "version-helper" in families:
-            p.defs.append(f"def _driver_version(lib):\n    v = ctypes.c_int()\n"
-                          f"    lib.cuDriverGetVersion(ctypes.byref(v))\n    return v.value")
+            p.defs.append("def _driver_version(lib):\n    v = ctypes.c_int()\n"
+                          "    lib.cuDriverGetVersion(ctypes.byref(v))\n    return v.value")
             return "_driver_version(lib)", []
         if "version-global" in families:
             p.defs.append(f"_V = ctypes.c_int()\n{lib}.cuDriverGetVersion(ctypes.byref(_V))\n"
