@@ -33,7 +33,7 @@ import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..names import FLAGS
@@ -2381,22 +2381,25 @@ class _Facts:
 
     # --- ctypes exports ---
     def exports(self) -> None:
-        groups: dict[tuple[str, _Site, _Site], list[_Store]] = {}
+        groups: dict[tuple[str, _Site], list[_Store]] = {}
         for st in self.it.seen.stores:
             for e in st.exports:
                 if isinstance(e, _Export) and _judged_lib(e):
-                    groups.setdefault((e.name, e.lib.site, e.copy), []).append(st)
-        for (name, lib_site, copy), stores in groups.items():
+                    groups.setdefault((e.name, e.copy), []).append(st)
+        for (name, copy), stores in groups.items():
             mine = [x for s in stores for x in s.exports if isinstance(x, _Export) and x.name == name
-                    and x.lib.site == lib_site and x.copy == copy]
+                    and x.copy == copy]
             self.optional = all(x.optional for x in mine)
-            self.export_facts(mine[0], stores)
+            libs = {x.lib for x in mine}       # one binding that may hold either handle (a platform's branch)
+            lib = next(iter(_merge_libs([replace(x, site=_NOWHERE) for x in libs])))
+            declared = _union(*(self.it.proto_of.get((name, x.site, copy, "argtypes"), _EMPTY) for x in libs))
+            self.export_facts(replace(mine[0], lib=lib), stores, declared or None)
         n = _count_bindings(frozenset(e.name for e in st.exports if isinstance(e, _Export) and _judged_lib(e))
                             for st in self.it.seen.stores if st.where[0] == self.it.path)
         self.unit.requests += n
         self.unit.judged += n
 
-    def export_facts(self, e: _Export, stores: list[_Store]) -> None:
+    def export_facts(self, e: _Export, stores: list[_Store], declared: _VS | None) -> None:
         mine = {k: [s for s in stores if s.kind == k and s.where[0] == self.it.path]
                 for k in ("argtypes", "restype", "call", "take")}
         res = _union(*(s.value for s in mine["restype"])) if mine["restype"] else None
@@ -2410,7 +2413,6 @@ class _Facts:
                     self.add_proto(b, "ctypes argtypes", s.where, cts)
         if not mine["argtypes"] and mine["restype"]:
             self.add_proto(b, "ctypes restype", mine["restype"][0].where, None)
-        declared = self.it.proto_of.get((e.name, e.lib.site, e.copy, "argtypes"))
         for c in mine["call"]:
             made |= self.call_proto(b, c, declared)
         if not made and mine["take"]:
