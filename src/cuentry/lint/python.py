@@ -2387,17 +2387,21 @@ class _Facts:
                 if isinstance(e, _Export) and _judged_lib(e):
                     groups.setdefault((e.name, e.copy), []).append(st)
         for (name, copy), stores in groups.items():
-            mine = [x for s in stores for x in s.exports if isinstance(x, _Export) and x.name == name
-                    and x.copy == copy]
-            self.optional = all(x.optional for x in mine)
-            libs = {x.lib for x in mine}       # one binding that may hold either handle (a platform's branch)
-            lib = next(iter(_merge_libs([replace(x, site=_NOWHERE) for x in libs])))
-            declared = _union(*(self.it.proto_of.get((name, x.site, copy, "argtypes"), _EMPTY) for x in libs))
-            self.export_facts(replace(mine[0], lib=lib), stores, declared or None)
+            self.binding(name, copy, stores)
         n = _count_bindings(frozenset(e.name for e in st.exports if isinstance(e, _Export) and _judged_lib(e))
                             for st in self.it.seen.stores if st.where[0] == self.it.path)
         self.unit.requests += n
         self.unit.judged += n
+
+    def binding(self, name: str, copy: _Site, stores: list[_Store]) -> None:
+        """The prototypes of one export bound by a name that may hold either of several handles (a platform's
+        branch): one binding."""
+        mine = [x for s in stores for x in s.exports if isinstance(x, _Export) and x.name == name and x.copy == copy]
+        self.optional = all(x.optional for x in mine)
+        libs = {x.lib for x in mine}
+        lib = next(iter(_merge_libs([replace(x, site=_NOWHERE) for x in libs])))
+        declared = _union(*(self.it.proto_of.get((name, x.site, copy, "argtypes"), _EMPTY) for x in libs))
+        self.export_facts(replace(mine[0], lib=lib), stores, declared or None)
 
     def export_facts(self, e: _Export, stores: list[_Store], declared: _VS | None) -> None:
         mine = {k: [s for s in stores if s.kind == k and s.where[0] == self.it.path]
