@@ -433,3 +433,26 @@ def test_any_sequence_of_loader_statements_is_judged_without_raising(stmts: list
     src = "import ctypes\n" + "\n".join(stmts) + "\n"
     got, unit = lint_text(src, "gen.py")
     assert not unit.problem and all(f.line >= 1 for f in got)
+
+
+def test_properties_repeated_lists_objects_passed_by_value_and_min_of_versions() -> None:
+    src = '''
+    import ctypes
+    class Driver:
+        def __init__(self):
+            self._h = ctypes.CDLL("libcuda.so.1")
+        @property
+        def lib(self):
+            return self._h
+        def bind(self):
+            f = self.lib.cuMemGetInfo
+            f.argtypes = [ctypes.POINTER(ctypes.c_size_t)] * 2
+            v = ctypes.c_int()
+            self.lib.cuDriverGetVersion(ctypes.byref(v))
+            p, st = ctypes.c_void_p(), ctypes.c_int()
+            sym = ctypes.c_char_p(b"cuMemAlloc")
+            rc = self.lib.cuGetProcAddress_v2(sym, ctypes.byref(p), min(v.value, 12000), 1, ctypes.byref(st))
+            if rc or st.value:
+                raise OSError(rc)
+    '''
+    assert findings(src) == [(11, "CE011", "error"), (16, "CE001", "error")]

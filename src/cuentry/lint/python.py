@@ -1096,6 +1096,8 @@ class _Interp:
 
     def bind_method(self, v: _V, obj: _Inst | _Cls) -> _VS:
         if isinstance(v, _Func) and isinstance(v.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(obj, _Inst) and _is_property(v.node):
+                return self.call_function(v, [], {}, None, None, _vs(obj))     # a property: what it returns
             if self.is_static(v.node) and not self.is_classmethod(v.node):
                 return _vs(v)
             if self.is_classmethod(v.node):
@@ -1174,6 +1176,9 @@ class _Interp:
             arrays = [_CT("array", "", v) for v in left if isinstance(v, _CT)]
             if arrays:
                 return frozenset(arrays)
+            repeated = _repeat(left, right)
+            if repeated is not None:
+                return repeated
         nums = _arith(op, left, right)
         return nums if nums is not None else _TOP
 
@@ -1744,13 +1749,20 @@ class _Interp:
     def request_ctypes(self, api: str, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
         """A call of the ctypes export of cuGetProcAddress(_v2) / cudaGetDriverEntryPoint(ByVersion)."""
         roles = _ctypes_roles(api, len(args))
-        get = {r: (args[i] if i < len(args) else None) for r, i in roles.items()}
+        get = {r: (self.contents(args[i]) if i < len(args) else None) for r, i in roles.items()}
         idx = self.record_request(api, node, frame, get.get("symbol") or _TOP, get.get("version"),
                                   get.get("flags"), _status_of(get, roles), "ctypes")
         for r in get.get("pfn") or _EMPTY:
             if isinstance(r, _Ref):
                 self.heap[r.to.site] = _union(self.heap.get(r.to.site, _EMPTY), _vs(_ProcPtr(idx)))
         return _TOP
+
+    def contents(self, values: _VS) -> _VS:
+        """A ctypes object passed by value stands for what it holds (`c_char_p(b"cuX")`, `c_int(3020)`)."""
+        if not any(isinstance(v, _Obj) and v.ct.kind == "scalar" for v in values):
+            return values
+        return _union(*(self.heap.get(v.site, _TOP) if isinstance(v, _Obj) and v.ct.kind == "scalar" else _vs(v)
+                        for v in values))
 
     def call_bindings(self, name: str, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
         """A function of cuda.bindings (or cuda-python's cuda.cuda): results come back in a tuple."""
@@ -2180,6 +2192,8 @@ _EXPRESSIONS: dict[type, Callable[..., _VS]] = {
     ast.Compare: _Interp.e_other, ast.UnaryOp: _Interp.e_other,
 }
 _BUILTIN_CALLS: dict[str, Callable[..., _VS]] = {
+    "min": lambda self, args, kwargs, node, frame: _minmax(min, args),
+    "max": lambda self, args, kwargs, node, frame: _minmax(max, args),
     "getattr": _Interp.b_getattr, "setattr": _Interp.b_setattr, "ctypes.util.find_library": _Interp.b_find_library,
     "os.path.join": _Interp.b_join, "str": _Interp.b_str, "bytes": _Interp.b_identity, "int": _Interp.b_identity,
     "list": _Interp.b_seq, "tuple": _Interp.b_seq, "sorted": _Interp.b_seq, "dict": _Interp.b_dict,
@@ -2582,6 +2596,32 @@ def _merge_versions(q: Query, values: _VS) -> None:
 def _decorated(c: _V) -> bool:
     fn = c.func if isinstance(c, _Bound) else c
     return isinstance(fn, _Func) and bool(getattr(fn.node, "decorator_list", ()))
+
+
+def _minmax(pick: Callable[[list[int]], int], args: list[_VS]) -> _VS:
+    """min/max of versions: a driver's version among them keeps the result the driver's (what it binds depends on
+    the driver); of known integers, the one picked."""
+    versions = frozenset(v for a in args for v in a if isinstance(v, _Ver))
+    if versions:
+        return versions
+    ints = [_ints(a) for a in args]
+    if len(args) > 1 and all(i is not None and len(i) == 1 for i in ints):
+        return _vs(_Num(pick([i[0] for i in ints if i])))
+    return _TOP
+
+
+def _is_property(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(_name_of(d) in ("property", "cached_property") for d in fn.decorator_list)
+
+
+def _repeat(left: _VS, right: _VS) -> _VS | None:
+    """`[T] * n` with a known sequence and count: the items repeated."""
+    counts = _ints(right)
+    seqs = [v for v in left if isinstance(v, _Seq) and v.items is not None]
+    if counts is None or len(counts) != 1 or len(seqs) != 1 or len(left) != 1 or not 0 <= counts[0] <= _UNROLL:
+        return None
+    items = (seqs[0].items or ()) * counts[0]
+    return _vs(_Seq(items, seqs[0].elems if items else _EMPTY))
 
 
 def _ct_long(ct: _CT | None) -> bool:
