@@ -1528,8 +1528,6 @@ class _Interp:
             return self.load(name, args, kwargs, node, frame)
         if name.startswith("bindings."):
             return self.call_bindings(name[len("bindings."):], args, kwargs, node, frame)
-        if name in _CT_FACTORIES:
-            return _vs(_CT_FACTORIES[name])
         return _TOP
 
     def load(self, name: str, args: list[_VS], kwargs: dict[str, _VS], node: ast.Call, frame: _Frame) -> _VS:
@@ -1830,7 +1828,6 @@ _CT_NAMES = (*("c_void_p", "c_char_p", "c_wchar_p", "py_object", "c_char", "c_by
                "c_bool", "c_short", "c_ushort", "c_int16", "c_uint16", "c_int", "c_uint", "c_int32", "c_uint32",
                "c_wchar", "c_longlong", "c_ulonglong", "c_int64", "c_uint64", "c_size_t", "c_ssize_t", "c_float",
                "c_double", "c_longdouble", "c_long", "c_ulong", "c_voidp"),)
-_CT_FACTORIES: dict[str, _CT] = {}
 
 
 def _ctypes_attr(attr: str) -> _VS:
