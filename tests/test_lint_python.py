@@ -453,3 +453,25 @@ def test_properties_repeated_lists_objects_passed_by_value_and_min_of_versions()
                 raise OSError(rc)
     '''
     assert findings(src) == [(11, "CE011", "error"), (16, "CE001", "error")]
+
+
+def test_what_an_imported_module_does_is_its_own_finding_unless_this_file_names_it(tmp_path: Path) -> None:
+    """A request made in an imported module (its symbol and pin written there) is that module's finding, not its
+    callers'; a wrapper there called here with the symbol is reported here, where the symbol is written."""
+    (tmp_path / "dma.py").write_text(textwrap.dedent('''
+        from cuda.bindings import driver
+        def resolve():
+            err, ver = driver.cuDriverGetVersion()
+            err, ptr, st = driver.cuGetProcAddress(b"cuMemcpyBatchAsync", ver, 1)
+            assert not err and not st
+            return ptr
+        def get(name, version):
+            err, ptr, st = driver.cuGetProcAddress(name, version, 1)
+            assert not err and not st
+            return ptr
+        '''))
+    (tmp_path / "user.py").write_text("from cuda.bindings import driver\nfrom dma import resolve, get\n"
+                                      "resolve()\nget(b'cuMemAlloc_v2', 3020)\n")
+    rep = lint_paths([str(tmp_path)])
+    assert sorted((Path(f.path).name, f.line, f.code) for f in rep.findings) == [
+        ("dma.py", 5, "CE001"), ("user.py", 4, "CE003")]

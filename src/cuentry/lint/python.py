@@ -929,7 +929,7 @@ class _Interp:
             key = (e.name, e.lib.site, e.copy, attr)
             self.proto_of[key] = _union(self.proto_of.get(key, _EMPTY), value)
         if self.recording:
-            self.seen.stores.append(_Store(attr, self.report_site(stmt, frame), frozenset(exports), value))
+            self.seen.stores.append(_Store(attr, self.report_site(stmt, frame, exports), frozenset(exports), value))
 
     def store_item(self, target: ast.Subscript, value: _VS, frame: _Frame, env: dict[str, _VS]) -> None:
         """`d[k] = v` on a name or attribute bound to a dictionary: that name now holds the dictionary with k."""
@@ -1078,7 +1078,7 @@ class _Interp:
 
     def taken(self, e: _Export, node: ast.AST | None, frame: _Frame | None) -> None:
         if self.recording and frame is not None and node is not None and hasattr(node, "lineno"):
-            self.seen.stores.append(_Store("take", self.report_site(node, frame), _vs(e), None))
+            self.seen.stores.append(_Store("take", self.report_site(node, frame, _vs(e)), _vs(e), None))
 
     def class_attr(self, obj: _Inst | _Cls, attr: str) -> _VS:
         seen: set[ast.ClassDef] = set()
@@ -1741,7 +1741,7 @@ class _Interp:
         if e.name in QUERY_APIS and e.lib.cuda is not False:
             return self.request_ctypes(e.name, args, node, frame)
         if self.recording and not rest and (e.lib.cuda or (e.lib.cuda is None and _DRIVER_NAME.match(e.name))):
-            self.seen.stores.append(_Store("call", self.report_site(node, frame), _vs(e), list(args)))
+            self.seen.stores.append(_Store("call", self.report_site(node, frame, _vs(e)), _vs(e), list(args)))
         return _TOP
 
     def request_ctypes(self, api: str, args: list[_VS], node: ast.Call, frame: _Frame) -> _VS:
@@ -1789,21 +1789,20 @@ class _Interp:
         return len(self.seen.requests) - 1
 
     # --- where things are reported ---
-    def report_site(self, node: ast.AST, frame: _Frame, symbol: _VS = _EMPTY) -> _Site:
-        """Where an observation is reported in the linted file: the node itself when it is there; else the call of
-        this file that led to it. A request is reported at the outermost call whose arguments hold the literal of
-        its symbol (the call of a wrapper), when there is one."""
-        here = self.site(node, frame)
-        origins = {v.at for v in symbol if isinstance(v, _Str) and v.at[0] == self.path}
+    def report_site(self, node: ast.AST, frame: _Frame, named: frozenset[_V] = _EMPTY) -> _Site:
+        """Where an observation is reported: at the outermost call of the linted file whose arguments hold the
+        literal that names it (a symbol, an export: the call of a wrapper), else at the node itself. What happens
+        in a module the file imports is reported here only through such a call (the name written here); else it
+        is that module's own finding."""
+        origins = {v.at for v in named if isinstance(v, (_Str, _Export)) and v.at[0] == self.path}
+        best = self.site(node, frame)
         f: _Frame | None = frame
-        best: _Site | None = here if frame.mod.index == 0 else None
         while f is not None:
-            if f.call is not None and f.parent is not None and f.parent.mod.index == 0:
-                call_site = self.site(f.call, f.parent)
-                if best is None or any(_inside(o, f.call) for o in origins):
-                    best = call_site
+            if f.call is not None and f.parent is not None and f.parent.mod.index == 0 and \
+                    any(_inside(o, f.call) for o in origins):
+                best = self.site(f.call, f.parent)
             f = f.parent
-        return best if best is not None else here
+        return best
 
     def via(self, frame: _Frame, where: _Site) -> str:
         """The functions between the call reported (`where`) and the request: the wrappers it goes through."""
