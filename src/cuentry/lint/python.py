@@ -1342,7 +1342,7 @@ class _Interp:
         if not self.recording or frame.mod.index != 0 or not _DRIVER_NAME.match(name):
             return
         if any(isinstance(c, _Export) for c in callee) or all(
-                isinstance(c, (_Builtin, _Method)) or (isinstance(c, (_Func, _Bound)) and not _decorated(c))
+                isinstance(c, (_Builtin, _Method, _Cls, _CT)) or (isinstance(c, (_Func, _Bound)) and not _decorated(c))
                 for c in callee):
             return
         self.seen.unjudged.append((node.lineno, f"a call of {name} through a value the linter cannot follow "
