@@ -1,7 +1,9 @@
 """What a generated C/C++ loader header costs the build (issue 31.3), against baselines of the same run.
 
 * include: a file that only includes a 500-entry header (``-fsyntax-only``), against an empty file;
-  C and C++ (the C++ layer included, as every C++ includer gets it). Goal: at most 20 ms more.
+  C and C++ (the C++ layer included, as every C++ includer gets it). Goal: at most 20 ms more. With a CUDA
+  include directory (``--cuda-include``): C++ after the file's own ``#include <cuda.h>`` against that file
+  alone, and C++ with cuda.h on the include path (the header includes it itself) against an empty file.
 * python: ``import`` of a generated 500-entry Python module (its .pyc written, as an install has it),
   against bare ``python -c pass`` (wall time, median). Goal: at most 20 ms more.
 * implementation: the file that defines ``<NAME>_IMPLEMENTATION`` (``-c -O2``), against a hand-written
@@ -116,6 +118,8 @@ def main() -> None:
     ap.add_argument("--cc", default="gcc")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cuda-include", default="/usr/local/cuda-13.0/include",
+                    help="a CUDA include directory for the C++ cases with cuda.h (skipped where it has none)")
     args = ap.parse_args()
     d = Path(tempfile.mkdtemp(prefix="cuentry-bench-generate-"))
     text = generate_c(manifest.loads(_manifest(args.entries)))
@@ -126,14 +130,21 @@ def main() -> None:
         "impl.c": '#define BIG_IMPLEMENTATION\n#include "big.h"\n', "impl.cpp": '#define BIG_IMPLEMENTATION\n#include "big.h"\n',
         "hand.c": _hand_written(text, args.entries), "hand.cpp": _hand_written(text, args.entries),
     }
+    cuda = Path(args.cuda_include)
+    if (cuda / "cuda.h").is_file():  # C++ with cuda.h on the include path: the header includes it itself
+        files.update({"cuda.cpp": "#include <cuda.h>\n", "cuda_include.cpp": '#include <cuda.h>\n#include "big.h"\n'})
     for name, body in files.items():
         (d / name).write_text(body)
     cases: dict[str, list[str]] = {}
     for name in files:
         cc = args.cc if name.endswith(".c") else args.cxx
         std = "-std=c99" if name.endswith(".c") else "-std=c++17"
-        mode = ["-fsyntax-only"] if name.startswith(("empty", "include")) else ["-c", "-O2", "-o", str(d / "x.o")]
+        mode = ["-fsyntax-only"] if name.startswith(("empty", "include", "cuda")) else ["-c", "-O2", "-o", str(d / "x.o")]
         cases[name] = [cc, std, f"-I{d}", *mode, str(d / name)]
+        if name.startswith("cuda"):
+            cases[name].insert(3, f"-I{cuda}")
+            cases["include_path.cpp"] = [args.cxx, "-std=c++17", f"-I{d}", f"-I{cuda}", "-fsyntax-only",
+                                         str(d / "include.cpp")]
     for cmd in cases.values():  # warm the caches once; a broken case fails here
         subprocess.run(cmd, check=True)
     times: dict[str, list[float]] = {k: [] for k in cases}
@@ -146,14 +157,25 @@ def main() -> None:
         "entries": args.entries, "runs": args.runs, "ms": {k: round(v, 1) for k, v in ms.items()},
         "include_over_empty_ms": {"c": round(ms["include.c"] - ms["empty.c"], 1),
                                   "c++": round(ms["include.cpp"] - ms["empty.cpp"], 1)},
+        "include_over_empty_ratio": {"c": round(ms["include.c"] / ms["empty.c"], 2),
+                                     "c++": round(ms["include.cpp"] / ms["empty.cpp"], 2)},
         "impl_over_hand": {"c": round(ms["impl.c"] / ms["hand.c"], 2), "c++": round(ms["impl.cpp"] / ms["hand.cpp"], 2)},
         "python_import_ms": round(imported, 1), "python_bare_ms": round(bare, 1),
         "python_import_over_bare_ms": round(imported - bare, 1),
     }
+    if "cuda.cpp" in ms:
+        out["cxx_cuda_h"] = {"after_cuda_h_over_cuda_h_ms": round(ms["cuda_include.cpp"] - ms["cuda.cpp"], 1),
+                             "on_include_path_over_empty_ms": round(ms["include_path.cpp"] - ms["empty.cpp"], 1),
+                             "cuda_h_over_empty_ms": round(ms["cuda.cpp"] - ms["empty.cpp"], 1)}
     if args.json:
         print(json.dumps(out, indent=2))
         return
     print(f"{args.entries}-entry header, median of {args.runs} runs ({args.cc}/{args.cxx})")
+    if "cxx_cuda_h" in out:
+        x = out["cxx_cuda_h"]
+        print(f"  c++  after the file's own cuda.h: +{x['after_cuda_h_over_cuda_h_ms']:.1f} ms over cuda.h alone; "
+              f"cuda.h on the include path, not included by the file: +{x['on_include_path_over_empty_ms']:.1f} ms "
+              f"(cuda.h itself: +{x['cuda_h_over_empty_ms']:.1f} ms)")
     for lang in ("c", "c++"):
         ext = "c" if lang == "c" else "cpp"
         print(f"  {lang:4} include only: {ms['include.' + ext]:6.1f} ms, empty file {ms['empty.' + ext]:6.1f} ms: "

@@ -113,3 +113,23 @@ def test_static_regeneration_and_errors(tmp_path: Path) -> None:
     proc = subprocess.run([cmake, "--build", str(build)], capture_output=True, text=True, check=False, timeout=300)
     assert proc.returncode != 0
     assert f"{src / 'driver.toml'}:5:3: entry 'cuNope@2000'" in proc.stdout + proc.stderr
+
+
+def test_static_takes_the_default_name_without_a_name_line(tmp_path: Path) -> None:
+    """A manifest without name = "..." (the format allows it: the name is the file's stem): STATIC defines
+    <STEM>_STATIC, as `cuentry generate` names the table (issue 40); main failed at configure."""
+    src, build = tmp_path / "src", tmp_path / "build"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(_STATIC_PROJECT.replace("driver.toml", "gpudrv.toml"))
+    (src / "app.c").write_text('#include "gpudrv.h"\n'
+                               'int main(void) { struct gpudrv_table t; return gpudrv_load(&t) == GPUDRV_ERR_LAYOUT; }\n')
+    (src / "gpudrv.toml").write_text(_DRIVER.replace('name = "fw"\n', "# no name: the file's stem\n"))
+    cmake = shutil.which("cmake")
+    assert cmake is not None
+    _run([cmake, "-S", str(src), "-B", str(build), f"-DPython3_EXECUTABLE={sys.executable}"])
+    built = _run([cmake, "--build", str(build)]).stdout
+    assert "Linking C executable app" in built, built   # links only with GPUDRV_STATIC (header-only mode)
+    # a name = line under [table] wins, in any quoting, and a changed manifest configures again
+    (src / "gpudrv.toml").write_text(_DRIVER.replace('name = "fw"', "name = 'gpudrv'"))
+    again = _run([cmake, "--build", str(build)]).stdout
+    assert "generating gpudrv.h" in again, again

@@ -490,11 +490,12 @@ int main(void) {
 @pytest.mark.parametrize("impl", ["c++", "c"])
 def test_default_checks(hdrs: Path, tmp_path: Path, fake: dict[str, str], impl: str) -> None:
     """Without a check hook: C++'s require()/ACME_CALL_CHECK throw a std::exception naming the entry, the
-    CUresult and the call site where the implementation file is C++, and abort where it is C; C's
-    ACME_CALL_CHECK writes the message to stderr and returns the result (an unresolved entry: not called)."""
+    CUresult and the call site where the implementation file is C++ and asks for exceptions (ACME_EXCEPTIONS),
+    and abort where it is C (or does not ask: tests/test_generate_failures.py); C's ACME_CALL_CHECK writes the
+    message to stderr and returns the result (an unresolved entry: not called)."""
     (tmp_path / "use.cpp").write_text(_DEFAULT_CHECK)
     if impl == "c++":
-        (tmp_path / "impl.cpp").write_text('#define ACME_IMPLEMENTATION\n#include "acme.h"\n')
+        (tmp_path / "impl.cpp").write_text('#define ACME_EXCEPTIONS\n#define ACME_IMPLEMENTATION\n#include "acme.h"\n')
         objs = [str(tmp_path / "impl.cpp")]
     else:
         (tmp_path / "impl.c").write_text('#define ACME_IMPLEMENTATION\n#include "acme.h"\n')

@@ -137,10 +137,13 @@ def test_generated_headers_declare_the_toolkit() -> None:
     h12, h13 = cuda_h(cat, "12.4"), cuda_h(cat, "13.0")
     assert "#define CUDA_VERSION 12040" in h12 and "#define CUDA_VERSION 13000" in h13
     assert "#define cuMemAlloc cuMemAlloc_v2" in h12
-    assert "#define cuCtxCreate cuCtxCreate_v3" in h12 and "#define cuCtxCreate cuCtxCreate_v4" in h13
+    # as the real headers: 12.x cuda.h keeps cuCtxCreate the 3020 ABI (cuCtxCreate_v3 is a function of its own),
+    # while its cudaTypedefs.h makes PFN_cuCtxCreate the 11040 one; 13.0 renames cuCtxCreate to cuCtxCreate_v4
+    assert "#define cuCtxCreate cuCtxCreate_v2" in h12 and "#define cuCtxCreate cuCtxCreate_v4" in h13
     assert "CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1" in h12
     t = typedefs_h(cat, "12.4")
     assert "PFN_cuMemAlloc_v3020" in t and "#define PFN_cuMemAlloc PFN_cuMemAlloc_v3020" in t
+    assert "#define PFN_cuCtxCreate PFN_cuCtxCreate_v11040" in t
     assert toolkit_version("12.4") == 12040
     from cuentry.errors import UsageError
 
@@ -164,15 +167,16 @@ def test_generated_headers_parse_cleanly_in_c_and_cpp(tmp_path: Path) -> None:
 
 
 def test_toolkit_choice_changes_what_decltype_binds(tmp_path: Path) -> None:
-    """cuCtxCreate is cuCtxCreate_v3 (11040) in 12.4's cuda.h and cuCtxCreate_v4 (12050) in 13.0's."""
+    """cuCtxCreate is cuCtxCreate_v2 (3020) in 12.4's cuda.h and cuCtxCreate_v4 (12050) in 13.0's (as the real
+    headers have it: the catalog's per-release facts)."""
     _clang()
     src = ('#include <cuda.h>\nint f() { decltype(&cuCtxCreate) p = nullptr; CUdriverProcAddressQueryResult q;\n'
-           'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
+           'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) '
            'return 1; return 0; }\n')
     f12, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="12.4"))
     f13, _ = lint_text(src, str(tmp_path / "f.cpp"), settings=Settings(engine="clang", toolkit="13.0"))
-    # 11040 is what 12.4's decltype names, but 12.5+ headers name cuCtxCreate_v4: an error in a supported build
-    assert [f.code for f in f12] == ["CE002"] and f12[0].severity == "warning" and "12.5+" in f12[0].message
+    # 3020 is what 12.4's decltype names, but 13.0+ headers name cuCtxCreate_v4: an error in a supported build
+    assert [f.code for f in f12] == ["CE002"] and f12[0].severity == "warning" and "13.0+" in f12[0].message
     assert [f.code for f in f13] == ["CE002"] and f13[0].severity == "error"
     assert "CUDA 13.0" in f13[0].headers and "12050" in f13[0].message
 

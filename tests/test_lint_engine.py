@@ -277,7 +277,8 @@ def test_min_driver_is_the_manifest_floor(tmp_path: Path) -> None:
     assert "minimum driver for the pins found: 10.1 (10010)" in out and "3020  cuCtxCreate (asked at 12050, 3020)" in out
     doc = json.loads(_cli("lint", "--json", str(tmp_path / "loader.c"))[1])
     assert doc["min_driver"] == 10010
-    assert {"symbol": "cuCtxCreate", "asked_at": [3020, 12050], "required": True} in doc["chains"]
+    assert {"symbol": "cuCtxCreate", "asked_at": [3020, 12050], "pin": 3020, "required": True} in doc["chains"]
+    assert "pins" not in doc                 # one shape per key across the reports: lint's pins are chains[].pin
 
 
 def test_a_large_file_is_judged_by_libclang_whole(tmp_path: Path) -> None:

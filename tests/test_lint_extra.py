@@ -4,6 +4,7 @@ without the extra says in one line how to get it (exit 2), and Python files stil
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -74,21 +75,41 @@ def test_lint_without_the_extra(tmp_path: Path) -> None:
     (tmp_path / "loader.py").write_text('from ctypes import CDLL, POINTER, c_size_t, c_uint64\nlib = CDLL("libcuda.so.1")\n'
                                         'alloc = lib.cuMemAlloc\nalloc.argtypes = [POINTER(c_uint64), c_size_t]\n')
     got = _child(f"""
-        import sys
+        import os, sys
         from cuentry.cli import main
         rc_c = main(["lint", {str(tmp_path / "loader.cpp")!r}])
-        rc_dir = main(["lint", {str(tmp_path)!r}])
+        rc_dir = main(["lint", "--json", {str(tmp_path)!r}], stdout=open(os.devnull, "w"))
         print("RC", rc_c, rc_dir, file=sys.stderr)
         rc_py = main(["lint", "--json", {str(tmp_path / "loader.py")!r}])
         print("RC", rc_py, file=sys.stderr)
     """)
     assert got.returncode == 0, got.stderr
     errs = got.stderr.strip().splitlines()
-    assert errs[-2:] == ["RC 2 2", "RC 1"], got.stderr
+    assert errs[-2:] == ["RC 2 1", "RC 1"], got.stderr       # a directory: its Python files linted, its C ones not
     lines = [e for e in errs if not e.startswith("RC")]
-    assert len(lines) == 2 and all("pip install 'cuentry[lint]'" in e for e in lines)   # one line each time
+    assert len(lines) == 1 and "pip install 'cuentry[lint]'" in lines[0]                 # one line
     doc = json.loads(got.stdout)
     assert [f["code"] for f in doc["findings"]] == ["CE011"]                              # Python still linted
+
+
+def test_a_directory_without_the_extra_lints_its_python_and_names_the_c_files_in_one_line(tmp_path: Path) -> None:
+    """Issue 41: on the core install, `cuentry lint src/` lints the Python files and says in one line that the
+    C-family files need the extra (they are not linted: exit 1 as for any file not linted)."""
+    (tmp_path / "a.cpp").write_text('#include <cuda.h>\nvoid f(void **p) { cuGetProcAddress("cuInit", p, 2000, 0, 0); }\n')
+    (tmp_path / "b.cu").write_text("int x;\n")
+    (tmp_path / "loader.py").write_text('from ctypes import CDLL, POINTER, c_size_t, c_uint64\nlib = CDLL("libcuda.so.1")\n'
+                                        'alloc = lib.cuMemAlloc\nalloc.argtypes = [POINTER(c_uint64), c_size_t]\n')
+    got = _child(f"""
+        import sys
+        from cuentry.cli import main
+        print("RC", main(["lint", {str(tmp_path)!r}]), file=sys.stderr)
+    """)
+    assert got.returncode == 0, got.stderr
+    assert got.stderr.strip().splitlines()[-1] == "RC 1", got.stderr
+    lines = [ln for ln in (got.stdout + got.stderr).splitlines() if "cuentry[lint]" in ln]
+    assert len(lines) == 1 and re.match(r"2 files not linted \(.*a\.cpp, .*b\.cu\): linting C, C\+\+ and CUDA files needs "
+                                        r"the lint extra", lines[0]), got.stdout + got.stderr
+    assert "loader.py:3:9: CE011 " in got.stdout, got.stdout     # the Python file is linted
 
 
 def test_the_library_api_says_the_same() -> None:

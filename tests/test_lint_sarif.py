@@ -31,7 +31,8 @@ def test_corpus_sarif_is_valid_with_fingerprints_help_artifacts_invocations() ->
     run = doc["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == [r.code for r in RULES]
-    assert all(r["help"]["text"] and r["helpUri"].endswith(r["id"].lower()) for r in rules)
+    assert all(r["help"]["text"] and r["helpUri"] == f"https://cuentry.github.io/cuentry/0.1/rules/{r['id'].lower()}/"
+               for r in rules)
     assert len(run["results"]) == len(rep.findings)
     prints = [r["partialFingerprints"]["cuentryFindingHash/v1"] for r in run["results"]]
     assert len(set(prints)) == len(prints)

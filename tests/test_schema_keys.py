@@ -14,9 +14,7 @@ from typing import Any
 SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 
 # key: why it still has more than one shape, and whose command converts it.
-PENDING: dict[str, str] = {
-    "pins": "generate's entries[].pins is an array of pins, lint's pins an object (by version): rename lint's",
-}
+PENDING: dict[str, str] = {}
 
 # Keys whose shape is decided (GUIDE.md): each must have exactly this shape wherever it appears.
 DECIDED = {

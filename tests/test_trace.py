@@ -291,6 +291,68 @@ def test_a_full_record_file_counts_what_it_drops(req: str, lib: str, tmp_path: P
     assert rep.dropped == 101      # 100 more versions, and the program's dlsym of the getter
 
 
+def test_ten_thousand_distinct_requests_are_all_recorded(req: str, lib: str, tmp_path: Path) -> None:
+    """Issue 42: a program that asks for 10,000 distinct requests (misspelled names among them, the slowest
+    to judge) has every one in the report, none dropped."""
+    from cuentry.catalog import catalog
+
+    syms = catalog().symbols()
+    lines = [f"{syms[i % len(syms)]}{'' if i % 2 else 'X'} {1000 + i} {i % 3}" for i in range(10_000)]
+    queries = tmp_path / "q.txt"
+    queries.write_text("\n".join(lines) + "\n")
+    rep = run(req, lib, f"file:{queries}")
+    got = seen(rep)
+    assert rep.exit_code == 7 and rep.dropped == 0 and not rep.incomplete
+    assert len(got) == 10_000 and sum(r.count for r in got.values()) == 10_000
+    assert {f.code for f in rep.findings} >= {"CT001", "CT002", "CT003"}
+
+
+def test_fallbacks_are_the_first_later_success_below() -> None:
+    """`audit.fallbacks` (read in n log n) answers as its definition does, on made-up request sequences."""
+    import random
+
+    def by_definition(reqs: list[tuple[str, int | None, bool]]) -> dict[int, int]:
+        out = {}
+        for i, (sym, ver, ok) in enumerate(reqs):
+            if ok or ver is None:
+                continue
+            for sym2, ver2, ok2 in reqs[i + 1:]:
+                if ok2 and sym2 == sym and ver2 is not None and 0 < ver2 < ver:
+                    out[i] = ver2
+                    break
+        return out
+
+    rnd = random.Random(42)
+    for _ in range(2000):
+        reqs = [(rnd.choice("abc"), rnd.choice([None, -1, 0, 1, 2, 3, 5, 8, 13]), rnd.random() < 0.5)
+                for _ in range(rnd.randint(0, 40))]
+        assert audit.fallbacks(reqs) == by_definition(reqs), reqs
+
+
+def test_close_names_are_difflibs_answers() -> None:
+    """The catalog's suggestions of a similar name (indexed, for traces of thousands of unknown names) are
+    `difflib.get_close_matches`'s, name for name and in the same order."""
+    import difflib
+    import random
+
+    from cuentry.catalog import catalog
+
+    cat = catalog()
+    names = list(cat.symbols())
+    rnd = random.Random(7)
+    words = list(names) + ["", "c", "cu", "\xff\u00e9", "cuMemAlloc_v2", "CUMEMALLOC"]
+    for i in range(1500):
+        s = rnd.choice(names)
+        words.append(rnd.choice([s + str(i), s[:-1] + rnd.choice("aXz_"), "".join(rnd.sample(s, len(s))),
+                                 s[:rnd.randint(0, len(s))], s[1:], s.lower(),
+                                 "".join(rnd.choice("cuMemAlocGrphxyz_0123") for _ in range(rnd.randint(1, 40)))]))
+    for w in words:
+        got = [x.symbol for x in cat.suggest(w) if x.reason == "similar name"]
+        want = difflib.get_close_matches(w, list(cat._raw), n=3, cutoff=0.75) if not [
+            x for x in cat.suggest(w) if x.reason != "similar name"] else []
+        assert got == want, w
+
+
 def test_runtime_api_attributed_to_its_caller_and_the_runtime_table_reported(req: str, lib: str,
                                                                             tmp_path: Path) -> None:
     rt = tmp_path / "libcudart.so.99"

@@ -7,6 +7,9 @@
 * on_page_markdown: replace ``<!-- cuentry-help: COMMAND -->`` with that
   command's ``--help`` text, taken from the installed cuentry's parser, so the
   commands page cannot drift from the code. An unknown command fails the build.
+* on_files / on_config: one page per lint rule (``rules/ce001.md`` ...) and their
+  index, written from the rules' own definitions (``cuentry.lint.rules.page``, what
+  ``cuentry lint --explain`` prints), under "Lint rules" in the nav.
 """
 
 from __future__ import annotations
@@ -44,10 +47,53 @@ def _prune(items: list[Any], docs_dir: str, dropped: list[str]) -> list[Any]:
 def on_config(config: Any) -> Any:
     dropped: list[str] = []
     if config.get("nav"):
-        config["nav"] = _prune(list(config["nav"]), config["docs_dir"], dropped)
+        config["nav"] = _rules_nav(_prune(list(config["nav"]), config["docs_dir"], dropped))
     if dropped:
         log.info("cuentry docs: not in this tree yet, left out of the nav: %s", ", ".join(dropped))
     return config
+
+
+_LINT_PAGE = "lint.md"
+
+
+def rule_pages() -> dict[str, str]:
+    """Each rule's page (``rules/ce001.md``: what it finds, why, examples, its fix) and their index, from
+    the rules' definitions."""
+    from cuentry.lint.rules import RULES, page
+
+    pages = {f"rules/{r.code.lower()}.md": page(r) for r in RULES}
+    rows = "\n".join(f"| [{r.code}]({r.code.lower()}.md) | {r.name} | {r.summary} | "
+                      f"{'yes' if r.fix is not None else 'no'} |" for r in RULES)
+    pages["rules/index.md"] = ("# Lint rules\n\nEach rule of `cuentry lint`, one page each (`cuentry lint --explain "
+                               "CODE` prints the same). The linter itself: [its reference](../lint.md).\n\n"
+                               "| code | name | finds | fix |\n|---|---|---|---|\n" + rows + "\n")
+    return pages
+
+
+def _rules_nav(items: list[Any]) -> list[Any]:
+    """The nav with the rule pages under the entry of the lint reference (it becomes a section: the
+    reference, the index, then one page per rule)."""
+    from cuentry.lint.rules import RULES
+
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, dict):
+            (title, value), = item.items()
+            if value == _LINT_PAGE:
+                item = {title: [_LINT_PAGE, {"All rules": "rules/index.md"},
+                                *({f"{r.code} {r.name}": f"rules/{r.code.lower()}.md"} for r in RULES)]}
+            elif isinstance(value, list):
+                item = {title: _rules_nav(value)}
+        out.append(item)
+    return out
+
+
+def on_files(files: Any, config: Any) -> Any:
+    from mkdocs.structure.files import File
+
+    for path, text in rule_pages().items():
+        files.append(File.generated(config, path, content=text))
+    return files
 
 
 _HELP = re.compile(r"<!-- cuentry-help: ([a-z-]+) -->")

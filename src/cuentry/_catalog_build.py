@@ -41,6 +41,8 @@ __all__ = [
     "HISTORY_WHEELS",
     "OUTPUT_FORMATS",
     "PLATFORMS",
+    "RELEASES_FILE",
+    "RELEASES_FORMAT",
     "ROW_COLUMNS",
     "TERMINALS",
     "TYPEDEF_HEADERS",
@@ -59,8 +61,10 @@ __all__ = [
     "macro_names",
     "match_exported",
     "parse",
+    "pfn_aliases",
     "preprocess",
     "present_headers",
+    "release_facts",
     "scan_groups",
     "scan_toolkit",
     "write",
@@ -184,6 +188,7 @@ class Extracted:
     structs: dict[str, Any] = field(default_factory=dict)  # tag -> Struct/Union node with decls
     enums: dict[str, dict[str, int | None]] = field(default_factory=dict)
     declared: set[str] = field(default_factory=set)  # prototype names (exported functions)
+    tags: set[str] = field(default_factory=set)  # every named aggregate or enum, declared or defined ("struct X")
 
 
 class _Builder:
@@ -353,9 +358,12 @@ class _Builder:
         stack = [node]
         while stack:
             n = stack.pop()
+            if isinstance(n, (a.Struct, a.Union)) and n.name:
+                ex.tags.add(f"{'union' if isinstance(n, a.Union) else 'struct'} {n.name}")
             if isinstance(n, (a.Struct, a.Union)) and n.decls is not None and n.name:
                 ex.structs.setdefault(n.name, n)
             if isinstance(n, a.Enum) and n.values is not None and n.name:
+                ex.tags.add(f"enum {n.name}")
                 env: dict[str, int | None] = {}
                 nxt: int | None = 0
                 for e in n.values.enumerators:
@@ -570,12 +578,14 @@ def build(primary: Path, toolkit: str, history: Sequence[ToolkitScan] = (), cc: 
             "platforms": _platforms(s, key, plat), "toolkits": declared_in.get(key, []), "group": groups.get(key[0]),
         })
     types = _types(b, type_roots)
+    one_each = list({s.toolkit: s for s in scans}.values())  # the primary scan for its own release
     return {
         "format": FORMAT,
         "primary_toolkit": toolkit,
         "history": list(dict.fromkeys(s.toolkit for s in scans)),
         "groups": dict(sorted(titles.items())),
         "entries": entries,
+        "releases": release_facts(one_each, entries, cc),
         **types,
     }
 
@@ -626,6 +636,120 @@ def _exported(scans: Sequence[ToolkitScan], cc: str) -> dict[Key, str | None]:
             if v is not None or k not in exported:
                 exported[k] = v
     return exported
+
+
+# --- per-release facts -------------------------------------------------------------------
+
+RELEASES_FORMAT = 1
+_TAG_WORD = re.compile(r"\b(?:struct|union|enum)\s+\w+")
+
+
+def pfn_aliases(include: Path, bases: Iterable[str], *, per_thread: bool, cc: str = "cc",
+                fallback: Path | None = None) -> dict[str, str]:
+    """What each unversioned `PFN_<base>` of `cudaTypedefs.h` names in user code (`PFN_cuMemAdvise` ->
+    `PFN_cuMemAdvise_v8000` in 12.4); a base the headers give no such name is left out."""
+    got = macro_names(include, [f"PFN_{b}" for b in bases], per_thread=per_thread, cc=cc, fallback=fallback)
+    return {k[4:]: v for k, v in got.items() if v != k}
+
+
+def _delta(prev: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+    """The changes from `prev` to `now`: new or changed keys with their value, removed keys with None."""
+    out: dict[str, Any] = {k: v for k, v in now.items() if prev.get(k) != v}
+    out.update({k: None for k in prev if k not in now})
+    return dict(sorted(out.items()))
+
+
+_C_WORDS = frozenset(["const", "volatile", "restrict", "signed", "unsigned", "char", "short", "int", "long",
+                      "float", "double", "void"])
+
+
+def _signature_words(params: Iterable[Sequence[str]]) -> set[str]:
+    """The tags (`struct X`, `union X`, `enum X`) and the typedef names left in canonical types (those of
+    anonymous enums and aggregates, whose typedef name is their only name)."""
+    out: set[str] = set()
+    for p in params:
+        tags = _TAG_WORD.findall(p[-1])
+        out.update(tags)
+        rest = _TAG_WORD.sub(" ", p[-1])
+        out.update(w for w in re.findall(r"[A-Za-z_]\w*", rest) if w not in _C_WORDS and w not in TERMINALS)
+    return out
+
+
+def _abi_ref(base: str, key: Key) -> list[Any]:
+    """An ABI as the release facts name it: `[version, variant]`, and its symbol where that is another one
+    (12.x: `PFN_cuGraphInstantiate` is `PFN_cuGraphInstantiateWithFlags_v11040`)."""
+    return [key[1], key[2]] if key[0] == base else [key[1], key[2], key[0]]
+
+
+def _release(b: _Builder, s: ToolkitScan, rows: dict[Key, dict[str, Any]], by_export: dict[str, Key],
+             cc: str) -> dict[str, Any]:
+    """One release's facts, full (not yet a delta): see `release_facts`."""
+    bases = sorted({k[0] for k in rows})
+    declared = s.linux.declared | s.windows.declared
+    out: dict[str, Any] = {"toolkit": s.toolkit,
+                           "cuda_version": headers_cuda_version(s.include) or check_toolkit(s.toolkit)}
+    for mode, per_thread in (("", False), ("_per_thread", True)):
+        aliases = pfn_aliases(s.include, bases, per_thread=per_thread, cc=cc, fallback=s.fallback)
+        out["pfn" + mode] = {base: _abi_ref(base, key) for base, name in aliases.items()
+                             if (key := parse_pfn_name(name)) is not None and key in rows}
+        names = macro_names(s.include, bases, per_thread=per_thread, cc=cc, fallback=s.fallback)
+        out["function" + mode] = {base: _abi_ref(base, by_export[name]) for base, name in names.items()
+                                  if name in declared and name in by_export}
+    signatures: dict[str, Any] = {}
+    words: set[str] = set()
+    for key, row in rows.items():
+        ex = s.linux if key in s.linux.pfn else s.windows if key in s.windows.pfn else None
+        if ex is None:
+            continue
+        node = ex.pfn[key]["node"]
+        returns, params = b.return_type(node), b.params(node, ex)
+        if returns != row["returns"] or [p[2] for p in params] != [p[2] for p in row["params"]]:
+            signatures[node.name] = [returns, params]
+            words |= _signature_words(params)
+    out["signatures"] = dict(sorted(signatures.items()))
+    out["words"] = words
+    out["typedefs"] = set(s.linux.typedefs) | set(s.windows.typedefs)
+    out["tags"] = s.linux.tags | s.windows.tags
+    return out
+
+
+def release_facts(scans: Sequence[ToolkitScan], entries: Sequence[dict[str, Any]], cc: str = "cc") -> dict[str, Any]:
+    """What each toolkit release's own headers say, where it matters to code compiled against them.
+
+    Per release of `scans` (one scan a release, oldest first), against the catalog's `entries`:
+
+    * `cuda_version`: the `CUDA_VERSION` its `cuda.h` defines;
+    * `pfn` / `pfn_per_thread`: the ABI (`[version, variant]`, `[version, variant, symbol]` for another
+      symbol's) each unversioned `PFN_<symbol>` of its `cudaTypedefs.h` names, without and with
+      `CUDA_API_PER_THREAD_DEFAULT_STREAM` (13.0 has none);
+    * `function` / `function_per_thread`: the ABI its `cuda.h` declares under the plain name `<symbol>`
+      (what `decltype(&cuX)` is there; `#define cuMemAlloc cuMemAlloc_v2` and the like followed);
+    * `signatures`: each PFN typedef whose function type differs from the catalog's record (another
+      struct, union or enum tag: `CUDA_MEM_ALLOC_NODE_PARAMS_st` before 12.2), as that release declares
+      it (`[returns, [[name, spelled, canonical], ...]]`), complete for the release;
+    * `defines`: which of the enum, struct and union tags and enum typedef names that any signature
+      (the catalog's or a release's own) names are declared by its headers.
+
+    `pfn`, `function` and `defines` are stored as changes from the release before (a key mapped to null:
+    gone; `pfn: null`: no unversioned names at all); `Catalog.toolkit` rebuilds each release whole.
+    """
+    b = _Builder()
+    rows = {(e["symbol"], e["version"], e["variant"]): e for e in entries}
+    by_export = {e["exported"]: k for k, e in rows.items() if e["exported"]}
+    full = [_release(b, s, rows, by_export, cc) for s in scans]
+    words = {w for e in entries for w in _signature_words(e["params"])} | set().union(*(r["words"] for r in full))
+    out: list[dict[str, Any]] = []
+    prev: dict[str, Any] = {k: {} for k in ("pfn", "pfn_per_thread", "function", "function_per_thread", "defines")}
+    for r in full:
+        defined = {w: 1 for w in sorted(words) if w in r["tags"] or w in r["typedefs"]}
+        now = {**{k: r[k] for k in ("pfn", "pfn_per_thread", "function", "function_per_thread")}, "defines": defined}
+        rel: dict[str, Any] = {"toolkit": r["toolkit"], "cuda_version": r["cuda_version"]}
+        for k, v in now.items():
+            rel[k] = None if k.startswith("pfn") and not v and prev[k] else _delta(prev[k], v)
+        rel["signatures"] = r["signatures"]
+        out.append(rel)
+        prev = now
+    return {"format": RELEASES_FORMAT, "releases": out}
 
 
 def _platforms(s: ToolkitScan, key: Key, plat: str) -> list[str]:
@@ -752,8 +876,20 @@ def compact(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return main, types
 
 
+def _releases_text(releases: dict[str, Any]) -> str:
+    """The per-release facts as JSON, one release's part a line (diffs between catalogs stay readable)."""
+    lines = ["{", f'"format": {json.dumps(releases["format"])},', '"releases": [']
+    rels = releases["releases"]
+    for i, r in enumerate(rels):
+        parts = [f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'))}" for k, v in r.items()]
+        lines.append("{" + ",\n ".join(parts) + "}" + ("," if i < len(rels) - 1 else ""))
+    lines += ["]", "}"]
+    return "\n".join(lines) + "\n"
+
+
 DATA_MODULE = Path(__file__).parent / "_catalog_data.py"
 TYPES_FILE = Path(__file__).parent / "_data" / "types.json"
+RELEASES_FILE = Path(__file__).parent / "_data" / "releases.json"
 
 
 def _py(v: Any) -> str:
@@ -765,8 +901,11 @@ def _py(v: Any) -> str:
     return repr(v)
 
 
-def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = TYPES_FILE) -> None:
-    """Write the look-up data as a Python module (one ABI a line) and the types as JSON.
+def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = TYPES_FILE,
+          releases_file: Path | None = None) -> None:
+    """Write the look-up data as a Python module (one ABI a line), the types as JSON, and the per-release
+    facts ([release_facts][cuentry._catalog_build.release_facts]) as JSON (`releases_file`: beside the
+    types, `releases.json` for the package's own, `X.releases.json` for `X.types.json`).
 
     A module of constant tuples loads from its .pyc in about a millisecond, with no
     JSON parser, which keeps `import cuentry` plus a first look-up cheap.
@@ -800,6 +939,14 @@ def write(data: dict[str, Any], module: Path = DATA_MODULE, types_file: Path = T
         tl.append("}" + ("," if i < len(keys) - 1 else ""))
     tl.append("}")
     _replace(types_file, "\n".join(tl) + "\n")
+    if "releases" in data:
+        _replace(releases_file or _releases_beside(types_file), _releases_text(data["releases"]))
+
+
+def _releases_beside(types_file: Path) -> Path:
+    if types_file.name == TYPES_FILE.name:
+        return types_file.with_name(RELEASES_FILE.name)
+    return types_file.with_name(types_file.name.removesuffix(".types.json") + ".releases.json")
 
 
 OUTPUT_FORMATS = {".py": "Python data module", ".json": "JSON"}
@@ -907,7 +1054,8 @@ def _replace(path: Path, text: str) -> None:
 def write_json(data: dict[str, Any], path: Path) -> None:
     """The compact look-up data and the types as one JSON document."""
     main, types = compact(data)
-    _replace(path, json.dumps({**main, "types": types}, separators=(",", ":")) + "\n")
+    extra = {"releases": data["releases"]} if "releases" in data else {}
+    _replace(path, json.dumps({**main, "types": types, **extra}, separators=(",", ":")) + "\n")
 
 
 def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in_place: bool = False,
@@ -945,5 +1093,5 @@ def build_catalog(include: Path, toolkit: str, *, output: Path | None = None, in
     else:
         assert types_file is not None
         write(data, main_file, types_file)
-        written = [main_file, types_file]
+        written = [main_file, types_file, _releases_beside(types_file)]
     return BuildReport(len(data["entries"]), written, notes)

@@ -36,6 +36,7 @@ table of both stream modes on purpose; their requests are recognised by
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -156,16 +157,46 @@ def fallbacks(requests: Sequence[tuple[str, int | None, bool]]) -> dict[int, int
         For each failed request followed by a successful request for the same symbol at a
         lower version, its index mapped to that lower version (the first such request): an
         optional entry whose fallback was taken, which is what cuentry recommends.
+
+    Each symbol's requests are read once, from the last: a tree of the successes seen so far, by
+    version, answers "the first later success below this version" (a program that asks one symbol at
+    thousands of versions is read in n log n, not n squared).
     """
+    by_symbol: dict[str, list[int]] = {}
+    for i, (sym, _, _) in enumerate(requests):
+        by_symbol.setdefault(sym, []).append(i)
     out: dict[int, int] = {}
-    for i, (sym, ver, ok) in enumerate(requests):
-        if ok or ver is None:
+    for idx in by_symbol.values():
+        versions = sorted({v for i in idx if (v := requests[i][1]) is not None and v > 0})
+        if not versions:
             continue
-        for sym2, ver2, ok2 in requests[i + 1:]:
-            if ok2 and sym2 == sym and ver2 is not None and 0 < ver2 < ver:
-                out[i] = ver2
-                break
+        rank = {v: k + 1 for k, v in enumerate(versions)}
+        tree = [len(requests)] * (len(versions) + 1)   # Fenwick tree: the earliest success at or below a rank
+        for i in reversed(idx):
+            _, ver, ok = requests[i]
+            if ver is None:
+                continue
+            if not ok:
+                first = _earliest_below(tree, versions, ver)
+                taken = requests[first][1] if first < len(requests) else None
+                if taken is not None:
+                    out[i] = taken
+            elif ver > 0:
+                k = rank[ver]
+                while k < len(tree):
+                    tree[k] = min(tree[k], i)
+                    k += k & -k
     return out
+
+
+def _earliest_below(tree: list[int], versions: list[int], ver: int) -> int:
+    """The earliest index the tree holds at a version strictly below `ver` (len of the requests: none)."""
+    k = bisect.bisect_left(versions, ver)   # the ranks 1..k are the versions below `ver`
+    best = tree[0]
+    while k > 0:
+        best = min(best, tree[k])
+        k -= k & -k
+    return best
 
 
 def mixed_modes(caller: str, requests: Iterable[tuple[str, int | None, int | None]], *, runtime: bool = False,

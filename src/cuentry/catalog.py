@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 else:
     Stream = str
 
-__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Verdict", "c_declaration",
-           "catalog", "format_version", "get_catalog", "parse_version"]
+__all__ = ["Abi", "Catalog", "Fault", "Group", "Param", "Record", "Signature", "Suggestion", "Toolkit", "Verdict",
+           "c_declaration", "catalog", "format_version", "get_catalog", "parse_version"]
 
 
 class Record:
@@ -303,6 +303,122 @@ class Group(Record):
         self._set(id=id, title=title)
 
 
+class Toolkit:
+    """What one CUDA toolkit release's own headers declare, where code compiled against them depends on it.
+
+    Get one from [Catalog.toolkit][cuentry.catalog.Catalog.toolkit] (`cat.toolkit("12.4")`, or by
+    `CUDA_VERSION`: `cat.toolkit(12040)`) or all of them, oldest first, from
+    [Catalog.toolkits][cuentry.catalog.Catalog.toolkits]: one for each release of the catalog's
+    `history`, read from that release's real `cuda.h` and typedef headers when the catalog was built
+    (`cuentry catalog build --history`; `_data/releases.json`). The catalog's
+    [Abi][cuentry.catalog.Abi] records describe each ABI once; a release may spell one differently,
+    and code compiled against that release sees that release's spelling:
+
+    * [pfn_alias][cuentry.catalog.Toolkit.pfn_alias]: the ABI the unversioned `PFN_<symbol>` of this
+      release's `cudaTypedefs.h` names (`PFN_cuMemAdvise` is `PFN_cuMemAdvise_v8000` in 12.2 to 12.8,
+      `_v12020` in 12.9; 13.0 has no unversioned names at all);
+    * [function][cuentry.catalog.Toolkit.function]: the ABI this release's `cuda.h` declares under the
+      plain name (`decltype(&cuMemAdvise)`), its `#define cuX cuX_v2` renames followed;
+    * [signature][cuentry.catalog.Toolkit.signature]: an ABI's function type as this release declares
+      its `PFN_` typedef (the struct, union and enum tags can differ from the catalog's record:
+      `struct CUDA_MEM_ALLOC_NODE_PARAMS_st *` before 12.2, `..._v1_st *` from 12.2 on);
+    * [defines][cuentry.catalog.Toolkit.defines]: whether this release's headers declare a tag or an enum
+      typedef name that some signature uses (an enum must be defined before code can name it).
+
+    Releases outside the history (11.6 and before; ones newer than the catalog) are not described.
+    """
+
+    __slots__ = ("_cat", "release", "cuda_version", "_pfn", "_function", "_defines", "_signatures")
+
+    def __init__(self, cat: Catalog, release: str, cuda_version: int, pfn: tuple[dict[str, Any], dict[str, Any]],
+                 function: tuple[dict[str, Any], dict[str, Any]], defines: frozenset[str],
+                 signatures: Mapping[str, Any]) -> None:
+        self._cat = cat
+        self.release: str = release
+        """The release, as `"12.4"`."""
+        self.cuda_version: int = cuda_version
+        """The `CUDA_VERSION` its `cuda.h` defines (12040)."""
+        self._pfn = pfn
+        self._function = function
+        self._defines = defines
+        self._signatures = signatures
+
+    def __repr__(self) -> str:
+        return f"Toolkit({self.release!r}, cuda_version={self.cuda_version})"
+
+    def _abi(self, symbol: str, key: Any) -> Abi | None:
+        if key is None:
+            return None
+        version, variant, *other = key
+        symbol = other[0] if other else symbol
+        if symbol not in self._cat:
+            return None
+        return next((a for a in self._cat.abis(symbol) if a.version == version and a.variant == variant), None)
+
+    def pfn_alias(self, symbol: str, stream: Stream = LEGACY) -> Abi | None:
+        """The ABI the unversioned `PFN_<symbol>` names in this release, or None (no such name here).
+
+        It can be another symbol's: 12.x headers make `PFN_cuGraphInstantiate` the typedef
+        `PFN_cuGraphInstantiateWithFlags_v11040`, as `cuda.h` renames the function itself.
+
+        Args:
+            symbol: the base name (`cuMemAdvise`).
+            stream: `"per_thread"`: as a file compiled with `CUDA_API_PER_THREAD_DEFAULT_STREAM` sees it
+                (`PFN_cuMemcpy` is then `PFN_cuMemcpy_v7000_ptds`).
+        """
+        return self._abi(symbol, self._pfn[stream == PER_THREAD].get(symbol))
+
+    def function(self, symbol: str, stream: Stream = LEGACY) -> Abi | None:
+        """The ABI this release's `cuda.h` declares under the plain name `symbol` (what `decltype(&symbol)`
+        is there), or None when it declares no such function (or one the catalog has no ABI for). It can be
+        another symbol's ABI (12.x: `cuGraphInstantiate` is `cuGraphInstantiateWithFlags`).
+
+        Args:
+            symbol: the base name (`cuCtxCreate`).
+            stream: `"per_thread"`: as a file compiled with `CUDA_API_PER_THREAD_DEFAULT_STREAM` sees it.
+        """
+        return self._abi(symbol, self._function[stream == PER_THREAD].get(symbol))
+
+    def declares(self, abi: Abi) -> bool:
+        """Whether this release's typedef headers declare `abi`'s `PFN_` typedef."""
+        return self.release in abi.toolkits
+
+    def signature(self, abi: Abi) -> Signature | None:
+        """`abi`'s function type as this release declares its `PFN_` typedef: the catalog's own record
+        where the release spells it the same, this release's spelling where it does not (other tags);
+        None where the release does not declare it."""
+        if not self.declares(abi):
+            return None
+        got = self._signatures.get(abi.pfn)
+        if got is None:
+            return abi.signature
+        returns, params = got
+        return Signature(returns, tuple(Param(p[0], p[1], p[2]) for p in params))
+
+    def differs(self, abi: Abi) -> bool:
+        """Whether this release declares `abi` with a function type other than the catalog's record."""
+        return self.declares(abi) and abi.pfn in self._signatures
+
+    def defines(self, name: str) -> bool:
+        """Whether this release's headers declare `name`: a tag as signatures spell it (`"enum CUmemAllocationType_enum"`,
+        `"struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st"`; an enum only with its enumerators) or a typedef name that a
+        signature's canonical type keeps (an anonymous enum's, such as `CUdevResourceType`). Only the names that
+        some signature of the catalog or of a release uses are known; any other name answers False."""
+        return name in self._defines
+
+
+def _rebuild(prev: dict[str, Any], delta: Mapping[str, Any] | None) -> dict[str, Any]:
+    if delta is None:
+        return {}
+    now = dict(prev)
+    for k, v in delta.items():
+        if v is None:
+            now.pop(k, None)
+        else:
+            now[k] = tuple(v) if isinstance(v, list) else v
+    return now
+
+
 def _abi_from_rich(e: Mapping[str, Any]) -> Abi:
     return Abi(
         symbol=e["symbol"],
@@ -427,6 +543,25 @@ class Catalog:
                                   and " " not in v.get("canonical", "").strip()],
             }
         return {k: frozenset(v) for k, v in hints.items()}
+
+    def toolkits(self) -> tuple[Toolkit, ...]:
+        """Every release of the catalog's `history`, oldest first, each as its own headers declare it
+        ([Toolkit][cuentry.catalog.Toolkit]); empty for a catalog built without per-release facts."""
+        return self.fact("catalog.toolkits", _make_toolkits)
+
+    def toolkit(self, release: str | int) -> Toolkit:
+        """One release of the catalog's history: `"12.4"`, or its `CUDA_VERSION` (12040).
+
+        Raises:
+            UsageError: a release the catalog does not describe (the hint lists those it does).
+        """
+        for tk in self.toolkits():
+            if release in (tk.release, tk.cuda_version) and not isinstance(release, bool):
+                return tk
+        known = ", ".join(t.release for t in self.toolkits()) or "none"
+        raise UsageError(f"the catalog has no facts of CUDA {release}",
+                         hint=f"it describes the releases {known} (a CUDA_VERSION such as 12040 or a release "
+                              "such as '12.4')")
 
     def spelled_types(self) -> Iterator[tuple[str, str]]:
         """Each parameter type as the headers spell it and its canonical C type, straight from the rows
@@ -555,19 +690,25 @@ class Catalog:
         elif version is None:
             abi = self.pick(symbol, 1 << 30, stream)
         if flags == FLAG_DEFAULT and not runtime and any(a.variant for a in self.abis(symbol)):
-            pt = next(a for a in self.abis(symbol) if a.variant)
+            pt = self._per_thread_twin(symbol, version)
             faults.append(Fault("default_flags", f"{symbol} has a per-thread ABI ({pt.pfn}) and "
                                 f"{_flags_text(flags, api)} inherits the application's stream mode, so the ABI "
                                 "depends on how the application was compiled",
                                 f"pin {_flags_text(FLAG_LEGACY, api)} or {_flags_text(FLAG_PER_THREAD, api)}"))
         return Verdict(symbol, version, flags, api, abi, needs, tuple(faults))
 
+    def _per_thread_twin(self, symbol: str, version: int | None) -> Abi:
+        """The per-thread ABI a request at `version` binds with the per-thread flag (the first one, when its pin
+        binds none): what default flags may give it instead of the legacy one."""
+        got = self.pick(symbol, version, PER_THREAD) if isinstance(version, int) else None
+        return got or next(a for a in self.abis(symbol) if a.variant)
+
     def _name_fault(self, symbol: object) -> Fault | None:
         if isinstance(symbol, str) and symbol in self._raw:
             return None
-        exc = self._unknown(symbol)
         text = symbol if isinstance(symbol, str) else repr(symbol)
         sugg = self.suggest(text) if isinstance(symbol, str) else ()
+        exc = self._unknown(symbol, sugg)
         if sugg and sugg[0].version is not None:
             s0 = sugg[0]
             mode = " with the per-thread flag" if s0.stream == PER_THREAD else ""
@@ -669,10 +810,19 @@ class Catalog:
         return Verdict(name, abi.version, None, "dlsym", abi, abi.version, faults)
 
     def decltype_abis(self, symbol: str) -> tuple[Abi, ...]:
-        """The ABIs `decltype(&symbol)` can name in the supported toolkits: each toolkit's cuda.h declares the
-        newest ABI of each stream mode at or below its own version (`#define cuX cuX_v2`, per-thread ones under
-        CUDA_API_PER_THREAD_DEFAULT_STREAM). One ABI: the decltype cannot name another."""
+        """The ABIs `decltype(&symbol)` can name in the supported toolkits, of each stream mode: what each
+        release's own `cuda.h` declares under the plain name ([Toolkit.function][cuentry.catalog.Toolkit.function];
+        `#define cuX cuX_v2`, per-thread ones under CUDA_API_PER_THREAD_DEFAULT_STREAM). Without per-release
+        facts, the newest ABI of each mode at or below each release. One ABI: the decltype cannot name another."""
         out: list[Abi] = []
+        releases = self.toolkits()
+        if releases:
+            for rel in releases:
+                for stream in (LEGACY, PER_THREAD):
+                    got = rel.function(symbol, stream)
+                    if got is not None and got.symbol == symbol and got not in out:
+                        out.append(got)
+            return tuple(out)
         for tk in self.history or ("13.0",):
             major, _, minor = tk.partition(".")
             v = int(major) * 1000 + int(minor or 0) * 10
@@ -783,15 +933,14 @@ class Catalog:
         if low and low != name:
             out.append(Suggestion(low, None, None, "names are case-sensitive"))
         if not out:
-            import difflib
-
-            for c in difflib.get_close_matches(name, list(self._raw), n=3, cutoff=0.75):
+            for c in self.fact("catalog.close_names", _CloseNames).get(name):
                 out.append(Suggestion(c, None, None, "similar name"))
         return tuple(out)
 
-    def _unknown(self, symbol: object) -> UnknownSymbolError:
+    def _unknown(self, symbol: object, sugg: tuple[Suggestion, ...] | None = None) -> UnknownSymbolError:
         text = symbol if isinstance(symbol, str) else repr(symbol)
-        sugg = self.suggest(text) if isinstance(symbol, str) else ()
+        if sugg is None:
+            sugg = self.suggest(text) if isinstance(symbol, str) else ()
         texts = [str(s) for s in sugg]
         if sugg and has_suffix(text) and sugg[0].version is not None:
             s0 = sugg[0]
@@ -814,6 +963,108 @@ class Catalog:
         if not below:
             return f"{symbol} first exists at {vs[0]}: pin {vs[0]} or a later ABI version"
         return f"pin one of {', '.join(map(str, vs))} (the number in PFN_{symbol}_vNNNNN)"
+
+
+def _make_toolkits(cat: Catalog) -> tuple[Toolkit, ...]:
+    data = cat._data.get("releases")
+    if data is None:
+        data = _load_json("releases.json") if cat._data.get("format", 1) >= 2 else {"releases": []}
+    out: list[Toolkit] = []
+    state: dict[str, dict[str, Any]] = {}
+    for r in data["releases"]:
+        for k in ("pfn", "pfn_per_thread", "function", "function_per_thread", "defines"):
+            state[k] = _rebuild(state.get(k, {}), r.get(k, {}))
+        out.append(Toolkit(cat, r["toolkit"], int(r["cuda_version"]), (state["pfn"], state["pfn_per_thread"]),
+                           (state["function"], state["function_per_thread"]), frozenset(state["defines"]),
+                           r.get("signatures", {})))
+    return tuple(out)
+
+
+class _CloseNames:
+    """`difflib.get_close_matches(name, symbols, n=3, cutoff=0.75)`, the same answers, fast.
+
+    difflib tries each symbol with two bounds before it computes `SequenceMatcher.ratio`: the lengths
+    (`real_quick_ratio`) and the characters both names hold (`quick_ratio`, a multiset intersection). Here a
+    character and its occurrence (`aa` is `a1`, `a2`) is a bit set over the symbols, built once, so the
+    characters a name shares with every symbol are counted at once, in bit-sliced sums of those sets; only
+    the symbols within both bounds are compared by `ratio`, as difflib compares them (a trace of ten thousand
+    unknown names asks this ten thousand times)."""
+
+    N, CUTOFF = 3, 0.75
+
+    def __init__(self, cat: Catalog) -> None:
+        self.names = list(cat._raw)
+        self.sets: dict[tuple[str, int], int] = {}
+        self.lengths: dict[int, int] = {}
+        for j, x in enumerate(self.names):
+            for tok in _occurrences(x):
+                self.sets[tok] = self.sets.get(tok, 0) | 1 << j
+            self.lengths[len(x)] = self.lengths.get(len(x), 0) | 1 << j
+        self.everyone = (1 << len(self.names)) - 1
+
+    def _within(self, word: str) -> int:
+        """The symbols within difflib's two bounds for `word`, as a bit set."""
+        planes: list[int] = []             # planes[i]: bit i of each symbol's count of shared characters
+        for tok in _occurrences(word):
+            carry, i = self.sets.get(tok, 0), 0
+            while carry:
+                if i == len(planes):
+                    planes.append(carry)
+                    break
+                planes[i], carry = planes[i] ^ carry, planes[i] & carry
+                i += 1
+        lw, cut, out = len(word), self.CUTOFF, 0
+        for lx, members in self.lengths.items():
+            total = lx + lw
+            if 2.0 * min(lx, lw) / total < cut:
+                continue
+            need = int(cut * total / 2)        # the fewest shared characters with 2.0 * m / total >= cut
+            while need > 0 and 2.0 * (need - 1) / total >= cut:
+                need -= 1
+            while 2.0 * need / total < cut:
+                need += 1
+            out |= members & self._at_least(planes, need)
+        return out
+
+    def _at_least(self, planes: list[int], need: int) -> int:
+        """The symbols whose bit-sliced count (`planes`) is at least `need`."""
+        if need >> len(planes):
+            return 0
+        greater, equal = 0, self.everyone
+        for i in reversed(range(len(planes))):
+            if need >> i & 1:
+                equal &= planes[i]
+            else:
+                greater |= equal & planes[i]
+                equal &= ~planes[i]
+        return greater | equal
+
+    def get(self, word: str) -> list[str]:
+        import difflib
+        import heapq
+
+        within = self._within(word)
+        s = difflib.SequenceMatcher()
+        s.set_seq2(word)
+        scored = []
+        while within:
+            low = within & -within
+            within ^= low
+            name = self.names[low.bit_length() - 1]
+            s.set_seq1(name)
+            if (r := s.ratio()) >= self.CUTOFF:
+                scored.append((r, name))
+        return [x for _, x in heapq.nlargest(self.N, scored)]
+
+
+def _occurrences(text: str) -> list[tuple[str, int]]:
+    """Each character of `text` with its occurrence so far: "aba" -> a1, b1, a2."""
+    seen: dict[str, int] = {}
+    out = []
+    for ch in text:
+        seen[ch] = seen.get(ch, 0) + 1
+        out.append((ch, seen[ch]))
+    return out
 
 
 def _flags_text(flags: int, api: str) -> str:

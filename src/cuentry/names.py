@@ -31,6 +31,7 @@ __all__ = [
     "CUDA_ERROR_NO_DEVICE",
     "CUDA_ERROR_OUT_OF_MEMORY",
     "CUDA_ERROR_STUB_LIBRARY",
+    "CUDA_RELEASES",
     "CUDA_SUCCESS",
     "DEFAULT",
     "DEFAULT_FLAG_NAMES",
@@ -51,7 +52,6 @@ __all__ = [
     "IDENTIFIER_PATTERN",
     "LEGACY",
     "LEGACY_FLAG_NAMES",
-    "LOOKUP_NAME_PATTERN",
     "MAX_VERSION",
     "PER_THREAD",
     "PER_THREAD_FLAG_NAMES",
@@ -258,6 +258,13 @@ def check_version(version: object) -> int:
 # --- versions ---------------------------------------------------------------------------
 
 
+CUDA_RELEASES = (2000, 2010, 2020, 2030, 3000, 3010, 3020, 4000, 4010, 4020, 5000, 5050, 6000, 6050, 7000, 7050, 8000,
+                 9000, 9010, 9020, 10000, 10010, 10020, 11000, 11010, 11020, 11030, 11040, 11050, 11060, 11070, 11080,
+                 12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000)
+"""The CUDA releases that have a driver API (2.0 to 13.0; later ones are the catalog's history): a driver floor is
+one of these, or one the catalog knows (`lint.config.releases`)."""
+
+
 def format_version(version: int) -> str:
     """A CUDA version number as people write it: 12050 -> '12.5', 3020 -> '3.2'."""
     return f"{version // 1000}.{(version % 1000) // 10}"
@@ -347,10 +354,6 @@ CAI_VERSIONS = (2, 3)  # __cuda_array_interface__ versions read
 DRIVER_GETTERS = ("cuGetProcAddress", "cuGetProcAddress_v2")
 RUNTIME_GETTERS = ("cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion")
 QUERY_APIS = frozenset(DRIVER_GETTERS + RUNTIME_GETTERS)
-LOOKUP_NAME_PATTERN = r"(?i)^(?!cu)\w*(?:dlsym|getprocaddress|library_?symbol)$"
-"""A function whose body the linter cannot see, named like a symbol lookup (`hc_dlsym`, `os_dlsym`,
-`my_GetProcAddress`, `get_library_symbol`; not the driver's getters): a call of it with a string is taken as `dlsym`
-of that export."""
 VERSION_QUERIES = frozenset({"cuDriverGetVersion", "cudaDriverGetVersion", "cudaRuntimeGetVersion"})
 TOOLKIT_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "CUDA_API_VERSION"})
 

@@ -31,7 +31,7 @@ void init() {
   load("cuMemAlloc", (void**)&alloc, ver); // expect: CE001
   load("cuMemAlloc", (void**)&alloc, driver_version()); // expect: CE001
   int pinned = runtime >= 12000 ? 3020 : 2000;
-  load("cuCtxCreate", (void**)&ctx, pinned); // (clang: the PFN typedefs are not declared here, so the type is not known)
+  load("cuCtxCreate", (void**)&ctx, pinned); // expect: CE002
   load("cuMulticastCreate", (void**)&mc, PIN_MULTICAST);
   load("cuStreamBeginCaptureToGraph", (void**)&cap); // expect: CE009
   load("cuStreamBeginCaptureToGraph", (void**)&cap, std::max(11000, 12000)); // expect: CE009
@@ -39,7 +39,8 @@ void init() {
   load("cuGraphInstantiate", (void**)&inst, kReleasePin); // expect: CE010
 }
 // CE001 for a helper returning the driver's version, and for std::min of the runtime's and the driver's (min and
-// max are known by what they do; of two constants, the constant: std::max(11000, 12000) is 12000). The ternary can pin 2000, which binds cuCtxCreate@2000, not
-// the typedef's 3020: the PFN typedefs are not declared (no cudaTypedefs.h), so the pointer's type is unknown. CE009: the default 12000 is
+// max are known by what they do; of two constants, the constant: std::max(11000, 12000) is 12000). CE009: the default 12000 is
 // below cuStreamBeginCaptureToGraph's first ABI (12030). CE009 again: the release constant 12000 for
 // cuGraphInstantiate, above its newest ABI (11000). Silent: the #define pin, and the default for cuLibraryLoadData.
+// `pinned` is 3020 or 2000 by the runtime: below 12.0 the request binds cuCtxCreate's 2000 ABI into the 3020
+// typedef (CE002, on the branch that pins 2000).

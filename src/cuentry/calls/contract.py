@@ -703,15 +703,22 @@ def _writable(c: Reporter, s: ParamSpec, v: Any, keep: list[Any], accepted: str)
         raise c.error(s, v, accepted) from None
     except (ValueError, BufferError) as exc:  # a released memoryview, an export the object refuses
         raise c.refusal(s, f"a {type(v).__name__} that cannot export its buffer ({exc})", accepted) from None
+    return _checked_buffer(c, s, v, mv, mv.format, mv.itemsize, keep, accepted)
+
+
+def _checked_buffer(c: Reporter, s: ParamSpec, v: Any, mv: memoryview, fmt: str, itemsize: int, keep: list[Any],
+                    accepted: str) -> int:
+    """The address of the buffer `mv` (elements of format `fmt`, `itemsize` bytes: the exporter's own, also
+    where `mv` is a byte view of part of it), after every check of a pointer parameter's buffer."""
     if mv.readonly:
         raise c.error(s, v, accepted + " (this buffer is read-only)")
     if not mv.c_contiguous:
         raise c.error(s, v, accepted + " (this buffer is not C-contiguous)")
-    if "O" in mv.format:
+    if "O" in fmt:
         raise c.error(s, v, accepted + " (never a buffer of Python objects)")
-    if s.kind == ARRAY and not element_matches(s.elem, mv.format, mv.itemsize):
+    if s.kind == ARRAY and not element_matches(s.elem, fmt, itemsize):
         cls, size = code_class(s.elem)
-        raise c.error(s, v, accepted + f" (its elements are {mv.format!r} of {mv.itemsize} bytes; "
+        raise c.error(s, v, accepted + f" (its elements are {fmt!r} of {itemsize} bytes; "
                                        f"{s.canonical} needs {size}-byte {_CLASS_WORD[cls]} elements)")
     need = max(s.extent, code_class(s.elem)[1] if s.kind == ARRAY else 0)
     if mv.nbytes < need:
@@ -755,16 +762,17 @@ def _accepted(s: ParamSpec) -> str:
     if s.kind == ARRAY:
         cls, size = code_class(s.elem)
         return (f"a cuentry.out() of the pointed-to type, or a writable buffer of {size}-byte {_CLASS_WORD[cls]} "
-                "elements, None or cuentry.address(n)")
+                "elements (a ctypes instance, ctypes.byref or ctypes.pointer of one), None or cuentry.address(n)")
     if s.kind == STRUCTPTR:
-        return f"cuentry.out({s.tag!r}) (or a struct from one), None or cuentry.address(n)"
+        return f"cuentry.out({s.tag!r}) (or a struct from one, or ctypes.byref of it), None or cuentry.address(n)"
     return _ACCEPTED.get(s.kind, "")
 
 
 _ACCEPTED = {
     CSTR: "bytes, str (UTF-8, no NUL), a cuentry.out('char', n), None or cuentry.address(n)",
     INBUF: "bytes, a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)",
-    OUTBUF: "a writable buffer (bytearray, array, numpy, ctypes), a cuentry.out(), None or cuentry.address(n)",
+    OUTBUF: "a writable buffer (bytearray, array, numpy, ctypes, ctypes.byref/pointer), a cuentry.out(), None or "
+            "cuentry.address(n)",
     FUNCPTR: "a ctypes CFUNCTYPE function (kept alive by you while the driver may call it), None or "
              "cuentry.address(n)",
 }
@@ -800,7 +808,8 @@ def _inbuf(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
         return ffi.bytes_address(v)
     if _is_out(v):
         return _facts(c, s, v, acc)[0]
-    return _writable(c, s, v, keep, acc)
+    ref = _reference(c, s, v, keep, acc)
+    return ref if ref is not None else _writable(c, s, v, keep, acc)
 
 
 def _writable_out(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
@@ -814,7 +823,31 @@ def _writable_out(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
         return _out(c, s, v, acc)
     if isinstance(v, bytes):
         raise c.error(s, v, acc + " (bytes are immutable)")
-    return _writable(c, s, v, keep, acc)
+    ref = _reference(c, s, v, keep, acc)
+    return ref if ref is not None else _writable(c, s, v, keep, acc)
+
+
+def _reference(c: Reporter, s: ParamSpec, v: Any, keep: list[Any], accepted: str) -> int | None:
+    """`ctypes.byref(x[, offset])` or a ctypes pointer: the memory of the object it refers to, from the offset on,
+    under the very checks of a buffer (element type, bytes needed); None when `v` is neither."""
+    try:
+        ref = ffi.ctypes_reference(v)
+    except ValueError as why:
+        raise c.refusal(s, str(why), accepted + "; a raw address only as cuentry.address(n)") from None
+    if ref is None:
+        return None
+    owner, offset = ref
+    if owner is None:
+        return 0  # a NULL pointer, as None
+    if s.kind == STRUCTPTR:
+        if type(owner) is not c._structs(s.tag) or offset:  # type: ignore[arg-type]
+            raise c.error(s, v, accepted + f" (it refers to a {type(owner).__name__})")
+        keep.append(owner)
+        return ffi.ctypes_address(owner)
+    mv = memoryview(owner)
+    if offset % max(mv.itemsize, 1):
+        raise c.error(s, v, accepted + f" (offset {offset} is inside a {mv.itemsize}-byte element)")
+    return _checked_buffer(c, s, v, mv.cast("B")[offset:], mv.format, mv.itemsize, keep, accepted)
 
 
 def _structptr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
@@ -827,6 +860,9 @@ def _structptr(c: Reporter, s: ParamSpec, v: Any, keep: list[Any]) -> int:
     if type(v) is c._structs(s.tag):  # type: ignore[arg-type]
         keep.append(v)
         return ffi.ctypes_address(v)
+    ref = _reference(c, s, v, keep, acc)
+    if ref is not None:
+        return ref
     raise c.error(s, v, acc)
 
 

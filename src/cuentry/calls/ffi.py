@@ -50,6 +50,7 @@ __all__ = [
     "c_string",
     "call_frames",
     "ctypes_address",
+    "ctypes_reference",
     "field_text",
     "function_address",
     "function_at",
@@ -544,6 +545,57 @@ def buffer_address(obj: Any) -> tuple[int, Any]:
     mv = memoryview(obj)
     view = (ctypes.c_char * mv.nbytes).from_buffer(mv)
     return ctypes.addressof(view), view
+
+
+_CARG: Any = type(ctypes.byref(ctypes.c_int()))
+_CDATA: tuple[type, ...] = (ctypes._SimpleCData, ctypes.Array, ctypes.Structure, ctypes.Union, ctypes._Pointer)
+
+
+def ctypes_reference(obj: Any) -> tuple[Any, int] | None:
+    """What a `ctypes.byref(x[, offset])` or a ctypes pointer instance refers to: (the ctypes object that owns
+    the memory, the byte offset into it); (None, 0) for a NULL pointer; None for anything else.
+
+    The owner is the object the reference itself keeps alive (`byref`'s `x`; for a pointer, an object in its
+    `_objects`: `pointer(x)`'s `x`, `cast(array, POINTER(T))`'s array), and the address must lie inside it.
+
+    Raises:
+        ValueError: a pointer whose address no object it keeps owns (a cast from an int, a pointer read out
+            of a struct): its memory's extent and lifetime are unknown.
+    """
+    if type(obj) is _CARG:
+        owner = obj._obj
+    elif isinstance(obj, ctypes._Pointer):
+        owner = None
+    else:
+        return None
+    address = int(ctypes.cast(obj, ctypes.c_void_p).value or 0)
+    if owner is None and address == 0 and type(obj) is not _CARG:
+        return None, 0
+    cands: list[Any] = [owner] if owner is not None else _kept(obj._objects)
+    for o in cands:
+        start = _address_or(o, -1)
+        if start >= 0 and 0 <= address - start < max(ctypes.sizeof(o), 1):
+            return o, address - start
+    if owner is not None:
+        raise ValueError(f"ctypes.byref() of a {type(owner).__name__} at an offset past its end")
+    raise ValueError("a ctypes pointer to memory it does not own (made from an int, or read out of a struct)")
+
+
+def _address_or(o: Any, default: int) -> int:
+    """The address of a ctypes data object, or `default` for anything else."""
+    if not isinstance(o, _CDATA):
+        return default
+    data: Any = o
+    return int(ctypes.addressof(data))
+
+
+def _kept(objects: Any, depth: int = 0) -> list[Any]:
+    """The ctypes objects a ctypes instance keeps alive (its `_objects`, a dict that may nest)."""
+    if depth > 4 or objects is None:
+        return []
+    if isinstance(objects, dict):
+        return [o for v in objects.values() for o in _kept(v, depth + 1)]
+    return [objects] if isinstance(objects, _CDATA) else []
 
 
 def bytes_address(b: bytes) -> int:

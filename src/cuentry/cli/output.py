@@ -87,15 +87,25 @@ def terminal_width() -> int:
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
+def _auto_color(stream: TextIO) -> bool:
+    """`--color auto`: NO_COLOR (set and not empty) turns colour off; FORCE_COLOR (set, not empty and not 0) turns
+    it on where output is not a terminal (CI logs); otherwise colour on a terminal that is not TERM=dumb."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
 class Out:
-    """Where and how to print: colour only on a terminal and without NO_COLOR."""
+    """Where and how to print: colour on a terminal (or with FORCE_COLOR), never with NO_COLOR."""
 
     def __init__(self, stream: TextIO, err: TextIO, color: bool | None, *, quiet: bool = False) -> None:
         self.stream = stream
         self.err = err
         self.quiet = quiet  # --quiet: human output off; json() and errors still print
         if color is None:
-            color = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+            color = _auto_color(stream)
         self.color = color
         self.json_errors = False  # set for --json: a failure is also a JSON document on stdout
 
@@ -124,6 +134,10 @@ class Out:
 
     def json(self, obj: Any) -> None:
         print(json.dumps(obj, indent=2, sort_keys=False), file=self.stream)
+
+    def document(self, text: str) -> None:
+        """A machine-readable document (JSON, SARIF, XML, workflow commands): printed even with --quiet."""
+        print(text, file=self.stream)
 
     def fail(self, exc: CuentryError, code: int) -> int:
         """Report `exc` as the CLI's one-line error (and its hint); return `code`."""

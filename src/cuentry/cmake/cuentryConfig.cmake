@@ -13,8 +13,9 @@
 #   unchanged result is not rewritten, so nothing that includes it recompiles. A manifest error fails
 #   the build with the manifest's path, line and column. Adds that directory to the target's include
 #   path (SCOPE, default PRIVATE) and links the loader's needs (dl, threads).
-#   STATIC defines <TABLE>_STATIC for the target (the table's name = "..." in the manifest, upper-cased):
-#   the header-only mode (a private loader in every file).
+#   STATIC defines <TABLE>_STATIC for the target (the table's name upper-cased: its name = "..." under
+#   [table], else the manifest's file name without its extension, as the manifest defaults it): the
+#   header-only mode (a private loader in every file).
 #   The Python interpreter is CUENTRY_PYTHON, else Python3_EXECUTABLE / Python_EXECUTABLE.
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.16)
@@ -37,17 +38,21 @@ function(_cuentry_python out)
   endif()
 endfunction()
 
-# The table's name = "..." (a line of its own, as `cuentry generate` writes and reads it).
+# The table's name: its name = "..." under [table] (a line of its own, as `cuentry generate` writes and reads
+# it), else the manifest's file name without its extension, as the manifest format defaults it.
 function(_cuentry_table_name manifest out)
-  file(STRINGS "${manifest}" _lines REGEX "^[ \t]*name[ \t]*=[ \t]*[\"'][A-Za-z_][A-Za-z0-9_]*[\"']")
-  list(LENGTH _lines _n)
-  if(_n EQUAL 0)
-    message(FATAL_ERROR "cuentry_generate: STATIC needs the table's name: ${manifest} has no line "
-                        "name = \"...\" under [table]")
-  endif()
-  list(GET _lines 0 _line)
-  string(REGEX REPLACE "^[ \t]*name[ \t]*=[ \t]*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"'].*$" "\\1" _name "${_line}")
-  set(${out} "${_name}" PARENT_SCOPE)
+  file(STRINGS "${manifest}" _lines)
+  set(_section "")
+  foreach(_line IN LISTS _lines)
+    if(_line MATCHES "^[ \t]*\\[+[ \t]*([A-Za-z0-9_.-]+)")
+      set(_section "${CMAKE_MATCH_1}")
+    elseif(_section STREQUAL "table" AND _line MATCHES "^[ \t]*name[ \t]*=[ \t]*[\"']([^\"']*)[\"']")
+      set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  get_filename_component(_stem "${manifest}" NAME_WLE)
+  set(${out} "${_stem}" PARENT_SCOPE)
 endfunction()
 
 function(cuentry_generate target manifest)
@@ -101,6 +106,8 @@ function(cuentry_generate target manifest)
   endif()
   target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
   if(ARG_STATIC)
+    # the name is read now: a changed manifest configures again
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_manifest}")
     _cuentry_table_name("${_manifest}" _table)
     string(TOUPPER "${_table}" _upper)
     target_compile_definitions(${target} PRIVATE "${_upper}_STATIC")

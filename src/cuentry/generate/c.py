@@ -36,7 +36,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..catalog import Abi, Catalog, c_declaration
+from ..catalog import Abi, Catalog, Signature, Toolkit, c_declaration
 from ..cfacts import Hints, enum_type
 from ..errors import ManifestError, TableDeclarationError
 from ..names import GENERATED_MEMBER_PREFIX, format_version, parse_version, split_suffix
@@ -173,11 +173,24 @@ def _spell(cat: Catalog, ctype: str) -> str:
     return t
 
 
-def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str, respell: Callable[[str], str] = str) -> str:
-    """`typedef <returns> (<cudaapi> *name)(<params>);` with resolved types."""
-    ret = respell(_spell(cat, abi.signature.returns))
-    params = ", ".join(c_declaration(respell(_spell(cat, p.canonical)), p.name) for p in abi.signature.params) or "void"
+def pfn_typedef(cat: Catalog, abi: Abi, name: str, cudaapi: str, respell: Callable[[str], str] = str,
+                signature: Signature | None = None) -> str:
+    """`typedef <returns> (<cudaapi> *name)(<params>);` with resolved types (`signature`: a toolkit
+    release's own spelling of the ABI, [Toolkit.signature][cuentry.catalog.Toolkit.signature])."""
+    sig = signature or abi.signature
+    ret = respell(_spell(cat, sig.returns))
+    params = ", ".join(c_declaration(respell(_spell(cat, p.canonical)), p.name) for p in sig.params) or "void"
     return f"typedef {ret} ({cudaapi} *{name})({params});"
+
+
+def _versions_test(lo: int | None, hi: int | None) -> str:
+    """The `#if` test for a run of toolkit releases (a real CUDA header of CUDA_VERSION in [lo, hi))."""
+    parts = ["defined(CUDA_VERSION)", f"!defined({_GENERATED_CUDA_H})"]
+    if lo is not None:
+        parts.append(f"CUDA_VERSION >= {lo}")
+    if hi is not None:
+        parts.append(f"CUDA_VERSION < {hi}")
+    return " && ".join(parts)
 
 
 class _Types:
@@ -189,6 +202,7 @@ class _Types:
         self.tags: dict[str, str] = {}          # tag -> "struct" | "union"
         self.enums: dict[str, str] = {}         # key -> spelling ("enum X" or typedef name)
         self.names: dict[str, str] = {}         # cuda.h typedef name -> its resolved type
+        self.toolkits: tuple[Toolkit, ...] = cat.toolkits()
         order = {t: i for i, t in enumerate(cat.history)}
         self._first: dict[str, int] = {}
         self._origin: dict[str, str] = {}
@@ -235,12 +249,69 @@ class _Types:
             else:
                 self.enums.setdefault(w, w)
 
+    def _late_index(self, word: str) -> int:
+        """The index of the first toolkit from which on every toolkit's headers define `word` (the catalog's
+        per-release facts; without them, the first toolkit whose signatures use it)."""
+        if not self.toolkits:
+            return self._first.get(word, 0)
+        first = len(self.toolkits)
+        for i in range(len(self.toolkits) - 1, -1, -1):
+            if not self.toolkits[i].defines(word):
+                break
+            first = i
+        return first
+
     def _late(self, word: str) -> int | None:
         """The CUDA_VERSION of the first toolkit that has `word`, when that is after the catalog's first."""
-        first = self._first.get(word, 0)
+        first = self._late_index(word)
+        if self.toolkits:
+            return self.toolkits[first].cuda_version if 0 < first < len(self.toolkits) else None
         return parse_version(self.cat.history[first]) if 0 < first < len(self.cat.history) else None
 
-    def respell(self, text: str, member: bool = False) -> str:
+    def variants(self, abi: Abi) -> list[tuple[int | None, int | None, Signature]]:
+        """The runs of toolkit releases whose headers spell `abi` otherwise than the catalog's record
+        (other tags), as (lowest CUDA_VERSION or None, first CUDA_VERSION after or None, their signature)."""
+        out: list[tuple[int | None, int | None, Signature]] = []
+        tks = self.toolkits
+        i = 0
+        while i < len(tks):
+            sig = tks[i].signature(abi) if tks[i].differs(abi) else None
+            j = i + 1
+            while sig is not None and j < len(tks) and tks[j].differs(abi) and tks[j].signature(abi) == sig:
+                j += 1
+            if sig is not None:
+                out.append((tks[i].cuda_version if i else None, tks[j].cuda_version if j < len(tks) else None, sig))
+            i = j
+        return out
+
+    def record_since(self, abi: Abi) -> int:
+        """The index of the first toolkit from which on the catalog's record of `abi` is what the headers say."""
+        last = max((i for i, t in enumerate(self.toolkits) if t.differs(abi)), default=-1)
+        return last + 1
+
+    def add_variant(self, sig: Signature) -> None:
+        """The struct and union tags of a release's own spelling: declared like the others (enums come with
+        that release's cuda.h, the only place the spelling is used)."""
+        for t in (sig.returns, *(p.canonical for p in sig.params)):
+            for kind, tag in _TAG.findall(t):
+                if kind in ("struct", "union"):
+                    self.tags.setdefault(tag, kind)
+
+    def typedef(self, abi: Abi, name: str, cudaapi: str, member: bool) -> str:
+        """The PFN typedef of `abi` named `name`: the catalog's record, and where a toolkit release spells the
+        ABI otherwise, that release's spelling under a test of the included header's CUDA_VERSION."""
+        since = self.record_since(abi)
+        record = pfn_typedef(self.cat, abi, name, cudaapi, partial(self.respell, member=member, since=since))
+        runs = self.variants(abi)
+        if not runs:
+            return record
+        out = []
+        for i, (lo, hi, sig) in enumerate(runs):
+            out += [f"#{'if' if i == 0 else 'elif'} {_versions_test(lo, hi)}",
+                    pfn_typedef(self.cat, abi, name, cudaapi, signature=sig)]
+        return "\n".join([*out, "#else", record, "#endif"])
+
+    def respell(self, text: str, member: bool = False, since: int = 0) -> str:
         """`text` with each enum that an included CUDA header may predate named by its spelling macro.
 
         Whether an older header already has such an enum is unknown (it may exist before any
@@ -249,7 +320,10 @@ class _Types:
         where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there). A
         table member's type (`member`) is spelled by the integer type in C++ always, so every file
         of a program sees one struct whatever CUDA header it includes (the ODR, checked by -flto
-        -Wodr); the loader's own bootstrap types (the getter) keep the header's spelling.
+        -Wodr); the loader's own bootstrap types (the getter) keep the header's spelling. `since`: the
+        index of the first toolkit whose headers the text is used with (a typedef whose older releases
+        are spelled apart, under their own CUDA_VERSION test): a word every later release defines is
+        spelled as it is.
         """
         spelled = set(self.enums.values())
 
@@ -257,7 +331,8 @@ class _Types:
 
         def sub(m: re.Match[str]) -> str:
             word = m.group(0)
-            return f"{macro}{word.replace(' ', '_')}" if word in spelled and self._late(word) else word
+            late = word in spelled and self._late(word) and self._late_index(word) > since
+            return f"{macro}{word.replace(' ', '_')}" if late else word
 
         return _ENUM_WORD.sub(sub, text)
 
@@ -351,11 +426,12 @@ def render(p: Plan, cat: Catalog) -> str:
     boot = [cat.bind(s, v, "legacy") for s, v in BOOTSTRAP]
     for abi in (*boot, *p.abis()):
         types.add(abi)
+        for _, _, sig in types.variants(abi):
+            types.add_variant(sig)
     for abi in p.abis():
         types.add_names(abi)
     member_abis = set(p.abis()) - set(boot)
-    pfns = [pfn_typedef(cat, a, f"{low}_{a.pfn}", cudaapi, partial(types.respell, member=a in member_abis))
-            for a in (*boot, *p.abis())]
+    pfns = [types.typedef(a, f"{low}_{a.pfn}", cudaapi, a in member_abis) for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = _member_lines(p, low)
     subs: dict[str, Any] = {

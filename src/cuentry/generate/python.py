@@ -259,7 +259,7 @@ DevicePointer = int | SupportsInt | _CudaArray | _DLPack | _DeviceBuffer
 Handle = int | SupportsInt | None
 # A stream: a Handle, an object with __cuda_stream__, or a torch/cupy stream.
 Stream = int | SupportsInt | _CudaStream | _TorchStream | _CupyStream | None
-Pointer = Any  # cuentry.out(...), a writable buffer, cuentry.address(n), or None (docs/calls.md)
+Pointer = Any  # cuentry.out(...), a writable buffer, ctypes.byref/pointer, cuentry.address(n), or None (docs/calls.md)
 String = bytes | str | None
 Struct = Any   # a struct value: cuentry.out('T')[0]
 

@@ -64,11 +64,11 @@ _NOT_ON_LINUX = frozenset({"cuEventCreateFromEGLSync"})
 
 # The record file's layout: it must match interposer.c (which asserts its side).
 MAGIC = b"CUETRC01"
-LAYOUT = 2
+LAYOUT = 3
 HEADER_SIZE = 4096
 MAX_CALLERS = 256
 CALLER_SIZE = 512
-SLOTS = 8192
+SLOTS = 65536
 SYMBOL_SIZE = 112
 EXPORT_SIZE = 64
 _HEADER = struct.Struct("=8sIiiiiIIIQQ1024s1024sI")
@@ -188,13 +188,26 @@ def _lost(path: str) -> ProcessRecord | None:
                          emulated=None, dropped=0, unwrapped=0, requests=(), incomplete=(SPACE_EXHAUSTED,))
 
 
+_SLOTS_OFF = HEADER_SIZE + MAX_CALLERS * CALLER_SIZE
+
+
+def _needed(head: bytes) -> int:
+    """How many bytes of a record file hold what its header says it records (the header alone for a file
+    that is not one: `parse` refuses it)."""
+    if len(head) < HEADER_SIZE or head[:8] != MAGIC or struct.unpack_from("=I", head, 8)[0] != LAYOUT:
+        return HEADER_SIZE
+    ncallers, nrec = struct.unpack_from("=I", head, 28)[0], struct.unpack_from("=I", head, 36)[0]
+    if not (ncallers or nrec):
+        return HEADER_SIZE
+    return _SLOTS_OFF + min(int(nrec), SLOTS) * _SLOT.size
+
+
 def _header_ok(data: bytes) -> bool:
-    """A header of this layout, and the whole file when it says it holds records."""
+    """A header of this layout, and every record it says the file holds."""
     if len(data) < HEADER_SIZE or data[:8] != MAGIC:
         return False
-    layout, nslots, nrec, ncallers = (struct.unpack_from("=I", data, 8)[0], *struct.unpack_from("=II", data, 32),
-                                      struct.unpack_from("=I", data, 28)[0])
-    return bool(layout == LAYOUT and nslots == SLOTS and (len(data) >= FILE_SIZE or not (ncallers or nrec)))
+    layout, nslots = struct.unpack_from("=I", data, 8)[0], struct.unpack_from("=I", data, 32)[0]
+    return bool(layout == LAYOUT and nslots == SLOTS and len(data) >= _needed(data))
 
 
 def parse(data: bytes, path: str = "<bytes>") -> ProcessRecord | None:
@@ -259,7 +272,8 @@ def read(directory: str | os.PathLike[str]) -> list[ProcessRecord]:
 
 
 def _read_regular(path: str) -> bytes | None:
-    """The first FILE_SIZE + 1 bytes of a regular file; None for anything else."""
+    """A regular file's header and the records it says it holds (the file is as large as a process could
+    ever fill: what no record uses is not read); None for anything else."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -267,4 +281,5 @@ def _read_regular(path: str) -> bytes | None:
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return fh.read(FILE_SIZE + 1)
+        head = fh.read(HEADER_SIZE)
+        return head + fh.read(max(0, _needed(head) - len(head)))

@@ -55,11 +55,11 @@ typedef CUresult (*ver_fn)(int *);
 
 /* --- layout of the record file (cuentry/interpose/__init__.py reads it) ------------ */
 #define MAGIC "CUETRC01"
-#define LAYOUT 2
+#define LAYOUT 3
 #define HEADER_SIZE 4096
 #define MAX_CALLERS 256
 #define CALLER_SIZE 512
-#define SLOTS 8192
+#define SLOTS 65536
 #define SYMBOL_SIZE 112
 #define EXPORT_SIZE 64
 
@@ -145,6 +145,7 @@ static int emu_version;                 /* 0: no emulation */
 static char *map;                       /* the record file of this process, or NULL */
 #define INDEX_SIZE (2 * SLOTS)
 static uint32_t slot_index[INDEX_SIZE];  /* hash -> record number + 1 in this process's file; 0 empty */
+static int index_used;                  /* slot_index holds something (a forked child clears it then only) */
 static int map_failed;
 static int tracing;                     /* $CUENTRY_TRACE_DIR is set */
 static const char *trace_dir;
@@ -517,6 +518,7 @@ static void record(const struct request *q) {
                 struct slot *s = &slots[hd->nrecords];
                 fill_slot(s, &r, caller, exp, h);
                 __atomic_store_n(&hd->nrecords, hd->nrecords + 1, __ATOMIC_RELEASE);
+                index_used = 1;
                 __atomic_store_n(cell, hd->nrecords, __ATOMIC_RELEASE);
                 give();
                 return;
@@ -926,7 +928,8 @@ static void at_fork_child(void) {
     rec_path[0] = 0;                  /* made on the child's first request */
     rec_fd = -1;
     driver_noted = 0;
-    memset(slot_index, 0, sizeof slot_index);
+    if (index_used) memset(slot_index, 0, sizeof slot_index);  /* untouched pages stay unallocated */
+    index_used = 0;
     for (int i = 0; i < MAX_RANGES; i++) file_caller[i] = -1;
 }
 

@@ -3,10 +3,11 @@
 The rooms: `.engine` (files, reading, selection, suppression, the report),
 `.preprocess` (the macro-bomb bound, header look-up), `.clang` (C, C++ and
 CUDA on libclang) and `.python` (`ast`) (front ends: source to facts),
-`.facts` (what a file says), `.rules` (the rules as
-data, with examples), `.sarif` (the SARIF writer). Findings can be
-suppressed on their line with `cuentry: ignore` or
-`cuentry: ignore[CE001,CE004]` in a comment.
+`.facts` (what a file says), `.rules` (each rule one unit: its check, its
+page, its fix), `.fix` and `.apply` (the repairs, verified), `.writers` (the
+output formats; `.sarif` is the SARIF one). Findings can be suppressed on
+their line with `cuentry: ignore` or `cuentry: ignore[CE001,CE004]` in a
+comment, or on the next line with `cuentry: ignore-next-line[...]`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ directory. The command line wins over every key. A malformed key is a
 [LintConfigError][cuentry.errors.LintConfigError] naming the file, the line
 and the key.
 
-Also here: which files a run skips (`exclude` globs and `.gitignore`, asked of
-`git check-ignore`), and `per-file-ignores`.
+Also here: which files a run skips (`exclude` globs and `.gitignore`, read by
+[gitignore][cuentry.lint.gitignore]: no git is run), and `per-file-ignores`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import subprocess
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,13 +24,14 @@ from typing import Any
 
 from ..errors import LintConfigError
 
-__all__ = ["KEYS", "MAX_BYTES", "Config", "excluded", "find", "gitignored", "ignored_here", "load"]
+__all__ = ["KEYS", "MAX_BYTES", "MAX_TIMEOUT", "Config", "excluded", "find", "floor_problem", "gitignored", "ignored_here",
+           "load", "releases", "timeout_problem"]
 
 
 KEYS = {
     "select": list, "ignore": list, "extend-select": list, "per-file-ignores": dict, "exclude": list,
     "extend-exclude": list, "floor": int, "manifest": str, "toolkit": str, "include": list, "defines": list,
-    "compile-commands": str, "fix": bool, "unsafe-fixes": bool, "respect-gitignore": bool,
+    "compile-commands": str, "fix": bool, "unsafe-fixes": bool, "respect-gitignore": bool, "timeout": float,
 }
 """Every key of the configuration and the TOML type it takes."""
 
@@ -59,19 +59,24 @@ class Config:
     fix: bool = False
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
+    timeout: float | None = None
 
 
 def _table(path: str) -> tuple[dict[str, Any] | None, str]:
     """The lint table of a candidate file (None when it has none) and the file's text."""
     try:
         text = _read(path).decode("utf-8")
-        doc = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise LintConfigError(path, 0, "", f"cannot be read ({exc})",
                               hint="make it a readable UTF-8 TOML file") from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = int(m.group(1)) if (m := re.search(r"line (\d+)", str(exc))) else 0
         raise LintConfigError(path, line, "", f"not valid TOML ({exc})", hint="fix the TOML syntax") from None
+    except RecursionError:   # arrays or tables nested thousands deep: the parser's recursion runs out
+        raise LintConfigError(path, 0, "", "not read: its TOML nests deeper than Python's parser follows",
+                              hint="nest arrays and tables a few levels deep, as a configuration does") from None
     got = doc.get("tool", {}).get("cuentry", {}).get("lint") if path.endswith("pyproject.toml") else doc.get("lint")
     if got is not None and not isinstance(got, dict):
         raise LintConfigError(path, _line(text, "lint"), "lint", "must be a table")
@@ -152,14 +157,105 @@ def load(path: str | None) -> Config:
             if not isinstance(value, dict):
                 raise LintConfigError(path, _line(text, key), key, "must be a table of glob = [codes]")
             cfg.per_file_ignores = {g: _strings(v, path, text, g) for g, v in value.items()}
-        elif not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            kind = {str: "a string", int: "an integer", bool: "true or false"}[want]
+        elif not _typed(value, want):
+            kind = {str: "a string", int: "an integer", bool: "true or false", float: "a number of seconds"}[want]
             raise LintConfigError(path, _line(text, key), key, f"must be {kind}, not {value!r}")
         else:
             setattr(cfg, key.replace("-", "_"),
                     os.path.join(cfg.root, str(value)) if key in _PATH_KEYS else value)
+    _check_values(cfg, path, text)
     cfg.include = [os.path.join(cfg.root, d) for d in cfg.include]
+    _check_codes(cfg, path, text)
     return cfg
+
+
+def _check_codes(cfg: Config, path: str, text: str) -> None:
+    """Every rule code the configuration names is a code or a prefix of one; else the error names the file, the
+    line and the key (`pyproject.toml:5: select: unknown rule 'CE999'`)."""
+    from .rules import RULE_CODES
+
+    named = [("select", cfg.select or []), ("ignore", cfg.ignore), ("extend-select", cfg.extend_select),
+             *cfg.per_file_ignores.items()]
+    for key, codes in named:
+        for item in codes:
+            for c in (x.strip().upper() for x in item.split(",")):
+                if c and not any(r.startswith(c) for r in RULE_CODES):
+                    raise LintConfigError(path, _line(text, key), key, f"unknown rule {c!r}",
+                                          hint=f"rules: {', '.join(RULE_CODES)} (a prefix like CE00 works)")
+
+
+def _typed(value: Any, want: type) -> bool:
+    """Whether a TOML value has the type a key takes (a bool is no number; an integer is a number of seconds)."""
+    if isinstance(value, bool):
+        return want is bool
+    if want is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, want)
+
+
+def _check_values(cfg: Config, path: str, text: str) -> None:
+    """Refuse a floor that is no CUDA release, and a timeout out of range (exit 2, at their line)."""
+    if cfg.floor and (got := floor_problem(cfg.floor)) is not None:
+        raise LintConfigError(path, _line(text, "floor"), "floor", got[0], hint=got[1])
+    if cfg.timeout is not None and (why := timeout_problem(cfg.timeout)):
+        raise LintConfigError(path, _line(text, "timeout"), "timeout", why,
+                              hint=f"give seconds of CPU time a file may take, above 0 and at most {MAX_TIMEOUT:g}")
+
+
+def releases() -> tuple[int, ...]:
+    """Every CUDA release a driver floor may name: those with a driver API up to 13.0 (`names.CUDA_RELEASES`),
+    every ABI version of the catalog, and every toolkit of its history."""
+    from ..catalog import catalog
+    from ..names import CUDA_RELEASES
+
+    cat = catalog()
+    history = {int(t.split(".")[0]) * 1000 + int(t.split(".")[1]) * 10 for t in cat.history}
+    return tuple(sorted({*CUDA_RELEASES, *history, *(a.version for a in cat)}))
+
+
+def floor_problem(floor: int) -> tuple[str, str] | None:
+    """Why `floor` cannot be a driver floor, and the fix naming the nearest release (None when it is one).
+
+    A floor is a CUDA release (12000 for 12.0): a number between releases, or above the newest one the
+    catalog knows, would turn every finding into a note (`--floor 120000`, a typo of 12000)."""
+    from ..names import format_version
+
+    known = releases()
+    if floor in known:
+        return None
+
+    def shown(v: int) -> str:
+        return f"{v} ({format_version(v)})"
+
+    if floor < 0:
+        return f"{floor} is negative, no CUDA release", f"give a release such as {shown(12000)}, or 0 for none"
+    if floor > known[-1]:
+        typo = next((floor // d for d in (10, 100, 1000) if floor // d in known and floor % d == 0), None)
+        fix = f"did you mean {shown(typo)}? " if typo else ""
+        return (f"{floor} is above the newest CUDA release cuentry knows ({shown(known[-1])})",
+                f"{fix}the newest is {shown(known[-1])}")
+    below = max(v for v in known if v < floor) if floor > known[0] else None
+    above = min(v for v in known if v > floor)
+    near = [v for v in (below, above) if v is not None]
+    best = min(near, key=lambda v: (abs(v - floor), v))
+    return (f"{floor} is no CUDA release cuentry knows",
+            f"the nearest is {shown(best)}" + (f" (releases around it: {', '.join(map(shown, near))})"
+                                              if len(near) > 1 else ""))
+
+
+MAX_TIMEOUT = 86400.0
+"""The largest per-file limit (`--timeout`, `timeout =`): a day of CPU time."""
+
+
+def timeout_problem(seconds: float) -> str:
+    """Why `seconds` cannot be the per-file limit of CPU time ("" when it can)."""
+    import math
+
+    if not math.isfinite(seconds) or seconds <= 0:
+        return f"{seconds!r} is not a positive number of seconds"
+    if seconds > MAX_TIMEOUT:
+        return f"{seconds:g} s is above the largest limit, {MAX_TIMEOUT:g} s"
+    return ""
 
 
 def _relative(path: str, root: str) -> str:
@@ -194,36 +290,8 @@ def ignored_here(path: str, root: str, per_file: dict[str, list[str]]) -> set[st
 
 
 def gitignored(paths: Sequence[str]) -> set[str]:
-    """Of `paths`, those git ignores (asked of `git check-ignore` where they lie; none outside a repository
-    or without git)."""
-    by_dir: dict[str, list[str]] = {}
-    for p in paths:
-        by_dir.setdefault(os.path.dirname(os.path.abspath(p)) or ".", []).append(p)
-    out: set[str] = set()
-    tops: dict[str, list[str]] = {}
-    for d, ps in by_dir.items():
-        top = _toplevel(d)
-        if top:
-            tops.setdefault(top, []).extend(ps)
-    for top, ps in tops.items():
-        data = b"".join(os.fsencode(os.path.abspath(p)) + b"\0" for p in ps)
-        try:
-            got = subprocess.run(["git", "-C", top, "check-ignore", "-z", "--stdin"], input=data,
-                                 capture_output=True, timeout=60, check=False)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if got.returncode in (0, 1):
-            names = {os.fsdecode(b) for b in got.stdout.split(b"\0") if b}
-            out.update(p for p in ps if os.path.abspath(p) in names)
-    return out
+    """Of `paths`, those git ignores: read from the ignore files (see [gitignore][cuentry.lint.gitignore]),
+    never by running git (which runs what the tree's own configuration names). None outside a work tree."""
+    from .gitignore import GitIgnore
 
-
-def _toplevel(d: str) -> str:
-    """The work tree holding directory `d` ("" when none)."""
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        up = os.path.dirname(d)
-        if up == d:
-            return ""
-        d = up
+    return GitIgnore().select(paths)

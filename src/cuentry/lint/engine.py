@@ -20,9 +20,10 @@ from typing import Any
 
 from ..catalog import Catalog, catalog, format_version
 from ..errors import UsageError
+from .config import Config
 from .facts import Unit, suppressions
-from .fix import candidate, span
-from .rules import RULE_CODES, rows_elsewhere, run, run_rows
+from .fix import At, span
+from .rules import RULE_CODES, Hit, Rule, candidate, rows_elsewhere, run, run_rows
 
 __all__ = [
     "C_SUFFIXES",
@@ -33,12 +34,16 @@ __all__ = [
     "PY_SUFFIXES",
     "RETIRED",
     "Finding",
+    "Isolated",
     "Judged",
     "Problem",
     "Report",
     "Settings",
     "Shared",
     "check_engine",
+    "chosen_files",
+    "configuration",
+    "display_path",
     "extract",
     "is_python",
     "iter_files",
@@ -47,6 +52,8 @@ __all__ = [
     "looks_like_python",
     "parse_codes",
     "read_source",
+    "selection",
+    "toolkit_versions",
     "triggered",
 ]
 
@@ -79,7 +86,8 @@ class Finding:
     config: str = ""             # clang: the configuration judged, when not the flags' own ("when USE_CUDA is defined")
     end_line: int = 0            # where the finding's source range ends (0: at its start)
     end_col: int = 0
-    fix: str = "none"            # whether `lint --fix` can repair it: safe | unsafe | none
+    fix: str = "none"            # whether `lint --fix` can repair it: safe | unsafe | none (verified: see apply)
+    hint: str = ""               # what to change, the advice the message gives ("" when it gives none)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,6 +105,7 @@ class Judged:
     requests: int = 0                                  # clang: requests found in the file
     judged: int = 0                                    # clang: how many of them were judged
     unjudged: tuple[tuple[int, str], ...] = ()         # clang: (line, why) of the others
+    parses: int = 0                                    # clang: libclang parses of the file (configurations too)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -120,7 +129,7 @@ class Settings:
     commands: dict[str, list[str]] = field(default_factory=dict)
     floor: int = 0
     pedantic: bool = False
-    timeout: float = 120.0      # seconds one file may take in its worker (then it is a problem, not a hang)
+    timeout: float = 120.0      # seconds of CPU time one file may take in its worker (then it is a problem)
     memory: int = 8 << 30       # bytes of address space a worker may use (then the file is a problem)
 
 
@@ -164,6 +173,8 @@ class Report:
     unused_suppressions: list[Problem] = field(default_factory=list)   # comments naming no finding/unknown codes
     chains: dict[str, set[int]] = field(default_factory=dict)   # symbol -> every literal pin it is asked at
     optional: set[str] = field(default_factory=set)              # symbols asked only under a driver-version test
+    select: list[str] | None = None     # the rules the run selected (the configuration applied; None: every rule)
+    ignore: list[str] = field(default_factory=list)              # and those it ignored
 
     @property
     def min_driver(self) -> int:
@@ -183,9 +194,9 @@ class Report:
         md = self.min_driver
         return {"files": self.files, "lines": self.lines, "findings": [f.to_dict() for f in self.findings],
                 "min_driver": md, "min_driver_release": format_version(md) if md else None,
-                "pins": dict(sorted(self.pins.items())), "problems": [p.to_dict() for p in self.problems],
-                "chains": [{"symbol": sym, "asked_at": sorted(v), "required": sym not in self.optional}
-                           for sym, v in sorted(self.chains.items())],
+                "problems": [p.to_dict() for p in self.problems],
+                "chains": [{"symbol": sym, "asked_at": sorted(v), "pin": self.pins.get(sym, min(v)),
+                            "required": sym not in self.optional} for sym, v in sorted(self.chains.items())],
                 "partial": [{**n.to_dict(), "severity": "note"} for n in self.notes],
                 "unparsable": self.unparsable, "judged": [j.to_dict() for j in self.judged],
                 "unused_suppressions": [p.to_dict() for p in self.unused_suppressions]}
@@ -307,8 +318,10 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
     settings = settings or Settings(include_dirs=include_dirs)
     unit = extract(text, path, include_dirs, shared, settings)
 
+    targets = toolkit_versions(cat or catalog(), settings.toolkit) if unit.lang == "c" else (0, 0)
+
     def fix(code: str, line: int, col: int) -> tuple[tuple[int, int], str]:
-        fx = candidate(unit, text, code, line, col, cat, settings.toolkit)
+        fx = candidate(At(unit, text, code, line, col, cat or catalog(), *targets)) if unit.lang == "c" else None
         return span(text, line, col), fx.kind if fx is not None else "none"
 
     out = _kept(run(unit, cat), path, text, unit.suppressions, unit, (sel, ign, settings.pedantic), fix)
@@ -323,8 +336,17 @@ def lint_text(text: str, path: str, *, select: Sequence[str] | None = None,
 
 
 def _bare(f: Finding) -> str:
-    """A finding's message without the configuration it names."""
-    return f.message.removesuffix(f" ({f.config})") if f.config else f.message
+    """A finding's message without the configuration it names (its `config` field): the same cause in two
+    configurations is one finding."""
+    return f.message.replace(f" ({f.config})", "") if f.config else f.message
+
+
+def toolkit_versions(cat: Catalog, toolkit: str | None) -> tuple[int, int]:
+    """The CUDA_VERSION of the toolkit a run targets (`--toolkit`, else the newest the catalog knows) and of the
+    newest: what the fixes weigh a pin against."""
+    from .clang.headers import choose_toolkit, toolkit_version
+
+    return toolkit_version(choose_toolkit(cat, toolkit)), toolkit_version(choose_toolkit(cat, None))
 
 
 def _at_rows(unit: Unit, sel: set[str] | None, ign: set[str], settings: Settings, cat: Catalog | None) -> list[Finding]:
@@ -343,7 +365,7 @@ def _at_rows(unit: Unit, sel: set[str] | None, ign: set[str], settings: Settings
 _Fixer = Callable[[str, int, int], tuple[tuple[int, int], str]]
 
 
-def _kept(hits: Iterable[tuple[Any, tuple[int, int, str, str]]], path: str, text: str,
+def _kept(hits: Iterable[tuple[Rule, Hit]], path: str, text: str,
           sups: dict[int, frozenset[str] | None],
           unit: Unit, chosen: tuple[set[str] | None, set[str], bool], fix: _Fixer | None) -> list[Finding]:
     """The findings of the rules' `hits` in the file `path` (its `text` and suppression comments `sups`) that the
@@ -354,7 +376,8 @@ def _kept(hits: Iterable[tuple[Any, tuple[int, int, str, str]]], path: str, text
     lines = text.splitlines()
     out: list[Finding] = []
     seen: dict[tuple[str, str], int] = {}
-    for rule, (line, col, msg, sev) in hits:
+    for rule, hit in hits:
+        line, col, sev = hit.line, hit.col, hit.severity
         if (sel is not None and rule.code not in sel) or rule.code in ign or (sev == "note" and not pedantic):
             continue
         sup = sups.get(line, frozenset())
@@ -362,26 +385,32 @@ def _kept(hits: Iterable[tuple[Any, tuple[int, int, str, str]]], path: str, text
             continue
         lt = lines[line - 1] if 0 < line <= len(lines) else ""
         nth = seen[(rule.code, lt)] = seen.get((rule.code, lt), -1) + 1
-        config = max((c for c in unit.configs if f"({c})" in msg), key=len, default="")
         end, kind = fix(rule.code, line, col) if fix is not None else ((line, col), "none")
-        out.append(Finding(path, line, col, rule.code, rule.name, msg, _fingerprint(rule.code, path, lt, nth), sev,
-                           unit.engine, unit.headers, config, *end, kind))
+        out.append(Finding(path, line, col, rule.code, rule.name, hit.message, _fingerprint(rule.code, path, lt, nth),
+                           sev, unit.engine, unit.headers, hit.config, *end, kind, hit.hint))
     return out
 
 
+def display_path(path: str) -> str:
+    """A path as the reports name it: without a leading `./` (`./src/x.c` is `src/x.c`)."""
+    while path.startswith(("./", "." + os.sep)) and len(path) > 2:
+        path = path[2:].lstrip("/" + os.sep) or path
+    return path
+
+
 def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """Source files under `paths`, and the entries that cannot be files to lint (dangling symlinks, and
-    files given explicitly whose suffix is not one of C, C++, CUDA or Python: a header without a suffix is
-    taken, `README.md` is not)."""
+    """Source files under `paths` (named as `display_path` shows them), and the entries that cannot be files to
+    lint (dangling symlinks, and files given explicitly whose suffix is not one of C, C++, CUDA or Python: a
+    header without a suffix is taken, `README.md` is not)."""
     out: list[str] = []
     problems: list[Problem] = []
-    for p in paths:
+    for p in map(display_path, paths):
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
                 for f in sorted(files):
                     if f.endswith(C_SUFFIXES + PY_SUFFIXES):
-                        full = os.path.join(root, f)
+                        full = display_path(os.path.join(root, f))
                         (out.append(full) if os.path.exists(full) else
                          problems.append(Problem(full, "dangling symbolic link")))
         elif os.path.exists(p):
@@ -457,6 +486,7 @@ reach a library (ctypes, cffi, cuda-python, cuentry)."""
 _PY_DRIVER = ("libcuda", "nvcuda", '"cuda"', "'cuda'")
 """What names the driver library itself (a load whose exports come from a table elsewhere)."""
 _VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
+_NAMED = re.compile(r'"cu[A-Z]\w*"')   # a driver function's name as a whole string: what a lookup of any name is given
 _CU = re.compile(r"cu[A-Z]")
 
 
@@ -475,8 +505,11 @@ def _cuda_word(text: str) -> bool:
 
 
 def triggered(text: str) -> bool:
-    """Whether a text names a request API or a versioned driver symbol (the pre-filter's test of one file)."""
-    if any(w in text for w in _WORDS):
+    """Whether a text names a request API, a PFN typedef, a versioned driver symbol or a driver function's name as a
+    string (what any lookup is given): the pre-filter's test of one file."""
+    if any(w in text for w in _WORDS) or "PFN_cu" in text:
+        return True
+    if '"cu' in text and _NAMED.search(text):
         return True
     return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
 
@@ -623,6 +656,29 @@ class _Runner:
         return out
 
 
+class Isolated:
+    """`lint_text` of one text at a time as `lint_paths` lints files: in a supervised worker process when libclang
+    is installed (started on the first text), so a crash, a hang or a blow-up on a text is a `Problem`, never the
+    run's end. What verifies the fixes ([apply][cuentry.lint.apply]) lints the fixed texts with it."""
+
+    def __init__(self, settings: Settings, select: Sequence[str] | None = None,
+                 ignore: Sequence[str] | None = None) -> None:
+        self._args = (select, ignore, settings)
+        self._runner: _Runner | None = None
+
+    def __call__(self, text: str, path: str) -> tuple[list[Finding], Unit] | Problem:
+        if self._runner is None:
+            select, ignore, settings = self._args
+            self._runner = _Runner(1, select, ignore, settings)
+        got: tuple[list[Finding], Unit] | Problem = self._runner.run([("lint", path, text, None)])[path]
+        return got
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
 def _preload() -> None:
     try:
         from clang.cindex import conf
@@ -644,27 +700,33 @@ def _clang_installed() -> bool:
 def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
                include_dirs: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
                progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
-               jobs: int = 1) -> Report:
+               jobs: int = 1, config: Config | str | None = None, extend_select: Sequence[str] | None = None,
+               force_exclude: bool = False) -> Report:
     """Lint files and directories; the report includes the pins found, for the minimum driver.
+
+    The configuration is applied here, as `cuentry lint` applies it: `config` is a
+    [Config][cuentry.lint.config.Config], the path of a configuration file, or None to find one as the command
+    does (the nearest `pyproject.toml` with `[tool.cuentry.lint]`, or `cuentry.toml` with `[lint]`, from the first
+    path up; `Config()` reads none). Its `select`/`ignore`/`extend-select` apply unless `select`/`ignore` are
+    given (`extend_select` adds to either); its `exclude`, `extend-exclude`, `.gitignore` (`respect-gitignore`)
+    and `per-file-ignores` always (files named in `paths` are excluded only with `force_exclude`).
 
     This process reads each file once and keeps only those the pre-filter admits; they are parsed in
     `jobs` supervised worker processes (see `cuentry.lint.parallel`), where a crash, a hang or a blow-up
     costs that file (a problem in the report), never the run. A wrapper defined in one file
     (`get_driver_entry_point` in a loader, a template in a header) is an API in every other file:
     files that call such wrappers are linted again with them, until no pass finds a new one. The report
-    does not depend on `jobs`.
+    does not depend on `jobs`. Each finding's `fix` is the kind of repair its rule offers; the command promises
+    only those [verified][cuentry.lint.apply.verified] marks.
     """
-    parse_codes(select)
-    parse_codes(ignore)
+    cfg = configuration(config, paths)
+    select, ignore = selection(cfg, select, extend_select, ignore)
     settings = settings or Settings(include_dirs=include_dirs)
     check_engine(settings.engine)
-    files, problems = iter_files(paths)
-    if any(not is_python(f) for f in files):
-        from .extra import require
-
-        require()
+    files, problems = chosen_files(paths, cfg, force_exclude)
+    files, problems = _without_extra(files, problems)
     cat = catalog()
-    rep = Report([], 0, 0, {}, problems)
+    rep = Report([], 0, 0, {}, problems, select=select, ignore=ignore)
     relevant = _Relevance(settings.include_dirs or include_dirs)
     texts: dict[str, str] = {}
     skipped: dict[str, str | None] = {}
@@ -695,7 +757,75 @@ def lint_paths(paths: Sequence[str], *, select: Sequence[str] | None = None, ign
     finally:
         runner.close()
     _assemble(rep, files, results, cat, select, ignore)
+    _per_file_ignores(rep, cfg)
     return rep
+
+
+def configuration(config: Config | str | None, paths: Sequence[str]) -> Config:
+    """The configuration a run applies: `config` as it is, the file it names, or (None) the one found from the
+    first path up (a path of `-`, standard input, is not a place to look from)."""
+    from . import config as conf
+
+    if isinstance(config, conf.Config):
+        return config
+    if isinstance(config, str):
+        return conf.load(config)
+    first = next((p for p in paths if p != "-"), ".")
+    return conf.load(conf.find(first))
+
+
+def selection(cfg: Config, select: Sequence[str] | None = None, extend_select: Sequence[str] | None = None,
+              ignore: Sequence[str] | None = None) -> tuple[list[str] | None, list[str]]:
+    """The rules a run selects and ignores: `select` (else the configuration's) with every extend-select, and the
+    configuration's ignores (less what `select`/`extend_select` name: what is named wins) with `ignore`."""
+    chosen = list(select) if select is not None else cfg.select
+    extend = [*cfg.extend_select, *(extend_select or [])]
+    if extend and chosen is not None:
+        chosen = [*chosen, *extend]
+    named = (parse_codes(select) or set()) | (parse_codes(extend) or set()) if select or extend else set()
+    off = sorted((parse_codes(cfg.ignore) or set()) - named) if cfg.ignore else []
+    parse_codes(chosen)
+    parse_codes(ignore)
+    return chosen, [*off, *(ignore or [])]
+
+
+def chosen_files(paths: Sequence[str], cfg: Config, force_exclude: bool = False) -> tuple[list[str], list[Problem]]:
+    """The files to lint under `paths` (`iter_files`) less those the configuration's exclusions and `.gitignore`
+    name (files named in `paths` only with `force_exclude`), and the entries that cannot be linted."""
+    from . import config as conf
+
+    files, problems = iter_files(paths)
+    given = set() if force_exclude else set(map(display_path, paths))
+    patterns = [*cfg.exclude, *cfg.extend_exclude]
+    keep = [f for f in files if f in given or not (patterns and conf.excluded(f, cfg.root, patterns))]
+    if cfg.respect_gitignore:
+        ignored = conf.gitignored([f for f in keep if f not in given])
+        keep = [f for f in keep if f not in ignored]
+    return keep, problems
+
+
+def _per_file_ignores(rep: Report, cfg: Config) -> None:
+    """Drop the findings that `per-file-ignores` turns off for their file."""
+    if not cfg.per_file_ignores:
+        return
+    from . import config as conf
+
+    rep.findings = [f for f in rep.findings if not any(
+        f.code.startswith(c) for c in conf.ignored_here(f.path, cfg.root, cfg.per_file_ignores))]
+
+
+def _without_extra(files: list[str], problems: list[Problem]) -> tuple[list[str], list[Problem]]:
+    """Without the lint extra: the C-family files as problems of the report (one line of text output names them
+    all) and the Python files linted; nothing but C-family files to lint is bad input (exit 2), in one line."""
+    from .extra import NOT_INSTALLED, missing, require
+
+    c_family = [f for f in files if not is_python(f)]
+    if not c_family or not missing():
+        return files, problems
+    python = [f for f in files if f not in set(c_family)]
+    if not python:
+        require()
+    return python, [*problems, *(Problem(f, NOT_INSTALLED) for f in c_family)]
 
 
 def _first(got: dict[str, Any], rep: Report) -> dict[str, _Result]:
@@ -729,7 +859,7 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
                 rep.problems.append(Problem(path, unit.problem))
             if not unit.problem:
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
-                                         unit.judged, tuple(unit.unjudged)))
+                                         unit.judged, tuple(unit.unjudged), unit.parses))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)
             _unused_suppressions(rep, path, unit, cat, select, ignore)
             _pins(unit, cat, rep, required)

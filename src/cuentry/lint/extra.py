@@ -11,10 +11,12 @@ import importlib
 
 from ..errors import UsageError
 
-__all__ = ["HINT", "MODULES", "missing", "require"]
+__all__ = ["HINT", "MODULES", "NOT_INSTALLED", "missing", "require"]
 
 HINT = "pip install 'cuentry[lint]'"
 """The one command that installs what linting C, C++ and CUDA files needs."""
+NOT_INSTALLED = f"linting C, C++ and CUDA files needs the lint extra: {HINT} (Python files lint without it)"
+"""Why a C-family file is not linted without the extra (the message of `require`, and of such a file's problem)."""
 MODULES = ("clang.cindex",)
 """The modules of the extra C-family linting cannot do without (libclang's bindings)."""
 
@@ -33,4 +35,4 @@ def missing() -> list[str]:
 def require() -> None:
     """Raise `UsageError` (exit 2), in one line naming the fix, when the extra is not installed."""
     if missing():
-        raise UsageError(f"linting C, C++ and CUDA files needs the lint extra: {HINT} (Python files lint without it)")
+        raise UsageError(NOT_INSTALLED)

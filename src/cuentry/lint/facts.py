@@ -32,6 +32,7 @@ __all__ = [
     "PyProto",
     "Query",
     "Row",
+    "Suppressions",
     "Unit",
     "flag_mode",
     "suppressions",
@@ -52,7 +53,29 @@ GETTER_PFN = re.compile(r"\bPFN_(cuGetProcAddress|cudaGetDriverEntryPoint(?:ByVe
 PFN_RE = re.compile(names.PFN_IN_TEXT)
 SUFFIXED_EXPORT_RE = re.compile("^" + names.SUFFIXED_EXPORT_PATTERN + "$")
 DECLTYPE_RE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
-SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
+SUPPRESS_RE = re.compile(r"cuentry:\s*ignore(-next-line)?(?:\[([A-Za-z0-9_, ]+)\])?")
+
+
+class Suppressions(dict[int, frozenset[str] | None]):
+    """The lines a file's suppression comments silence: line -> the codes (None: every rule). `comments` maps a
+    line silenced by a comment on the line before it (`cuentry: ignore-next-line`) to that comment's line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.comments: dict[int, int] = {}
+
+    def add(self, line: int, codes: frozenset[str] | None, comment: int) -> None:
+        """Silence `codes` (None: all) on `line`, by the comment on line `comment`."""
+        if line in self:
+            old = self[line]
+            codes = None if old is None or codes is None else old | codes
+        self[line] = codes
+        if comment != line:
+            self.comments[line] = comment
+
+    def comment_line(self, line: int) -> int:
+        """The line of the comment that silences `line`."""
+        return self.comments.get(line, line)
 
 
 @dataclass(frozen=True)
@@ -80,7 +103,8 @@ class Query:
     version: int | None = None             # the pin, when there is exactly one
     pins: tuple[int, ...] = ()             # every literal pin the version can take (ternaries, branches)
     version_text: str = ""
-    version_kind: str = "missing"          # literal | toolkit | driver | runtime | param | other | missing
+    version_kind: str = "missing"          # literal | toolkit | driver | runtime_version (what cudaRuntimeGetVersion
+    # wrote) | runtime (cudaGetDriverEntryPoint's own) | param | other | missing
     flags_text: str = ""
     flags_mode: str = ""                   # default | legacy | per_thread | "" (not known)
     status: str = "missing"                # given | null | missing | not_applicable
@@ -101,6 +125,7 @@ class Query:
     target_decl: tuple[int, int, int, int] | None = None   # clang: the declaration or cast of this file that
     # spells the pointer's hand-written type (line, column, end line, end column)
     row: Row | None = None                 # clang: the table's row the request is, written in another file
+    macro: str = ""                        # clang: the macro whose invocation in this file writes the request
 
 
 @dataclass
@@ -121,6 +146,7 @@ class Export:
     cause: str = ""                         # clang: rows macros write in one function share it (one cause)
     row: Row | None = None                  # clang: the table's row the export is, written in another file
     handwritten: str | None = None          # clang: why the pointer's type is written by hand (a PFN_ name included)
+    macro: str = ""                         # clang: the macro whose invocation in this file takes the export
 
 
 @dataclass
@@ -167,7 +193,7 @@ class Unit:
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
     handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
     py_protos: list[PyProto] = field(default_factory=list)   # Python prototypes, judged against their ABI
-    suppressions: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    suppressions: Suppressions = field(default_factory=Suppressions)
     lines: int = 0
     parse_errors: int = 0
     problem: str = ""                       # why the file could not be linted (a syntax error), if it could not
@@ -180,19 +206,22 @@ class Unit:
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
     configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")
     requests: int = 0                       # the requests (and exports taken by name) found in the file
+    parses: int = 0                         # clang: how many times libclang parsed it (its configurations included)
     judged: int = 0                         # how many of them were judged (their symbol known)
     unjudged: list[tuple[int, str]] = field(default_factory=list)   # (line, why) of those that were not
 
 
-def suppressions(text: str) -> dict[int, frozenset[str] | None]:
-    """Lines carrying `cuentry: ignore` (all rules) or `cuentry: ignore[CE001,CE004]`."""
-    out: dict[int, frozenset[str] | None] = {}
+def suppressions(text: str) -> Suppressions:
+    """Lines carrying `cuentry: ignore` (all rules) or `cuentry: ignore[CE001,CE004]`, and the lines after a
+    `cuentry: ignore-next-line` (`[...]` alike)."""
+    out = Suppressions()
     if "cuentry" not in text:
         return out
     for i, line in enumerate(text.splitlines(), 1):
         m = SUPPRESS_RE.search(line)
         if m:
-            out[i] = frozenset(c.strip() for c in m.group(1).split(",")) if m.group(1) else None
+            codes = frozenset(c.strip().upper() for c in m.group(2).split(",") if c.strip()) if m.group(2) else None
+            out.add(i + 1 if m.group(1) else i, codes, i)
     return out
 
 

@@ -4,7 +4,10 @@ What is fixed (not through a wrapper function; in a macro, a pin at the argument
 in its definition only when every expansion wants the same pin):
 
 - a pin (CE001, CE002, CE009, CE010) becomes the ABI version the pointer's type names (`PFN_cuX_vN`, or the
-  one ABI whose function type the pointer has): safe. Untyped, a pin between ABIs becomes the ABI it binds
+  one ABI whose function type the pointer has): safe.
+- a pointer whose hand-written type is the function type of none of its symbol's ABIs (CE002, clang) gets the
+  `PFN_cuX_vN` typedef of the ABI its pin binds, and the pin that ABI's version, together: unsafe (the calls
+  through it then compile against another type). Untyped, a pin between ABIs becomes the ABI it binds
   (the same ABI wherever it resolved before): safe; a toolkit/driver version or a pin outside the ABIs
   becomes the ABI the targeted toolkit binds: unsafe (it may change which ABI some driver gives).
 - a `_vN`/`_ptds`/`_ptsz` name (CE003) becomes the base name, with the pin of the ABI the suffix names (and
@@ -24,7 +27,10 @@ in its definition only when every expansion wants the same pin):
 
 Every fix is verified: the fixed text is linted again with the same settings, and must still be judged by
 the same engine (it still parses) with no finding of the fixed code left on the fixed line and no new
-finding; otherwise it is withdrawn with a note saying why.
+finding; otherwise it is withdrawn with a note saying why and what to change by hand.
+
+Each fixer takes the finding's place and facts (`At`) and is named by its rule's row in
+[rules][cuentry.lint.rules] (`Rule.fix`): a rule is one unit, its check, its page and its fix.
 """
 
 from __future__ import annotations
@@ -32,11 +38,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..catalog import Catalog, catalog
+from ..catalog import Catalog
 from ..names import split_suffix
 from .facts import DEFAULT_FLAGS, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Query, Unit
+from .signature import normalizer
+from .verdict import bound
 
-__all__ = ["Edit", "Fix", "candidate", "position", "span"]
+__all__ = ["At", "Edit", "Fix", "export_name", "flags", "name", "pin", "pin_or_type", "pointer_type", "position", "span"]
 
 
 _PIN_CODES = ("CE001", "CE002", "CE009", "CE010")
@@ -61,6 +69,21 @@ class Fix:
     kind: str                     # safe | unsafe
     edits: tuple[Edit, ...]
     what: str                     # "pin 3020", "name cuMemAlloc at 3020", ...
+
+
+@dataclass(frozen=True)
+class At:
+    """Where a fix is asked for: the finding's code and place, the file's facts and text, the catalog, and the
+    CUDA_VERSION of the toolkit targeted (`--toolkit`, else the newest) and of the newest the catalog knows."""
+
+    unit: Unit
+    text: str
+    code: str
+    line: int
+    col: int
+    cat: Catalog
+    toolkit: int
+    newest: int
 
 
 
@@ -193,8 +216,6 @@ def _typed(q: Query, cat: Catalog, symbol: str) -> int | None:
             return int(got.group(2))
         return None
     if q.target_sig is not None and symbol in cat:
-        from .signature import normalizer
-
         norm = normalizer(cat)
         same = {a.version for a in cat.abis(symbol) if norm.abi(a) == q.target_sig}
         if len(same) == 1:
@@ -203,23 +224,18 @@ def _typed(q: Query, cat: Catalog, symbol: str) -> int | None:
 
 
 def _query(u: Unit, line: int, col: int) -> Query | None:
+    """The request a finding at (line, col) is about, when it is written here as a plain call or a macro's
+    invocation (not through a wrapper, another configuration, or a table's row written elsewhere)."""
     for q in u.queries:
         if (q.line, q.col) == (line, col) or (q.symbol_line, q.symbol_col) == (line, col):
-            macro_only = q.where.startswith(" (expanded from the macro ") and q.where.count("(") == 1
-            if q.wrapped or q.via or (q.where and not macro_only) or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
+            plain = q.where == (f" (expanded from the macro {q.macro})" if q.macro else "")
+            if q.wrapped or q.via or q.config or not plain or q.api not in (*_VERSIONED, "cudaGetDriverEntryPoint"):
                 return None
             return q
     return None
 
 
-def _toolkit_version(cat: Catalog, toolkit: str | None) -> int:
-    """The CUDA_VERSION of the targeted toolkit (`--toolkit`), else of the newest the catalog knows."""
-    from .clang.headers import choose_toolkit, toolkit_version
-
-    return toolkit_version(choose_toolkit(cat, toolkit))
-
-
-def _safe_pin(q: Query, cat: Catalog, old: str) -> int | None:
+def _safe_pin(q: Query, cat: Catalog, old: str, newest: int) -> int | None:
     """The pin that is certainly right: the pointer's own ABI; untyped, the ABI a literal pin between ABIs
     (at most the newest release) binds, which is the same ABI wherever the old pin resolved."""
     sym = q.symbol or ""
@@ -232,17 +248,15 @@ def _safe_pin(q: Query, cat: Catalog, old: str) -> int | None:
         pin = q.version          # a constant the front end folded (kAbi, make_version(11, 0))
     else:
         return None
-    if not cat.versions(sym) or not cat.versions(sym)[0] <= pin <= _toolkit_version(cat, None):
+    if not cat.versions(sym) or not cat.versions(sym)[0] <= pin <= newest:
         return None
-    from .rules import bound
-
     abi = bound(q, cat, pin)
     return abi.version if abi is not None else None
 
 
-def _pin_fix(q: Query, text: str, code: str, cat: Catalog, toolkit: str | None, u: Unit) -> Fix | None:
+def _pin_fix(q: Query, at: At) -> Fix | None:
     """The pin rewritten to the pointer's ABI (safe), or to the ABI the old pin / the toolkit binds."""
-    sym = q.symbol
+    sym, text, cat, code = q.symbol, at.text, at.cat, at.code
     if sym is None or sym not in cat or q.api not in _VERSIONED:
         return None
     where = _version_at(q, text)
@@ -250,23 +264,22 @@ def _pin_fix(q: Query, text: str, code: str, cat: Catalog, toolkit: str | None, 
         return None
     a, b, macro = where
     old = text[a:b]
-    new = _safe_pin(q, cat, old) if code != "CE009" or _typed(q, cat, sym) is not None else None
+    new = _safe_pin(q, cat, old, at.newest) if code != "CE009" or _typed(q, cat, sym) is not None else None
     kind = "safe"
     if new is None and macro is None:
-        from .rules import bound
-
-        abi = bound(q, cat, _toolkit_version(cat, toolkit))
+        abi = bound(q, cat, at.toolkit)
         if abi is None:
             return None
         new, kind = abi.version, "unsafe"
     if new is None or (_INT.match(old) and int(old.rstrip("uUlL")) == new):
         return None
-    if macro is not None and not _all_agree(u, text, cat, macro, new):
+    if macro is not None and not _all_agree(at.unit, text, cat, macro, new, at.newest):
         return None
     what = f"pin {new}" + (f" in the definition of {macro}" if macro else "")
     return Fix(code, q.line, kind, (Edit(a, b, str(new)),), what)
 
 
+_TYPEDEFS = re.compile(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]")
 _API_CALL = re.compile(r"\b(?:cuGetProcAddress(?:_v2)?|cudaGetDriverEntryPointByVersion)\s*\(")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)", re.M)
 
@@ -333,7 +346,7 @@ def _strip(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-def _all_agree(u: Unit, text: str, cat: Catalog, macro: str, new: int) -> bool:
+def _all_agree(u: Unit, text: str, cat: Catalog, macro: str, new: int, newest: int) -> bool:
     """Whether every request expanded from `macro` wants the same pin `new` (a fix at its definition)."""
     for q in u.queries:
         off = _offset(text, q.line, q.col)
@@ -341,7 +354,7 @@ def _all_agree(u: Unit, text: str, cat: Catalog, macro: str, new: int) -> bool:
         if m is None or m.group(0) != macro:
             continue
         where = _version_at(q, text)
-        if q.symbol is None or where is None or _safe_pin(q, cat, text[where[0]:where[1]]) != new:
+        if q.symbol is None or where is None or _safe_pin(q, cat, text[where[0]:where[1]], newest) != new:
             return False
     return True
 
@@ -410,11 +423,8 @@ def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
     sym = q.symbol
     if sym is None or sym not in cat or q.target_sig is None or not q.pins or "decltype" not in (q.target_type or ""):
         return None
-    if not re.search(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]", text):
+    if not _TYPEDEFS.search(text):
         return None   # the PFN typedefs would not be declared
-    from .rules import bound
-    from .signature import normalizer
-
     abi = bound(q, cat, q.pins[0])
     if abi is None or normalizer(cat).abi(abi) != q.target_sig or len(set(q.pins)) != 1:
         return None
@@ -431,7 +441,6 @@ def _decltype_fix(q: Query, text: str, cat: Catalog) -> Fix | None:
     return Fix("CE004", q.line, "safe", (Edit(found[0].start(), found[0].end(), abi.pfn),), f"type {abi.pfn}")
 
 
-_TYPEDEFS = re.compile(r"#\s*include\s*[<\"]cudaTypedefs\.h[>\"]")
 _SPECS = r"(?:(?:static|extern|inline|thread_local|__thread|_Thread_local)\s+)*"
 _FN_DECL = re.compile(_SPECS + r"(?P<ret>(?:[A-Za-z_][\w:]*+\s*)+?)\(\s*(?:(?:CUDAAPI|__stdcall|__cdecl)\s*)?\*\s*"
                       r"[A-Za-z_]\w*\s*\)\s*\(", re.S)
@@ -440,7 +449,7 @@ _CPP_CAST = re.compile(r"(?:reinterpret_cast|static_cast)\s*<([^<>]*)>\s*\(")
 _NOT_TYPES = {"auto", "const", "volatile", "struct", "enum", "union", "typename", "decltype"}
 
 
-def _handwritten_fix(q: Query, text: str, cat: Catalog, toolkit: str | None) -> Fix | None:
+def _handwritten_fix(q: Query, text: str, cat: Catalog, toolkit: int) -> Fix | None:
     """The hand-written type of a request's pointer, where this file spells it (its declaration, or the cast
     of the `void *` that received it), rewritten to the PFN typedef of the ABI the request binds."""
     sym, decl = q.symbol, q.target_decl
@@ -448,16 +457,13 @@ def _handwritten_fix(q: Query, text: str, cat: Catalog, toolkit: str | None) -> 
         return None
     if not _TYPEDEFS.search(text):
         return None   # the PFN typedefs would not be declared
-    from .rules import bound
-    from .signature import normalizer
-
     typed = None if q.pins else _typed(q, cat, sym)
     if typed is not None:        # no pin: the one ABI of the pointer's function type (the pin a fix gives)
         abi = next((a for a in cat.abis(sym) if a.version == typed and not a.variant), None)
     else:
         if not q.pins and q.api == "cudaGetDriverEntryPoint":
             q = replace(q, api=_VERSIONED[0])      # the runtime asks at its own version: the toolkit's
-        abi = bound(q, cat, q.pins[0] if q.pins else (q.toolkit or _toolkit_version(cat, toolkit)))
+        abi = bound(q, cat, q.pins[0] if q.pins else (q.toolkit or toolkit))
     if abi is None:
         return None
     a, b = _offset(text, *decl[:2]), _offset(text, *decl[2:])
@@ -517,32 +523,74 @@ def _export_fix(u: Unit, text: str, line: int, col: int, cat: Catalog) -> Fix | 
     return None
 
 
-def candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None = None,
-              toolkit: str | None = None) -> Fix | None:
-    """The fix of the finding `code` at (line, col), if its repair is mechanical; None otherwise (also when
-    anything about the text is not as expected: a fix is an offer, never a reason for a run to fail)."""
-    try:
-        return _candidate(u, text, code, line, col, cat, toolkit)
-    except (ValueError, LookupError, TypeError, AttributeError, RecursionError):
-        return None
+def _request(at: At) -> Query | None:
+    return _query(at.unit, at.line, at.col) if at.unit.lang == "c" else None
 
 
-def _candidate(u: Unit, text: str, code: str, line: int, col: int, cat: Catalog | None,
-               toolkit: str | None) -> Fix | None:
-    if u.lang != "c":
-        return None
-    cat = cat or catalog()
-    if code == "CE011":
-        return _export_fix(u, text, line, col, cat)
-    q = _query(u, line, col)
+def pin(at: At) -> Fix | None:
+    """CE001, CE009, CE010: the pin becomes the ABI the pointer's type names (safe), the ABI an untyped pin
+    between ABIs binds (safe), or the ABI the targeted toolkit binds (unsafe)."""
+    q = _request(at)
+    return _pin_fix(q, at) if q is not None else None
+
+
+def pin_or_type(at: At) -> Fix | None:
+    """CE002: the pin becomes the pointer's own ABI (safe); where the pointer's hand-written type is no ABI's
+    function type, its type becomes the `PFN_cuX_vN` of the ABI the pin binds and the pin that ABI's version,
+    together (unsafe: the calls through it compile against another type)."""
+    q = _request(at)
     if q is None:
         return None
-    if code in _PIN_CODES:
-        return _pin_fix(q, text, code, cat, toolkit, u)
-    if code == "CE003":
-        return _name_fix(q, text, cat)
-    if code == "CE007":
-        return _flags_fix(q, u, text)
-    if code == "CE004":
-        return _decltype_fix(q, text, cat) or _handwritten_fix(q, text, cat, toolkit)
-    return None
+    if q.target_sig is None or q.symbol is None or _typed(q, at.cat, q.symbol) is not None:
+        return _pin_fix(q, at)
+    return _type_and_pin(q, at)
+
+
+def _type_and_pin(q: Query, at: At) -> Fix | None:
+    """The pointer's declaration (or cast) made the PFN typedef of the ABI its one literal pin binds, and that
+    pin the ABI's version: one unsafe fix of two edits."""
+    sym, text, cat = q.symbol, at.text, at.cat
+    if sym is None or q.target_decl is None or len(set(q.pins)) != 1 or q.api not in _VERSIONED:
+        return None
+    if not _TYPEDEFS.search(text):
+        return None   # the PFN typedefs would not be declared
+    abi = bound(q, cat, q.pins[0])
+    where = _version_at(q, text)
+    if abi is None or where is None or where[2] is not None:
+        return None
+    a, b = _offset(text, *q.target_decl[:2]), _offset(text, *q.target_decl[2:])
+    span_ = _type_span(text, a, b) if 0 <= a < b else None
+    if span_ is None or not (span_[1] <= where[0] or where[1] <= span_[0]):
+        return None
+    edits = [Edit(span_[0], span_[1], abi.pfn + span_[2])]
+    if text[where[0]:where[1]].rstrip("uUlL") != str(abi.version):
+        edits.append(Edit(where[0], where[1], str(abi.version)))
+    return Fix(at.code, q.line, "unsafe", tuple(sorted(edits, key=lambda e: e.start)),
+               f"type {abi.pfn} and pin {abi.version}")
+
+
+def name(at: At) -> Fix | None:
+    """CE003: a suffixed name becomes the base name at the ABI the suffix names (with the per-thread flag for
+    `_ptds`/`_ptsz`); a case error the one catalog name it spells: safe."""
+    q = _request(at)
+    return _name_fix(q, at.text, at.cat) if q is not None else None
+
+
+def flags(at: At) -> Fix | None:
+    """CE007: default flags become the one explicit flag the file uses elsewhere: safe."""
+    q = _request(at)
+    return _flags_fix(q, at.unit, at.text) if q is not None else None
+
+
+def pointer_type(at: At) -> Fix | None:
+    """CE004: `decltype(&cuX)`, or a hand-written type this file spells, becomes the `PFN_cuX_vN` of the ABI the
+    request binds: safe where the function type stays, unsafe otherwise."""
+    q = _request(at)
+    if q is None:
+        return None
+    return _decltype_fix(q, at.text, at.cat) or _handwritten_fix(q, at.text, at.cat, at.toolkit)
+
+
+def export_name(at: At) -> Fix | None:
+    """CE011: the export's name becomes the export of the ABI the pointer's `PFN_cuX_vN` names: safe."""
+    return _export_fix(at.unit, at.text, at.line, at.col, at.cat) if at.unit.lang == "c" else None

@@ -1,39 +1,51 @@
-"""The lint rules, as data: one check function per rule, each rule carrying its own examples.
+"""The lint rules, as data: each rule one unit, its check function, its documentation and its fix.
 
-Each rule reads a `Unit`'s facts and yields (line, col, message); the
-message names the symbol, the pin and the fix, and ends with where the request
-came from when it was found through a macro or a version branch. `bad` and
-`good` are C (or Python) examples the tests lint: the rule must fire on
-`bad` and stay silent on `good`.
+Each rule reads a `Unit`'s facts and yields a [Hit][cuentry.lint.rules.Hit]: where, the message (it names the
+symbol, the pin and the fix, and ends with where the request came from when it was found through a macro or a
+version branch) and the facts a finding carries as fields (the symbol, the configuration, the advice). A rule's
+row also carries what it finds and why it matters, a bad and a good example (the tests lint both: the rule must
+fire on `bad` and stay silent on `good`), its fix (a function of [fix][cuentry.lint.fix], or none) and what that
+fix does and how safe it is; its documentation page is written from the row (`page`), for `--explain` and the
+site.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from ..catalog import Abi, Catalog, Fault, Verdict, catalog, format_version
-from ..names import BY_VERSION_DRIVER_FLOOR, FLAGS, VERSIONED_APIS, split_suffix
+from ..catalog import Abi, Catalog, Fault, catalog, format_version
+from ..names import BY_VERSION_DRIVER_FLOOR, split_suffix
+from . import fix as fixes
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
-from .signature import normalizer, pointee_only, sign_only
+from .fix import At, Fix
+from .signature import Normalizer, normalizer, passed_alike, pointee_only, sign_only
+from .verdict import bound, verdict
 
 __all__ = [
-    "HELP_URI",
+    "DOCS_URL",
     "ROW_CODES",
     "RULES",
     "RULE_CODES",
     "SEVERITIES",
     "TABLE_ROWS",
+    "TYPO_RATIO",
+    "Fixer",
     "Hit",
+    "RawHit",
     "Rule",
     "bound",
+    "by_code",
+    "candidate",
     "default_stream_mode",
     "deprecated_runtime_entry_point",
+    "docs_version",
     "export_abi_mismatch",
     "handwritten_signature",
     "mixed_stream_modes",
+    "page",
     "pin_not_an_abi",
     "pin_out_of_range",
     "rows_elsewhere",
@@ -47,39 +59,80 @@ __all__ = [
 ]
 
 
-Hit = tuple[int, int, str] | tuple[int, int, str, str]   # (line, col, message[, severity])
 SEVERITIES = ("error", "warning", "note")
-HELP_URI = "https://github.com/cuentry/cuentry/blob/main/docs/lint.md#"
+DOCS_URL = "https://cuentry.github.io/cuentry/"
+"""The documentation site (one version of it per release, `X.Y`, and `dev` for main)."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One finding of a rule on a file's facts, with the facts it is about as fields (never read back from the
+    message): the driver symbol, the configuration it was judged in, and what to change (`hint`, the advice the
+    message gives)."""
+
+    line: int
+    col: int
+    message: str
+    severity: str = ""          # "" until `run` gives it the rule's default
+    symbol: str = ""
+    config: str = ""
+    hint: str = ""
+
+
+def _at(q: Query | Export, message: str, severity: str = "", hint: str = "") -> Hit:
+    """A hit at a request (or an export taken by name), carrying its symbol and configuration."""
+    symbol = (q.symbol or "") if isinstance(q, Query) else q.name
+    return Hit(q.line, q.col, message, severity, symbol, q.config, hint)
+
+
+RawHit = Hit | tuple[int, int, str] | tuple[int, int, str, str]
+"""What a check yields: a `Hit`, or (line, col, message[, severity]) where it knows no more."""
+Fixer = Callable[[At], Fix | None]
+
+
+def docs_version(version: str) -> str:
+    """The documentation site's version of a cuentry version: `X.Y` for a release, `dev` for anything else (a
+    development or local build: the site of main)."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.\d+", version)
+    return f"{m.group(1)}.{m.group(2)}" if m else "dev"
 
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule: its code and name, its check over a file's facts, and everything its documentation page says."""
+
     code: str
     name: str
     summary: str
-    check: Callable[[Unit, Catalog], Iterator[Hit]]
+    check: Callable[[Unit, Catalog], Iterable[RawHit]]
     bad: str = ""
     good: str = ""
     lang: str = "c"
     severity: str = "warning"     # the default; a hit can carry its own (see the module docstring)
+    what: str = ""                # what it finds, in full
+    why: str = ""                 # why that matters
+    fix: Fixer | None = None      # its mechanical repair ([fix][cuentry.lint.fix]), if it has one
+    fix_safety: str = ""          # what the fix changes and when it is safe
 
-    @property
-    def help_uri(self) -> str:
-        return HELP_URI + self.code.lower()
-
-
-def verdict(q: Query, cat: Catalog, pin: int | None, *, floor: int = 0, variant: str | None = None) -> Verdict:
-    """The catalog's one verdict on a request ([Catalog.judge][cuentry.catalog.Catalog.judge]): the ABI it
-    binds and its faults. Lint adds only what the catalog cannot know (the pointer's type, the results
-    left unchecked, wrapper context)."""
-    flags = FLAGS.get(q.flags_mode) if q.flags_mode else None
-    api = q.api if q.api in VERSIONED_APIS or q.api == "cudaGetDriverEntryPoint" else "cuGetProcAddress_v2"
-    return cat.judge(q.symbol or "", pin, flags, api=api, variant=variant, floor=floor or None)
+    def help_url(self, version: str) -> str:
+        """This rule's page on the documentation site of cuentry `version` (`docs_version`)."""
+        return f"{DOCS_URL}{docs_version(version)}/rules/{self.code.lower()}/"
 
 
-def bound(q: Query, cat: Catalog, pin: int, variant: str | None = None) -> Abi | None:
-    """The ABI a request at `pin` binds, as the catalog's verdict says."""
-    return verdict(q, cat, pin, variant=variant).abi
+def page(rule: Rule) -> str:
+    """The rule's documentation page (Markdown): what it finds, why, an example that fires and one that is
+    silent, and its fix. `cuentry lint --explain CODE` prints it; the site has one per rule."""
+    lang = "python" if rule.lang == "python" else "c"
+    sev = {"error": "an error", "warning": "a warning", "note": "a note"}[rule.severity]
+    return "\n".join([
+        f"# {rule.code} {rule.name}", "", f"{rule.summary[:1].upper()}{rule.summary[1:]}.",
+        f"Default severity: {sev} (a finding can carry its own: see Severity in the lint reference).", "",
+        "## What it finds", "", rule.what, "", "## Why", "", rule.why, "",
+        "## Example that fires", "", f"```{lang}", rule.bad, "```", "",
+        "## Example that is silent", "", f"```{lang}", rule.good, "```", "",
+        "## Fix", "", rule.fix_safety, "",
+        f"Suppress it on a line with `cuentry: ignore[{rule.code}]`, or on the next line with "
+        f"`cuentry: ignore-next-line[{rule.code}]`, in a comment.", ""])
 
 
 def _faults(q: Query, cat: Catalog, u: Unit, code: str) -> Iterator[tuple[int, Fault]]:
@@ -115,11 +168,12 @@ def _via(q: Query) -> str:
     return f" through {q.via}" if q.via else ""
 
 
-def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
-        if q.version_kind not in ("toolkit", "driver"):
+        if q.version_kind not in ("toolkit", "driver", "runtime_version"):
             continue
-        src = "the toolkit's CUDA_VERSION" if q.version_kind == "toolkit" else "the driver's version"
+        src = {"toolkit": "the toolkit's CUDA_VERSION", "driver": "the driver's version",
+               "runtime_version": "the runtime's version (cudaRuntimeGetVersion)"}[q.version_kind]
         m = PFN_RE.search(q.target_type or "")
         if m and (q.symbol is None or m.group(1) == q.symbol):
             fix = f"pin {m.group(2)}, the version of its {m.group(0)}"
@@ -128,9 +182,9 @@ def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[Hit]:
             fix = f"pin the ABI of the typedef you call through ({', '.join(map(str, cat.versions(q.symbol)))})"
         else:
             fix = "pin the number in PFN_cuX_vNNNNN"
-        yield q.line, q.col, (f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
-                              f"which binds whatever ABI is newest there, not the one your pointer type has: "
-                              f"{fix}{q.where}")
+        yield _at(q, f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
+                     f"which binds whatever ABI is newest there, not the one your pointer type has: {fix}{q.where}",
+                  hint=fix)
 
 
 def _stream(q: Query, variant: str | None) -> str:
@@ -146,7 +200,7 @@ _STRUCT_NOTE = (" (only what a pointer points to differs: passed alike, and the 
                 "layout; not the ABI's type)")
 
 
-def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
+def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[RawHit]:
     """clang: the pointer's canonical function type against the signature of the ABI the request binds."""
     if q.symbol is None or q.symbol not in cat or q.target_sig is None:
         return
@@ -160,12 +214,13 @@ def _canonical_mismatch(q: Query, cat: Catalog) -> Iterator[Hit]:
                 return
         if abi is None or norm.abi(abi) == q.target_sig:
             continue
-        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig)
+        signs = sign_only(norm.abi(abi), q.target_sig) or pointee_only(norm.abi(abi), q.target_sig) or \
+            passed_alike(norm, norm.abi(abi), q.target_sig)
+        hint = f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}"
         msg = (f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, {abi.signature.returns} "
                f"({abi.signature.c_params(names=False)}), but the pointer's type is {q.target_type} = "
-               f"{q.target_sig}{_why_alike(norm.abi(abi), q.target_sig)}: "
-               f"{_sig_fix(cat, q.symbol, q.target_sig)}declare it as {abi.pfn}{q.where}")
-        yield q.line, q.col, msg, "warning" if signs else "error"
+               f"{q.target_sig}{_why_alike(norm, norm.abi(abi), q.target_sig)}: {hint}{q.where}")
+        yield _at(q, msg, "warning" if signs else "error", hint)
         return
 
 
@@ -181,7 +236,7 @@ def _decltype_risk(cat: Catalog, abi: Abi, parsed: int = 0) -> Abi | None:
     norm = normalizer(cat)
     mine = norm.abi(abi)
     return next((a for a in cat.decltype_abis(abi.symbol) if a.variant == abi.variant and a.version > abi.version
-                 and norm.abi(a) != mine and _first_toolkit(a) > parsed), None)
+                 and norm.abi(a) != mine and _first_toolkit(cat, a) > parsed), None)
 
 
 def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
@@ -190,23 +245,28 @@ def _decltype_names(cat: Catalog, symbol: str, parsed: int) -> tuple[Abi, ...]:
     got = cat.decltype_abis(symbol)
     if not parsed:
         return got
-    kept = tuple(a for a in got if a.variant or _first_toolkit(a) > parsed)
-    newest_old = [a for a in got if not a.variant and _first_toolkit(a) <= parsed]
+    kept = tuple(a for a in got if a.variant or _first_toolkit(cat, a) > parsed)
+    newest_old = [a for a in got if not a.variant and _first_toolkit(cat, a) <= parsed]
     return (*newest_old[-1:], *kept)
 
 
-def _first_toolkit(abi: Abi) -> int:
-    """The CUDA_VERSION of the first toolkit that declares the ABI (the headers parsed against are authoritative for
-    it and every older one: their decltype is what clang saw)."""
+def _first_toolkit(cat: Catalog, abi: Abi) -> int:
+    """The CUDA_VERSION of the first toolkit whose cuda.h names the ABI under the plain name (what `decltype(&symbol)`
+    is there; the catalog's per-release facts), else of the first that declares it. The headers parsed against are
+    authoritative for it and every older one: their decltype is what clang saw."""
+    for rel in cat.toolkits():
+        if rel.function(abi.symbol, "per_thread" if abi.variant else "legacy") == abi:
+            return int(rel.cuda_version)
     if not abi.toolkits:
         return 1 << 30
     major, _, minor = abi.toolkits[0].partition(".")
     return int(major) * 1000 + int(minor or 0) * 10
 
 
-def _toolkits_of(abi: Abi) -> str:
-    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.1+`: the first that declares it)."""
-    return f"{abi.toolkits[0]}+" if abi.toolkits else "newer"
+def _toolkits_of(cat: Catalog, abi: Abi) -> str:
+    """The toolkits whose cuda.h makes `decltype(&symbol)` this ABI (`13.0+`: the first that names it so)."""
+    first = _first_toolkit(cat, abi)
+    return format_version(first) + "+" if first < 1 << 30 else "newer"
 
 
 def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None:
@@ -215,18 +275,25 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
     other = _decltype_risk(cat, abi, q.toolkit) if q.target_export is not None else None
     if other is None:
         return None
-    return (q.line, q.col, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
-            f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but CUDA "
-            f"{_toolkits_of(other)} has {other.pfn} ({other.signature.returns} ({other.signature.c_params(names=False)}))"
-            f", and where its cuda.h renames {q.symbol} to it, decltype names that ABI and the pin binds the wrong "
-            f"one: declare it as {abi.pfn}{q.where}", _RENAME_SEVERITY)
+    return _at(q, f"{q.symbol} pinned at {pin}{_via(q)} binds the {abi.version} ABI, and the pointer's type is "
+               f"decltype of {q.target_export}: that is the {abi.version} ABI with these headers, but CUDA "
+               f"{_toolkits_of(cat, other)} has {other.pfn} ({other.signature.returns} "
+               f"({other.signature.c_params(names=False)})), and where its cuda.h renames {q.symbol} to it, decltype "
+               f"names that ABI and the pin binds the wrong one: declare it as {abi.pfn}{q.where}", _RENAME_SEVERITY,
+               f"declare it as {abi.pfn}")
 
 
-def _why_alike(a: str, b: str) -> str:
-    return _SIGN_NOTE if sign_only(a, b) else _STRUCT_NOTE if pointee_only(a, b) else ""
+def _why_alike(norm: Normalizer, a: str, b: str) -> str:
+    if sign_only(a, b):
+        return _SIGN_NOTE
+    return _STRUCT_NOTE if pointee_only(a, b) else _PASSED_NOTE if passed_alike(norm, a, b) else ""
 
 
-def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
+_PASSED_NOTE = (" (each value passed as the ABI passes it: an int for an enum, a pointer for a pointer; the same call, "
+                "but not the ABI's type)")
+
+
+def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         m = PFN_RE.search(q.target_type or "")
         if not m and q.target_sig is not None and q.version_kind != "param":
@@ -239,8 +306,9 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
             base = split_suffix(q.symbol)
             if base is not None and base[0] == sym:
                 continue   # the suffixed name of the typedef's own symbol: CE003 says what to ask for
-            yield q.line, q.col, (f"the pointer is a {m.group(0)} but the symbol asked for{_via(q)} is "
-                                  f"{q.symbol!r}: ask for {sym!r} or use PFN_{q.symbol}_v<version>{q.where}")
+            hint = f"ask for {sym!r} or use PFN_{q.symbol}_v<version>"
+            yield _at(q, f"the pointer is a {m.group(0)} but the symbol asked for{_via(q)} is {q.symbol!r}: "
+                         f"{hint}{q.where}", hint=hint)
             continue
         if sym not in cat:
             continue
@@ -249,23 +317,23 @@ def typedef_version_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
         yield from _pins_bind_other(q, cat, sym, ver, m.group(3) or "", m.group(0))
 
 
-def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+def _pins_bind_other(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[RawHit]:
     """The first pin of a request that binds another ABI than its PFN typedef's (or mixes stream modes)."""
     for pin in q.pins:
         v = verdict(replace(q, symbol=sym), cat, pin, variant=variant)
         mixed = next((f for f in v.faults if f.kind == "mixed_stream_modes"), None)
         if mixed is not None:
-            yield q.line, q.col, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity
+            yield _at(q, f"{mixed.message}{_via(q)}: {mixed.fix}{q.where}", mixed.severity, mixed.fix)
             return
         got = v.abi
         if got is not None and got.version != ver:
-            yield q.line, q.col, (f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer "
-                                  f"is a {pfn}: pin {ver} (the typedef's number) so type and ABI are one "
-                                  f"pair{q.where}")
+            hint = f"pin {ver} (the typedef's number) so type and ABI are one pair"
+            yield _at(q, f"{sym} pinned at {pin}{_via(q)} binds the {got.version} ABI but the pointer is a {pfn}: "
+                         f"{hint}{q.where}", hint=hint)
             return
 
 
-def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[Hit]:
+def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: str, pfn: str) -> Iterator[RawHit]:
     """cudaGetDriverEntryPoint asks at the version of the runtime the program runs with: any release of the major
     version of the headers it was built with (a newer libcudart of that major loads in its place). When such a
     runtime binds a newer ABI than the pointer's typedef, the typedef is the wrong pair (an error when the two
@@ -280,36 +348,74 @@ def _runtime_binds_newer(q: Query, cat: Catalog, sym: str, ver: int, variant: st
     other = norm.abi(got) != norm.abi(mine)
     which = f"any CUDA {major}.x runtime" if got.version <= major * 1000 else \
         f"a CUDA {major}.x runtime of {format_version(got.version)} or later (one the program built here may load)"
+    hint = f"use cudaGetDriverEntryPointByVersion with {ver}"
     msg = (f"{sym}: cudaGetDriverEntryPoint{_via(q)} binds the newest ABI of the runtime it runs with, and {which} "
-           f"gives {got.pfn}{', another signature,' if other else ''} not the pointer's {pfn}: use "
-           f"cudaGetDriverEntryPointByVersion with {ver}{q.where}")
-    yield q.line, q.col, msg, "error" if other else "warning"
+           f"gives {got.pfn}{', another signature,' if other else ''} not the pointer's {pfn}: {hint}{q.where}")
+    yield _at(q, msg, "error" if other else "warning", hint)
 
 
-def _suggest(name: str, cat: Catalog) -> str:
+def _suggest(name: str, cat: Catalog) -> tuple[str, str]:
+    """(message, hint) for a name that is not a driver entry point: the catalog's suggestion, if it has one."""
     sugg = cat.suggest(name)
     if not sugg:
-        return f"{name!r} is not a driver entry point in the catalog: check the spelling (`cuentry list`)"
+        hint = "check the spelling (`cuentry list`)"
+        return f"{name!r} is not a driver entry point in the catalog: {hint}", hint
     s = sugg[0]
     extra = (f" at version {s.version}" if s.version is not None else "") + \
             (" with the per-thread flag" if s.stream == "per_thread" else "")
     why = "names are base names; the driver picks _v2/_ptsz itself" if s.version is not None else s.reason
-    return f"{name!r} is not a driver entry point name ({why}): ask for {s.symbol!r}{extra}"
+    hint = f"ask for {s.symbol!r}{extra}"
+    return f"{name!r} is not a driver entry point name ({why}): {hint}", hint
 
 
-def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def _name_hit(q: Query, cat: Catalog) -> Hit:
+    msg, hint = _suggest(q.symbol or "", cat)
+    return Hit(q.symbol_line or q.line, q.symbol_col or q.col, msg + q.where, "", q.symbol or "", q.config, hint)
+
+
+def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if q.symbol is None or q.symbol in cat or not q.symbol.lower().startswith("cu"):
             continue
-        yield q.symbol_line or q.line, q.symbol_col or q.col, _suggest(q.symbol, cat) + q.where
+        yield _name_hit(q, cat)
     for name, line, col in u.suffixed_names:
         abi = cat.by_exported(name)
         if abi is not None:
-            yield line, col, (f"{name} is the exported name of {abi.symbol}@{abi.version}: resolve {abi.symbol!r} at "
-                              f"{abi.version}{' per-thread' if abi.variant else ''} instead of naming the export")
+            hint = f"resolve {abi.symbol!r} at {abi.version}{' per-thread' if abi.variant else ''} instead of naming the export"
+            yield Hit(line, col, f"{name} is the exported name of {abi.symbol}@{abi.version}: {hint}", "", abi.symbol,
+                      hint=hint)
         else:
-            yield line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; resolve the base name at a pinned version"
+            hint = "resolve the base name at a pinned version"
+            yield Hit(line, col, f"{name}: never build _vN/_ptds/_ptsz names by hand; {hint}", "", name, hint=hint)
+    yield from _unexported(u, cat)
     yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
+
+
+TYPO_RATIO = 0.9
+"""How alike a name taken by dlsym must be to a driver entry point's to be its misspelling (difflib's ratio): a
+name of another library (`cudnnCreate`, `cublasCreate_v2`) is not, `cuCtxSyncronize` is."""
+
+
+def _unexported(u: Unit, cat: Catalog) -> Iterator[RawHit]:
+    """Exports taken by a name no driver exports: a suffix the entry point never had, or a misspelling of one."""
+    import difflib
+
+    for e in u.exports:
+        if e.name in cat or cat.by_exported(e.name) is not None:
+            continue
+        split = split_suffix(e.name)
+        if split is not None and split[0] in cat:
+            got = ", ".join(a.exported or a.symbol for a in cat.abis(split[0]))
+            hint = f"take one of {split[0]}'s exports ({got})"
+            yield Hit(e.line, e.col, f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves: "
+                      f"{hint}{e.where}", "error", split[0], hint=hint)
+            continue
+        near = [s.symbol for s in cat.suggest(e.name)
+                if difflib.SequenceMatcher(None, e.name, s.symbol).ratio() >= TYPO_RATIO]
+        if near:
+            hint = f"did you mean {near[0]!r}?"
+            yield Hit(e.line, e.col, f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves: "
+                      f"{hint}{e.where}", "error", near[0], hint=hint)
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:
@@ -340,13 +446,14 @@ def _clang_handwritten(q: Query, cat: Catalog, decl: bool, single: bool) -> str 
     return ("note" if single else "warning") if decl else None
 
 
-def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         sev = _handwritten_severity(q, cat) if q.handwritten else None
         if q.handwritten and sev is not None:
             abi = cat.pick(q.symbol, q.version) if _known(q, cat) and q.symbol and q.version else None
-            hint = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
-            yield q.line, q.col, f"{_about(q)}{q.handwritten}: declare it as {hint} (cudaTypedefs.h){q.where}", sev
+            pfn = f"{abi.pfn}, the ABI pin {q.version} binds" if abi is not None else "the official PFN_cuX_vNNNNN typedef"
+            hint = f"declare it as {pfn} (cudaTypedefs.h)"
+            yield _at(q, f"{_about(q)}{q.handwritten}: {hint}{q.where}", sev, hint)
     yield from _handwritten_exports(u, cat)
     for what, line, col, why in u.handwritten_protos:
         yield line, col, (f"{what} is a hand-written ctypes prototype {why}: take the signature from the "
@@ -354,10 +461,7 @@ def handwritten_signature(u: Unit, cat: Catalog) -> Iterator[Hit]:
     yield from pyabi.hits(u, cat, "CE004")
 
 
-_MACRO_OF = re.compile(r"\(expanded from the macro (\w+)\)")
-
-
-def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     """clang: exports taken into a hand-written function type that is the export's own ABI (a mismatch is CE011):
     a note, one per cause: the rows macros write in one function are one finding, at its first row."""
     groups: dict[str, list[tuple[Export, Abi]]] = {}
@@ -372,17 +476,17 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[Hit]:
         hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
             f"the pointer's type {e.target_type} is a hand-written function type"
         what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
-                f"{_why_alike(norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
+                f"{_why_alike(norm, norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
         fix = f"declare it as {abi.pfn}"
         if len(rows) > 1:
-            made = sorted({m.group(1) for r in rows if (m := _MACRO_OF.search(r[0].where))})
+            made = sorted({r[0].macro for r in rows} - {""})
             name = (f"macro {made[0]} takes" if len(made) == 1 else f"macros {' and '.join(made)} take" if made
                     else "table takes")
             what = (f"one cause for {len({r[0].name for r in rows})} exports the {name} "
                     f"({_listed(sorted({r[0].name for r in rows}), 8)}): each pointer has a hand-written function "
                     f"type, each the ABI of its export (e.g. {e.name}: {e.target_type})")
             fix = f"declare each as its ABI's PFN typedef ({abi.pfn}, ...)"
-        yield e.line, e.col, f"{what}: {fix} (cudaTypedefs.h){e.where}", "note"
+        yield _at(e, f"{what}: {fix} (cudaTypedefs.h){e.where}", "note", f"{fix} (cudaTypedefs.h)")
 
 
 def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
@@ -394,13 +498,15 @@ def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
     m = PFN_RE.search(e.target_type or "")
     if m is not None and (e.handwritten is None or m.group(0) != abi.pfn):
         return None   # a PFN typedef of cudaTypedefs.h, or one of another ABI (CE011)
-    mine = normalizer(cat).abi(abi)
+    norm = normalizer(cat)
+    mine = norm.abi(abi)
     alike = mine == e.target_sig or pointee_only(mine, e.target_sig) or \
-        (m is not None and sign_only(mine, e.target_sig))
+        (m is not None and sign_only(mine, e.target_sig)) or \
+        (not sign_only(mine, e.target_sig) and passed_alike(norm, mine, e.target_sig))
     return abi if alike else None
 
 
-def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     by_macro: dict[int, list[Query]] = {}
     for q in u.queries:
         if q.api == "cudaGetDriverEntryPoint" and not q.wrapped:
@@ -408,51 +514,53 @@ def deprecated_runtime_entry_point(u: Unit, cat: Catalog) -> Iterator[Hit]:
                 by_macro.setdefault(line, []).append(q)
     for line, qs in by_macro.items():   # one cause: the macro that calls it, once, with its expansions
         at = ", ".join(map(str, sorted({q.line for q in qs})[:12])) + (", ..." if len({q.line for q in qs}) > 12 else "")
-        yield line, 1, (f"cudaGetDriverEntryPoint in this macro asks at the runtime's own version and fails on older "
-                        f"drivers (expanded at line{'s' if len(qs) > 1 else ''} {at}): use "
-                        "cudaGetDriverEntryPointByVersion with the version of each typedef")
+        hint = "use cudaGetDriverEntryPointByVersion with the version of each typedef"
+        yield Hit(line, 1, f"cudaGetDriverEntryPoint in this macro asks at the runtime's own version and fails on "
+                           f"older drivers (expanded at line{'s' if len(qs) > 1 else ''} {at}): {hint}",
+                  config=qs[0].config, hint=hint)
     for q in u.queries:
         if q.api != "cudaGetDriverEntryPoint" or q.wrapped or q.macro_lines:
             continue
         pin = f" with the version of the typedef ({', '.join(map(str, cat.versions(q.symbol)))})" \
             if _known(q, cat) and q.symbol else " with the version of the typedef you call through"
-        yield q.line, q.col, (f"{_about(q)}cudaGetDriverEntryPoint asks at the runtime's own version and fails on "
-                              f"older drivers: use cudaGetDriverEntryPointByVersion{pin}{q.where}")
+        hint = f"use cudaGetDriverEntryPointByVersion{pin}"
+        yield _at(q, f"{_about(q)}cudaGetDriverEntryPoint asks at the runtime's own version and fails on older "
+                     f"drivers: {hint}{q.where}", hint=hint)
 
 
-def unchecked_result(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def unchecked_result(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if not q.result_used:
-            yield q.line, q.col, (f"{_about(q)}the {q.api} result is ignored: check it, then the query result, then "
-                                  f"the pointer{q.where}")
+            hint = "check it, then the query result, then the pointer"
+            yield _at(q, f"{_about(q)}the {q.api} result is ignored: {hint}{q.where}", hint=hint)
         elif q.status in ("null", "missing"):
-            yield q.line, q.col, (f"{_about(q)}no query result is passed to {q.api}: pass a "
-                                  "CUdriverProcAddressQueryResult and check it, or a miss cannot be told from a "
-                                  f"version problem{q.where}")
+            hint = ("pass a CUdriverProcAddressQueryResult and check it, or a miss cannot be told from a version "
+                    "problem")
+            yield _at(q, f"{_about(q)}no query result is passed to {q.api}: {hint}{q.where}", hint=hint)
         elif q.unchecked:
-            yield q.line, q.col, (f"{_about(q)}{' and '.join(q.unchecked)} from {q.api} "
-                                  f"{'is' if len(q.unchecked) == 1 else 'are'} never tested afterwards: check the "
-                                  "CUresult, then the query result, then the pointer, before calling through it"
-                                  f"{q.where}")
+            hint = "check the CUresult, then the query result, then the pointer, before calling through it"
+            yield _at(q, f"{_about(q)}{' and '.join(q.unchecked)} from {q.api} "
+                         f"{'is' if len(q.unchecked) == 1 else 'are'} never tested afterwards: {hint}{q.where}", hint=hint)
 
 
-def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def default_stream_mode(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for q in u.queries:
         if q.flags_mode != "default" or not _known(q, cat):
             continue
         pins = q.pins[:1] or (None,)
         for f in verdict(q, cat, pins[0]).faults:
             if f.lint_code == "CE007":
-                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
+                yield _at(q, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity, f.fix)
 
 
-def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def mixed_stream_modes(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     legacy = [f for f in u.flag_uses if f[0] in LEGACY_FLAGS]
     per_thread = [f for f in u.flag_uses if f[0] in PER_THREAD_FLAGS]
     if legacy and per_thread:
         first, second = sorted([legacy[0], per_thread[0]], key=lambda f: (f[1], f[2]))
-        yield second[1], second[2], (f"{second[0]} and {first[0]} (line {first[1]}) in one file: one function table "
-                                     "has one stream mode; keep legacy and per-thread entries in separate tables")
+        hint = "keep legacy and per-thread entries in separate tables"
+        yield Hit(second[1], second[2], f"{second[0]} and {first[0]} (line {first[1]}) in one file: one function "
+                                        f"table has one stream mode; {hint}", hint=hint)
 
 
 def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, ...]]]:
@@ -467,20 +575,20 @@ def _pins(u: Unit, cat: Catalog) -> Iterator[tuple[Query, str, int, tuple[int, .
 _REFUSED_BY_CUENTRY = ("CE009", "CE010")
 
 
-def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[Hit]]:
+def _verdict_rule(code: str) -> Callable[[Unit, Catalog], Iterator[RawHit]]:
     """A rule whose findings are the catalog verdict's faults of that lint code, for every request."""
 
-    def check(u: Unit, cat: Catalog) -> Iterator[Hit]:
+    def check(u: Unit, cat: Catalog) -> Iterator[RawHit]:
         for q in u.queries:
             if not _known(q, cat):
                 continue
             for _, f in _faults(q, cat, u, code):
                 if code in _REFUSED_BY_CUENTRY and q.via.startswith("cuentry "):  # not a risk: it never runs
-                    yield (q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}; cuentry refuses a pin that is "
-                           "not one of the symbol's ABI versions (TableDeclarationError when the table is declared, "
-                           "ResolutionError from Driver.call/resolve)", "error")
+                    yield _at(q, f"{f.message}{_via(q)}: {f.fix}{q.where}; cuentry refuses a pin that is not one of "
+                                 "the symbol's ABI versions (TableDeclarationError when the table is declared, "
+                                 "ResolutionError from Driver.call/resolve)", "error", f.fix)
                     continue
-                yield q.line, q.col, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity
+                yield _at(q, f"{f.message}{_via(q)}: {f.fix}{q.where}", f.severity, f.fix)
 
     check.__name__ = check.__qualname__ = f"verdict_{code.lower()}"
     return check
@@ -490,7 +598,7 @@ pin_out_of_range = _verdict_rule("CE009")
 pin_not_an_abi = _verdict_rule("CE010")
 
 
-def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
+def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str, str] | None:
     """clang: the pointer's canonical type against the ABI of the export named (None: they agree)."""
     abi = cat.by_exported(e.name)
     if abi is None or e.target_sig is None:
@@ -501,70 +609,74 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str] | None:
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
         return _export_decltype(e, cat, abi) if e.target_export is not None else None
-    if pointee_only(norm.abi(abi), e.target_sig):
+    if pointee_only(norm.abi(abi), e.target_sig) or \
+            (not sign_only(norm.abi(abi), e.target_sig) and passed_alike(norm, norm.abi(abi), e.target_sig)):
         return None   # passed alike, the same call: a hand-written type (CE004, `_handwritten_exports`)
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     same = [a for a in same if a.variant == abi.variant] or same   # the export of the same stream mode first
     fix = f"take {same[-1].exported!r} (the export of that type)" if same else f"declare the pointer as {abi.pfn}"
     signs = sign_only(norm.abi(abi), e.target_sig)
+    hint = f"{fix}, or resolve {abi.symbol!r} at a pinned version with cuGetProcAddress"
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
-            f"{_why_alike(norm.abi(abi), e.target_sig)}: {fix}, or resolve {abi.symbol!r} at a "
-            "pinned version with cuGetProcAddress", "warning" if signs else "error")
+            f"{_why_alike(norm, norm.abi(abi), e.target_sig)}: {hint}", "warning" if signs else "error", hint)
 
 
-def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str] | None:
+def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str, str] | None:
     """A decltype-typed pointer with the export's type with these headers: an error when another supported
     toolkit's decltype names an ABI of another signature, a note when it can name only this one."""
     risk = _decltype_risk(cat, abi, e.toolkit)
     if risk is not None:
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, and the pointer is typed "
                 f"with decltype of {e.target_export}: the export's type with these headers, but CUDA "
-                f"{_toolkits_of(risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
-                f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY)
+                f"{_toolkits_of(cat, risk)} has {risk.pfn}, another ABI, and where its cuda.h renames {abi.symbol} to "
+                f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY, f"declare it as {abi.pfn}")
     others = ", ".join(a.pfn for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi)
     if not others:
         return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
-                f"own type: declare it as {abi.pfn} to say so", "note")
+                f"own type: declare it as {abi.pfn} to say so", "note", f"declare it as {abi.pfn}")
     return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
             f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
-            f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning")
+            f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning",
+            f"declare it as {abi.pfn}")
 
 
-def _export_check(e: Export, cat: Catalog) -> str | None:
+def _export_check(e: Export, cat: Catalog) -> tuple[str, str] | None:
+    """(message, hint) for an export taken into a PFN typedef or a decltype that is not its ABI's."""
     abi = cat.by_exported(e.name)
     ty = e.target_type or ""
     d = DECLTYPE_RE.search(ty)
     if d:
         got = f"the {abi.symbol}@{abi.version} ABI" if abi is not None else "one ABI"
+        hint = f"declare it with the PFN typedef of that ABI{f' ({abi.pfn})' if abi is not None else ''}"
         return (f"{e.api}({e.name!r}) returns {got}, but the pointer's type is {ty}, which binds whatever ABI the "
-                f"compiling toolkit's cuda.h picks: declare it with the PFN typedef of that ABI"
-                f"{f' ({abi.pfn})' if abi is not None else ''}")
+                f"compiling toolkit's cuda.h picks: {hint}", hint)
     m = PFN_RE.search(ty)
     if not m or abi is None:
         return None
     if m.group(1) != abi.symbol:
-        return (f"{e.api}({e.name!r}) returns {abi.symbol}@{abi.version} but the pointer is a {m.group(0)}: "
-                f"ask for the export of {m.group(1)} or use {abi.pfn}")
+        hint = f"ask for the export of {m.group(1)} or use {abi.pfn}"
+        return f"{e.api}({e.name!r}) returns {abi.symbol}@{abi.version} but the pointer is a {m.group(0)}: {hint}", hint
     if int(m.group(2)) != abi.version or (m.group(3) or "") != abi.variant:
         want = next((a for a in cat.abis(abi.symbol) if a.pfn == m.group(0)), None)
         fix = (f"take {want.exported!r}" if want is not None and want.exported else
                f"resolve {abi.symbol!r} at {m.group(2)} with cuGetProcAddress")
+        hint = f"{fix}, or declare the pointer as {abi.pfn}"
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version} ({abi.pfn}) but the pointer is "
-                f"a {m.group(0)}, another ABI: {fix}, or declare the pointer as {abi.pfn}")
+                f"a {m.group(0)}, another ABI: {hint}", hint)
     return None
 
 
-def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[Hit]:
+def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     for e in u.exports:
         if e.target_sig is not None and not PFN_RE.search(e.target_type or ""):
             got = _export_canonical(e, cat)
             if got is not None:
-                yield e.line, e.col, got[0] + e.where, got[1]
+                yield _at(e, got[0] + e.where, got[1], got[2])
             continue
-        msg = _export_check(e, cat)
-        if msg:
-            yield e.line, e.col, msg + e.where
+        checked = _export_check(e, cat)
+        if checked:
+            yield _at(e, checked[0] + e.where, hint=checked[1])
     yield from pyabi.hits(u, cat, "CE011")
 
 
@@ -575,66 +687,188 @@ RULES: tuple[Rule, ...] = (
              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
-         severity="error"),
+         severity="error",
+         what='The version asked at is `CUDA_VERSION`/`CUDART_VERSION`, or comes from the driver or the runtime '
+              '(`cuDriverGetVersion`, `cudaRuntimeGetVersion`) through assignments, `std::min`/`std::max`, ternaries or '
+              'helper functions.',
+         why="`cuGetProcAddress` returns the newest ABI at or below the version asked. A version from the toolkit's "
+             'headers or from the running driver is not a fixed ABI: built with newer headers, or run on a newer driver, '
+             "the same line binds a newer ABI, whose signature may not be the pointer's type (`cuCtxCreate`'s 11040 ABI "
+             'takes two more parameters than its 3020 one), and every call through the pointer then passes the wrong '
+             'arguments.',
+         fix=fixes.pin,
+         fix_safety="**Safe** where the pointer's type names the ABI (a `PFN_cuX_vN`, or the one ABI with the pointer's function "
+                    "type): the version becomes that ABI's number. **Unsafe** for an untyped pointer: the version becomes the ABI"
+                    ' the targeted toolkit binds (`--toolkit`, else the newest), which some driver may not have given before. '
+                    'Applied with `--fix` (unsafe ones with `--unsafe-fixes`), each verified by linting the fixed text again.'),
     Rule("CE002", "typedef-version-mismatch", "the PFN typedef and the symbol/ABI asked for disagree",
          typedef_version_mismatch,
          bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 11040, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
               'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
-         severity="error"),
+         severity="error",
+         what="The pointer's `PFN_cuX_vN` and the request disagree: another symbol, or a pin that binds another ABI than "
+              "the typedef's (12000 for a `PFN_cuMemAlloc_v3020` binds that ABI: silent; the suffixed name of the typedef's"
+              ' own symbol is left to CE003). With libclang also a hand-written, aliased or `decltype` type whose canonical'
+              " function type is not the bound ABI's; and `cudaGetDriverEntryPoint` into a typedef older than the ABI a "
+              "runtime of the headers' major version binds.",
+         why="The pin decides which ABI the driver returns; the pointer's type decides how every call passes its "
+             'arguments. When the two name different ABIs, each call through the pointer is undefined behaviour: a 32-bit '
+             'size read as 64 bits, a struct of another version, a parameter missing.',
+         fix=fixes.pin_or_type,
+         fix_safety="**Safe**: the pin becomes the version of the pointer's typedef, or of the one ABI whose function type the "
+                    'pointer has (the type stays; the request now binds it). **Unsafe** (libclang): a hand-written type that is '
+                    "no ABI's function type becomes the `PFN_cuX_vN` of the ABI the pin binds, and the pin that ABI's version, "
+                    'together, where the file includes `cudaTypedefs.h` and declares the pointer by itself; the calls through the'
+                    ' pointer then compile against another type, so check them.'),
     Rule("CE003", "suffixed-or-miscased-name", "the name has a _vN/_ptds/_ptsz suffix, a case error or a typo",
          suffixed_or_miscased_name,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cuGetProcAddress("cuMemAlloc_v2", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
-         severity="error"),
+         severity="error",
+         what='A `_v2`/`_ptds`/`_ptsz` suffix, a case error or a typo in the symbol asked for; in Python a name taken from '
+              'libcuda that no driver exports (a real export such as `cuMemAlloc_v2`, named by its own name, binds its own '
+              'ABI: judged by its prototype, CE011).',
+         why='`cuGetProcAddress` takes base names: the driver picks the `_v2` or `_ptsz` ABI itself from the version and '
+             'the flags. A suffixed or misspelled name never resolves (`CUDA_ERROR_NOT_FOUND`) on any driver, so the code '
+             'takes its fallback, or fails, everywhere.',
+         fix=fixes.name,
+         fix_safety='**Safe**: a suffixed name becomes the base name at the version of the ABI the suffix names (with the '
+                    'per-thread flag for `_ptds`/`_ptsz`); a case error becomes the one catalog name it spells. A fix that would '
+                    'make the file mix stream modes (CE008) is withdrawn, with what to change by hand.'),
     Rule("CE004", "handwritten-signature", "the pointer has a hand-written function type, not the PFN typedef",
          handwritten_signature,
          bad='cudaDriverEntryPointQueryResult q; CUresult (*p)(CUdeviceptr*, size_t);\n'
              'if (cudaGetDriverEntryPoint("cuMemAlloc", (void**)&p, cudaEnableLegacyStream, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         what='The pointer has a hand-written function type: a function-pointer declarator or typedef, `decltype(&cuX)`, a '
+              "cast to a hand-written type, a template's `using F = CUresult(Args...)`, a `PFN_cuX_vN` typedef the project "
+              "declares itself. An export taken by name into a hand-written type of its own ABI is a note (one per loader's"
+              ' macro rows). In Python: a `CFUNCTYPE` prototype applied to a pointer from a request.',
+         why='A hand-written type is tied to no ABI: nothing checks that it stays the type of the ABI the request binds '
+             'when the pin, the toolkit or `CUDA_API_PER_THREAD_DEFAULT_STREAM` change, and `decltype(&cuX)` follows '
+             "whatever the compiling toolkit's `cuda.h` renames `cuX` to. The `PFN_cuX_vN` typedef names the ABI, so type "
+             'and pin are visibly one pair.',
+         fix=fixes.pointer_type,
+         fix_safety='**Safe** (libclang): `decltype(&cuX) p`, or a hand-written declarator, typedef variable, field or cast of '
+                    'the pointer, becomes the `PFN_cuX_vN` of the ABI the request binds where the two are the same function type '
+                    'and the file includes `cudaTypedefs.h`. **Unsafe** where the function types differ (the calls then compile '
+                    'against another type).'),
     Rule("CE005", "deprecated-runtime-entry-point", "cudaGetDriverEntryPoint asks at the runtime's version",
          deprecated_runtime_entry_point,
          bad='cudaDriverEntryPointQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
              'if (cudaGetDriverEntryPoint("cuMemAlloc", (void**)&p, cudaEnableLegacyStream, &q) || q) {}',
          good='cudaDriverEntryPointQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
               'if (cudaGetDriverEntryPointByVersion("cuMemAlloc", (void**)&p, 3020, cudaEnableLegacyStream, &q) '
-              '|| q) {}'),
+              '|| q) {}',
+         what="`cudaGetDriverEntryPoint`, which asks at the runtime's own version. Reported once at the call, not at every "
+              'call of a wrapper; with libclang once at the `#define` that calls it, naming its expansions.',
+         why='The ABI it binds follows the `libcudart` the program runs with, not the code: a newer runtime of the same '
+             'major version binds a newer ABI into the same pointer, and the call fails on drivers older than that '
+             'runtime. `cudaGetDriverEntryPointByVersion` takes the pin.',
+         fix=None,
+         fix_safety="No automatic fix: `cudaGetDriverEntryPointByVersion` takes a version (the number of each pointer's typedef) "
+                    'and needs a 12.x runtime; write it by hand.'),
     Rule("CE006", "unchecked-result", "the CUresult or the query result is ignored, not passed or never tested",
          unchecked_result,
          bad='PFN_cuMemAlloc_v3020 p;\n'
              'cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL);',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemAlloc_v3020 p;\n'
-              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemAlloc", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         what="The request's result is ignored, no query result is passed (where the API has one: not the 11030 getter, not"
+              ' the pre-12.0 runtime call), or the stored `CUresult`/query result is never tested afterwards.',
+         why='A failed lookup leaves the pointer NULL or stale, and only the query result tells a symbol the driver does '
+             'not have from a version it does not have. Calling through an unchecked pointer crashes where a fallback was '
+             'possible.',
+         fix=None,
+         fix_safety="No automatic fix: what to do when the lookup fails (a fallback, an error) is the program's choice."),
     Rule("CE007", "default-stream-mode", "default flags for a symbol that has a per-thread ABI: mode not pinned",
          default_stream_mode,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemcpyAsync_v4000 p;\n'
              'if (cuGetProcAddress("cuMemcpyAsync", (void**)&p, 4000, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
-              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) {}',
+         what='`CU_GET_PROC_ADDRESS_DEFAULT`, `cudaEnableDefault` or flags 0 for a symbol that has a per-thread ABI in the '
+              'catalog (elsewhere the flag cannot change what resolves: silent).',
+         why="The default flag inherits the application's stream mode, which depends on how it was compiled "
+             "(`CUDA_API_PER_THREAD_DEFAULT_STREAM`, nvcc's `--default-stream per-thread`): the same line binds the legacy"
+             ' or the per-thread ABI depending on the build, and one table can end up holding both.',
+         fix=fixes.flags,
+         fix_safety='**Safe**: the default becomes the one explicit flag the file already uses elsewhere (when it uses none, or '
+                    'both, there is no fix: choose the mode by hand).'),
     Rule("CE008", "mixed-stream-modes", "legacy and per-thread flags in one file", mixed_stream_modes,
          bad='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;',
-         good='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_LEGACY_STREAM;'),
+         good='int a = CU_GET_PROC_ADDRESS_LEGACY_STREAM; int b = CU_GET_PROC_ADDRESS_LEGACY_STREAM;',
+         what='Legacy and per-thread flags in one file.',
+         why='One function table has one stream mode. Legacy and per-thread ABIs of stream functions in one table make its'
+             ' calls use two different default streams, whose synchronization differs.',
+         fix=None,
+         fix_safety='No automatic fix: keep legacy and per-thread entries in separate tables (files).'),
     Rule("CE009", "pin-out-of-range", "a pin below the first ABI or above the newest", pin_out_of_range,
          bad='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuMemCreate_v10020 p;\n'
-              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuMemCreate", (void**)&p, 10020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         what="A pin below the symbol's first ABI (never resolves: an error), above every driver's version (two majors "
+              'above the newest release the catalog knows, a typo such as `110400`: an error), or above its newest ABI that'
+              " is not a release number (a note). A wrapper's default version counts.",
+         why="Below the first ABI the lookup fails on every driver (`CUDA_ERROR_NOT_FOUND`); above every driver's version "
+             'it is `CUDA_ERROR_INVALID_VALUE` everywhere; above the newest ABI it binds that ABI but raises the driver '
+             'floor for nothing.',
+         fix=fixes.pin,
+         fix_safety="**Safe** where the pointer's type names the ABI: the pin becomes its version. **Unsafe** for an untyped "
+                    'pointer: the pin becomes the ABI the targeted toolkit binds.'),
     Rule("CE010", "pin-not-an-abi", "a pin between ABI versions (a release or feature-group number)", pin_not_an_abi,
          bad='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v11040 p;\n'
              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 12010, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
          good='CUdriverProcAddressQueryResult q; PFN_cuCtxCreate_v3020 p;\n'
-              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}'),
+              'if (cuGetProcAddress("cuCtxCreate", (void**)&p, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q) {}',
+         what='A pin between ABI versions, or a release number (also one above the newest ABI): the message names the ABI '
+              'the driver gives. A warning; a note at or below the driver floor the code states (`--floor`, a manifest, a '
+              'driver-version check around the request, the 12.0 floor `cudaGetDriverEntryPointByVersion` and '
+              '`cuGetProcAddress_v2` imply).',
+         why='A release number binds whatever ABI is newest at it: right by coincidence, and it raises the driver floor to'
+             ' that release, so the code refuses drivers that have the very ABI it needs.',
+         fix=fixes.pin,
+         fix_safety="**Safe**: the pin becomes the ABI version the pointer's type names, or (untyped) the ABI the old pin binds: "
+                    'the same ABI on every driver where it resolved before, with a lower floor.'),
     Rule("CE011", "export-abi-mismatch", "dlsym/GetProcAddress of an export whose ABI is not the pointer's type",
          export_abi_mismatch,
          bad='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress");',
          good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");',
-         severity="error"),
+         severity="error",
+         what="`dlsym`/`GetProcAddress` (or a wrapper of them) of an exported name whose ABI is not the pointer's type (the"
+              " catalog knows each export's ABI), or a pointer typed with `decltype(cuX)`.",
+         why='An export is one fixed ABI: `cuMemAlloc` is the 2000 ABI with 32-bit sizes, `cuMemAlloc_v2` the 3020 one. '
+             "Taken into another ABI's type, every call through the pointer passes the wrong arguments.",
+         fix=fixes.export_name,
+         fix_safety='**Safe**: in `(PFN_cuX_vN)dlsym(h, "name")` the name becomes the export of the ABI the typedef names '
+                    '(`"cuMemAlloc"` becomes `"cuMemAlloc_v2"` for a `PFN_cuMemAlloc_v3020`).'),
 )
 RULE_CODES = tuple(r.code for r in RULES)
+_BY_CODE = {r.code: r for r in RULES}
+
+
+def by_code(code: str) -> Rule | None:
+    """The rule of a code (`CE001`, any case); None for a code no rule has."""
+    return _BY_CODE.get(code.strip().upper())
+
+
+def candidate(at: At) -> Fix | None:
+    """The fix its rule offers for the finding `at.code` at (line, col), if its repair is mechanical; None
+    otherwise (also when anything about the text is not as expected: a fix is an offer, never a reason for a run
+    to fail). Every fix is verified before it is promised or applied ([apply][cuentry.lint.apply])."""
+    rule = _BY_CODE.get(at.code)
+    if rule is None or rule.fix is None:
+        return None
+    try:
+        return rule.fix(at)
+    except (ValueError, LookupError, TypeError, AttributeError, RecursionError):
+        return None
 
 
 TABLE_ROWS = 3
@@ -642,52 +876,55 @@ TABLE_ROWS = 3
 table included there): their findings are one finding per cause."""
 _VERSION_CODES = ("CE002", "CE009", "CE010", "CE004")   # one cause, the version asked at (in this order of weight)
 _SEVERITY = {"error": 0, "warning": 1, "note": 2}
-_SYMBOL = re.compile(r"\bcu[A-Z]\w*")
 
 
-def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+def _hit(raw: RawHit, rule: Rule) -> Hit:
+    """A check's hit as a `Hit` with its severity (its own, else the rule's default)."""
+    if not isinstance(raw, Hit):
+        raw = Hit(raw[0], raw[1], raw[2], raw[3] if len(raw) == 4 else "")
+    return raw if raw.severity else replace(raw, severity=rule.severity)
+
+
+def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
     """Every rule's hits on a file, each with its severity (the hit's own, or the rule's default); the hits of a
     table's rows (see `TABLE_ROWS`) made one finding per cause."""
     cat = catalog() if cat is None else cat
-    hits: list[tuple[Rule, tuple[int, int, str, str]]] = []
+    at: dict[tuple[int, int], list[tuple[Rule, Hit]]] = {}
     for rule in RULES:
-        for hit in rule.check(unit, cat):
-            sev = hit[3] if len(hit) == 4 else rule.severity
-            hits.append((rule, (hit[0], hit[1], hit[2], sev)))
-    at: dict[tuple[int, int], list[tuple[Rule, tuple[int, int, str, str]]]] = {}
-    for one in hits:
-        at.setdefault((one[1][0], one[1][1]), []).append(one)
+        for raw in rule.check(unit, cat):
+            hit = _hit(raw, rule)
+            at.setdefault((hit.line, hit.col), []).append((rule, hit))
     for (line, col), here in at.items():
-        symbols = {m.group(0) for _, h in here if (m := _SYMBOL.search(h[2]))}
-        if len(symbols) < TABLE_ROWS:
+        if len({h.symbol for _, h in here} - {""}) < TABLE_ROWS:
             yield from here
             continue
-        causes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+        causes: dict[str, list[tuple[Rule, Hit]]] = {}
         for rule, h in here:
             causes.setdefault("version" if rule.code in _VERSION_CODES else rule.code, []).append((rule, h))
         for group in causes.values():
             yield _one_finding(group, line, col) if len(group) > 1 else group[0]
 
 
-def _one_finding(group: list[tuple[Rule, tuple[int, int, str, str]]], line: int,
-                 col: int) -> tuple[Rule, tuple[int, int, str, str]]:
+def _one_finding(group: list[tuple[Rule, Hit]], line: int, col: int) -> tuple[Rule, Hit]:
     """A table's rows with one cause as one finding: the entries whose consequence is an error (a wrong ABI bound,
     a lookup that never resolves) each said in full, the others named, as notes."""
     order = [*_VERSION_CODES, *RULE_CODES]
-    group = sorted(group, key=lambda g: (_SEVERITY.get(g[1][3], 3), order.index(g[0].code)))
+    group = sorted(group, key=lambda g: (_SEVERITY.get(g[1].severity, 3), order.index(g[0].code)))
     rule, first = group[0]
-    errors = [h[2] for _, h in group if h[3] == "error"]
-    wrong = {m.group(0) for text in errors if (m := _SYMBOL.search(text))}
-    rest = [h[2] for _, h in group if h[3] != "error" and _symbol(h[2]) not in wrong]
-    names = sorted({_symbol(text) for text in rest} - {""})
-    n = len({m.group(0) for _, h in group if (m := _SYMBOL.search(h[2]))})
+    errors = [h for _, h in group if h.severity == "error"]
+    wrong = {h.symbol for h in errors} - {""}
+    rest = [h for _, h in group if h.severity != "error" and h.symbol not in wrong]
+    names = sorted({h.symbol for h in rest} - {""})
+    n = len({h.symbol for _, h in group} - {""})
     head = f"one cause for {n} entries of the table here: "
+    config = first.config if all(h.config == first.config for _, h in group) else ""
     if errors:
         more = (f"; the other {len(names)} entries ({_listed(names)}) are notes: they bind the ABI their type has "
-                f"(e.g. {rest[0]})") if rest else ""
-        return rule, (line, col, head + f"{len(errors)} bind the wrong ABI or never resolve: " + "; ".join(errors)
-                      + more, "error")
-    return rule, (line, col, head + f"{_listed(names)}: e.g. {first[2]}", first[3])
+                f"(e.g. {rest[0].message})") if rest else ""
+        text = head + f"{len(errors)} bind the wrong ABI or never resolve: " + "; ".join(h.message for h in errors)
+        return rule, Hit(line, col, text + more, "error", "", config, errors[0].hint)
+    return rule, Hit(line, col, head + f"{_listed(names)}: e.g. {first.message}", first.severity, "", config,
+                     first.hint)
 
 
 ROW_CODES = {"error": ("CE002", "CE003", "CE004", "CE007", "CE009", "CE010", "CE011"),
@@ -716,27 +953,22 @@ def rows_elsewhere(unit: Unit) -> dict[str, Unit]:
     return out
 
 
-def run_rows(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, tuple[int, int, str, str]]]:
+def run_rows(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
     """The findings at the rows of a table written in this file but expanded elsewhere (`rows_elsewhere`): those
     `ROW_CODES` lets through, each row's errors and warnings at the row, each rule's notes one finding at its first
     row."""
-    notes: dict[str, list[tuple[Rule, tuple[int, int, str, str]]]] = {}
+    notes: dict[str, list[tuple[Rule, Hit]]] = {}
     for rule, hit in run(unit, cat):
-        if rule.code not in ROW_CODES.get(hit[3], ()):
+        if rule.code not in ROW_CODES.get(hit.severity, ()):
             continue
-        if hit[3] != "note":
+        if hit.severity != "note":
             yield rule, hit
         else:
             notes.setdefault(rule.code, []).append((rule, hit))
     for group in notes.values():
-        group.sort(key=lambda g: (g[1][0], g[1][1]))
+        group.sort(key=lambda g: (g[1].line, g[1].col))
         first = group[0][1]
-        yield _one_finding(group, first[0], first[1]) if len({h[2] for _, h in group}) > 1 else group[0]
-
-
-def _symbol(text: str) -> str:
-    m = _SYMBOL.search(text)
-    return m.group(0) if m else ""
+        yield _one_finding(group, first.line, first.col) if len({h.message for _, h in group}) > 1 else group[0]
 
 
 def _listed(names: list[str], most: int = 12) -> str:

@@ -52,6 +52,8 @@ class Normalizer:
         self.typedefs = {k: v["canonical"] for k, v in (typedefs or {}).items()
                          if v.get("canonical") not in ("enum", "struct", "union")}
         self.base = platform_map(windows)
+        self.enums: frozenset[str] = frozenset()     # the catalog's enum tags (an enum is passed as an int)
+        self.structs: frozenset[str] = frozenset()   # its struct tags (by value: passed by layout)
 
     def type(self, text: str, *, param: bool = True) -> str:
         """One type, canonical; `param` applies a parameter's adjustments (top-level const, decay)."""
@@ -149,10 +151,68 @@ def _paren_groups(toks: list[str]) -> list[list[str]]:
 
 def normalizer(cat: Catalog) -> Normalizer:
     """The normalizer with `cat`'s typedefs (one per catalog, kept on it: Catalog.fact)."""
-    return cat.fact("lint.signature.normalizer", lambda c: Normalizer(c.types.get("typedefs", {})))
+    return cat.fact("lint.signature.normalizer", _make)
 
 
-__all__ = ["Normalizer", "normalizer", "platform_map", "pointee_only", "sign_only", "signless"]
+def _make(cat: Catalog) -> Normalizer:
+    n = Normalizer(cat.types.get("typedefs", {}))
+    n.enums = frozenset(cat.types.get("enums", {}))
+    n.structs = frozenset(cat.types.get("aggregates", {}))
+    return n
+
+
+_WIDTHS = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "short": 2, "unsigned short": 2, "int": 4,
+           "unsigned int": 4, "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8}
+_FLOATS = {"float": "float", "double": "double"}
+
+
+def passed_alike(n: Normalizer, a: str, b: str) -> bool:
+    """Two normalized signatures whose results and parameters are passed the same way (LP64): integers and enums
+    of one width (`int` for `CUresult`, `unsigned int` for an enum), any pointer for any pointer whose pointee is
+    written alike (`void **` for `CUstream *`, `void *` for a handle or a buffer; but `unsigned int *` for
+    `size_t *` is not: the callee writes 4 bytes of an 8-byte object, nor two structs of other layouts). A call
+    through either type is the same call; what differs is how the type is spelled, not the ABI."""
+    pa, pb = _split(a), _split(b)
+    if pa is None or pb is None or len(pa[1]) != len(pb[1]):
+        return False
+    return _alike(n, pa[0], pb[0], 0) and all(_alike(n, x, y, 0) for x, y in zip(pa[1], pb[1], strict=True))
+
+
+def _alike(n: Normalizer, x: str, y: str, depth: int) -> bool:
+    if x == y:
+        return True
+    cx, cy = _class(n, x), _class(n, y)
+    if cx[0] == "ptr" and cy[0] == "ptr":
+        if depth >= 1:      # a pointer to a pointer: what is written is a pointer, whatever it points to
+            return True
+        px, py = x[:-1].strip(), y[:-1].strip()
+        if _class(n, px)[0] in ("void", "opaque") or _class(n, py)[0] in ("void", "opaque"):
+            return True
+        return _alike(n, px, py, depth + 1)
+    return cx == cy and cx[0] not in ("opaque", "struct")
+
+
+def _class(n: Normalizer, t: str) -> tuple[Any, ...]:
+    """How a normalized type is passed: ("int", width), ("float"/"double",), ("ptr",), ("void",), ("struct", tag),
+    or ("opaque",) for a name the catalog does not describe."""
+    t = re.sub(r"\b(?:const|volatile)\b", "", t).strip()
+    t = re.sub(r"\s+", " ", t)
+    if t.endswith("*") or "(*" in t:
+        return ("ptr",)
+    if t == "void":
+        return ("void",)
+    if t in _WIDTHS:
+        return ("int", _WIDTHS[t])
+    if t in _FLOATS:
+        return (_FLOATS[t],)
+    if t in n.enums:
+        return ("int", 4)
+    if t in n.structs:
+        return ("struct", t)
+    return ("opaque",)
+
+
+__all__ = ["Normalizer", "normalizer", "passed_alike", "platform_map", "pointee_only", "sign_only", "signless"]
 
 
 _SIGNED = re.compile(r"\b(?:un)?signed\s+(?=(?:char|short|int|long)\b)")

@@ -15,6 +15,7 @@ judged: clang keeps going, and only the requests that depend on what it could no
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import re
 import stat
@@ -72,6 +73,7 @@ class Options:
     foreign: dict[str, dict[str, Any]] = field(default_factory=dict)   # other files' wrappers, by USR
     extra: Sequence[str] = ()                        # flags of another configuration (-DX, -UX), after the file's own
     flip: bool = True                                # also judge the branches the flags skip (see `.configs`)
+    parses: list[int] = field(default_factory=lambda: [0])   # libclang parses of the file, its configurations too
 
 
 def _flags_of(argv: Sequence[str]) -> list[str]:
@@ -95,7 +97,7 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, tex
     `gnu++17`), so POSIX declarations (`off_t`, `O_CLOEXEC`) are there as in a real build."""
     from .headers import choose_toolkit, find_toolkit_include, generated_dir, legacy_pfn_flags, runtime_shadow
 
-    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything"]
+    args = ["-resource-dir", RESOURCE_DIR, "-ferror-limit=0", "-Wno-everything", *NO_DEBUG_PRAGMAS]
     cmd = opts.commands.get(os.path.abspath(path))
     if path.endswith(_CU):
         args += ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-include", CUDA_PREAMBLE]
@@ -134,6 +136,11 @@ def include_dirs(argv: Sequence[str]) -> list[str]:
             out.append(argv[i + 1])
     return out
 
+
+NO_DEBUG_PRAGMAS = ("-Xclang", "-disable-pragma-debug-crash")
+"""Flags that make clang refuse its debugging pragmas (`#pragma clang __debug crash`, `overflow_stack`,
+`llvm_fatal_error`, ...: a crash or a hang on purpose) wherever they come from: the file, a header it
+includes, a line continuation, a `_Pragma` a macro makes. Every parse carries them."""
 
 _INCLUDES_CUDA = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<(cuda|cudaTypedefs)\.h>", re.M)
 _PCH: dict[str, str | None] = {}
@@ -189,7 +196,7 @@ _NOT_FOUND = re.compile(r"^'([^']+)' file not found")
 
 
 def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, searched: bool,
-           refused: list[str] | None = None) -> Any:
+           refused: list[str] | None = None, count: list[int] | None = None) -> Any:
     """Parse; where a header is not found and `searched` (no compile command names the file's flags),
     look for it where projects keep their headers (see `header_dirs`) and parse again with those.
 
@@ -202,6 +209,8 @@ def _parse(ci: Any, path: str, text: str, args: list[str], flags: int, *, search
     for _ in range(SEARCH_ROUNDS + 1):
         text, args, over = leave_out(path, text, args, refused)
         try:
+            if count is not None:
+                count[0] += 1
             tu = _index(ci).parse(path, args=args, unsaved_files=[(path, text), *over.items()], options=flags)
         except ci.TranslationUnitLoadError as exc:
             raise NotParsed(f"clang could not parse it ({exc})") from None
@@ -462,11 +471,12 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options, cat: Catalog
     best: tuple[Any, list[str], str, list[str], list[tuple[int, str]]] | None = None
     for as_c in (False, True) if path.endswith(".h") else (False,):
         args, headers = arguments(path, opts, cat, as_c=as_c, text=text)
+        _, args, _ = leave_out(path, "", args, refused)   # a -include of a device never reaches the PCH's parse
         pch = _pch(ci, args, text) if opts.pch else None
         if pch is not None:
             args = [*args, "-include-pch", pch]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
-                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused)
+                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused, count=opts.parses)
         missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
         errors = _errors(tu, path)
         tu, args, missing, errors, implied = _implied(ci, path, text, opts, tu, args, missing, errors, refused)
@@ -494,7 +504,7 @@ def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[s
         implied += more
         args = [*args, *(x for h in more for x in ("-include", h))]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
-                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused)
+                    searched=not opts.commands.get(os.path.abspath(path)), refused=refused, count=opts.parses)
         missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
         errors = _errors(tu, path)
     return tu, args, missing, errors, implied
@@ -530,6 +540,26 @@ def _errors(tu: Any, path: str) -> list[tuple[int, str]]:
     return out
 
 
+_ARITY = re.compile(r"too (?:few|many) arguments to function call|no matching function for call to "
+                    r"'(?:cuGetProcAddress|cudaGetDriverEntryPoint)")
+_GETTER_CALL = re.compile(r"\b(?:cuGetProcAddress|cudaGetDriverEntryPoint)\w*\s*\(")
+
+
+def _compiles_with(text: str, errors: list[tuple[int, str]], opts: Options, cat: Catalog) -> str | None:
+    """The older toolkit release to parse the file against when its getter calls have the arity of an older
+    `cuda.h` (the 4-argument `cuGetProcAddress` of 11.x is `cuGetProcAddress_v2`'s 5 from 12.0 on): the newest
+    11.x release of the catalog's history. None when no such error is on a getter's line, or a toolkit was
+    given."""
+    if opts.toolkit is not None or not errors:
+        return None
+    lines = text.splitlines()
+    bad = [n for n, msg in errors if n and _ARITY.search(msg) and 0 < n <= len(lines) and _GETTER_CALL.search(lines[n - 1])]
+    if not bad:
+        return None
+    older = [t for t in cat.history if t.startswith("11.")]
+    return older[-1] if older else None
+
+
 def extract(text: str, path: str, opts: Options) -> Unit:
     """The facts of one C/C++/CUDA file, judged with clang; `NotParsed` when it does not parse."""
     import clang.cindex as ci
@@ -539,10 +569,15 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     cat = opts.cat or catalog()
     refused: list[str] = []
     tu, args, headers, missing, errors = _translation_unit(ci, text, path, opts, cat, refused)
+    older = _compiles_with(text, errors, opts, cat)
+    if older is not None:     # the file's getter calls compile only against an older release's headers
+        got = _translation_unit(ci, text, path, dataclasses.replace(opts, toolkit=older), cat, refused)
+        if len(got[4]) < len(errors):
+            tu, args, headers, missing, errors = got
+            headers += f" (its calls of the getters compile only against those of CUDA {older}: judged so)"
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
-    w = Walker(tu, path, cat, normalizer(cat), skip, text).run()
-    w.foreign = opts.foreign
+    w = Walker(tu, path, cat, normalizer(cat), skip, text, opts.foreign).run()
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
     unit.note = _note(missing, errors, refused)
@@ -560,13 +595,14 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     for e in unit.exports:
         e.toolkit = tk
     _lost(unit, w, tu, path, errors, missing)
+    unit.parses = opts.parses[0]
     unit.requests = len(w.tally)
     unit.unjudged = sorted((line, why) for line, why in w.tally if why)
     unit.judged = unit.requests - len(unit.unjudged)
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
     unit.queries.sort(key=lambda q: (q.line, q.col))
-    unit.called = frozenset(c.spelling for c, _, _ in w.calls if c.spelling)   # what later passes look for
+    unit.called = frozenset(w.called)   # what later passes look for
     if opts.flip:
         from .configs import every
 
@@ -630,7 +666,7 @@ def _lost(unit: Unit, w: Any, tu: Any, path: str, errors: list[tuple[int, str]],
 
 
 __all__ = [
-    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
+    "CUDA_PREAMBLE", "KEEP_GOING", "MAX_LEFT_OUT", "NO_DEBUG_PRAGMAS", "RESOURCE_DIR", "SCAN_HEADERS", "SEARCH_LEVELS",
     "SEARCH_ROUNDS", "NotParsed", "Options", "Refused", "arguments", "available", "extract", "header_dirs",
     "include_dirs", "leave_out", "refuse_special",
 ]

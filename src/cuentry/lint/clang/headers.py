@@ -66,12 +66,36 @@ def declare(ctype: str, name: str) -> str:
 
 
 def in_toolkit(cat: Catalog, symbol: str, tk: int, per_thread: bool) -> Abi | None:
-    """The ABI a toolkit's cuda.h declares for `symbol` (newest of the mode at or below its version)."""
+    """The ABI a toolkit's cuda.h declares for `symbol` under its plain name: as that release's real headers do
+    (`Catalog.toolkit`), or, for a release the catalog has no facts of, the newest of the mode at or below it."""
+    rel = release(cat, tk)
+    if rel is not None:
+        got = rel.function(symbol, names.PER_THREAD if per_thread else names.LEGACY)
+        return got if got is not None and got.symbol == symbol else None
     best = None
     for a in cat.abis(symbol):
         if bool(a.variant) == per_thread and a.version <= tk:
             best = a
     return best
+
+
+def pfn_alias(cat: Catalog, symbol: str, tk: int, per_thread: bool = False) -> Abi | None:
+    """The ABI the unversioned `PFN_<symbol>` of a toolkit's cudaTypedefs.h names (as that release's real header
+    does; 12.2 to 12.8 make `PFN_cuMemAdvise` the 8000 ABI). A release from 13.0 on has no unversioned names:
+    code written with them was written for the 12.x headers, so the newest 12.x release's answer."""
+    if tk >= 13000:
+        older = [t for t in cat.toolkits() if t.cuda_version < 13000]
+        tk = older[-1].cuda_version if older else tk
+    rel = release(cat, tk)
+    if rel is None:
+        return in_toolkit(cat, symbol, tk, per_thread)
+    got: Abi | None = rel.pfn_alias(symbol, names.PER_THREAD if per_thread else names.LEGACY)
+    return got
+
+
+def release(cat: Catalog, tk: int) -> Any:
+    """The catalog's facts of the release whose CUDA_VERSION is `tk` (None when it has none)."""
+    return next((t for t in cat.toolkits() if t.cuda_version == tk), None)
 
 
 def _types(cat: Catalog) -> Iterable[str]:
@@ -174,10 +198,17 @@ def typedefs_h(cat: Catalog, toolkit: str) -> str:
            "#ifdef __cplusplus", 'extern "C" {', "#endif"]
     for a in cat:
         out.append(a.c_typedef())
+    legacy, per_thread = [], []
     for sym in cat.symbols():
-        legacy = in_toolkit(cat, sym, tk, False)
-        if legacy is not None:
-            out.append(f"#define PFN_{sym} {legacy.pfn}")
+        lg, pt = pfn_alias(cat, sym, tk), pfn_alias(cat, sym, tk, True)
+        if lg is not None:
+            legacy.append(f"#define PFN_{sym} {lg.pfn}")
+        if pt is not None and pt != lg:
+            per_thread.append(f"#define PFN_{sym} {pt.pfn}")
+    out += ["#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)", *per_thread, "#endif"]
+    names_pt = {d.split()[1] for d in per_thread}
+    out += [f"#if !defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)\n{d}\n#endif" if d.split()[1] in names_pt else d
+            for d in legacy]
     out += ["#ifdef __cplusplus", "}", "#endif", "#endif", ""]
     return "\n".join(out)
 
@@ -321,7 +352,7 @@ def legacy_pfn_flags(cat: Catalog, include: str, text: str) -> list[str]:
     for sym in sorted(used):
         if re.search(rf"(?:typedef|#\s*define|using)[^;\n]*\bPFN_{sym}\b", text):
             continue
-        abi = in_toolkit(cat, sym, tk, False) if sym in cat else None
+        abi = pfn_alias(cat, sym, tk) if sym in cat else None
         if abi is not None:
             out.append(f"-DPFN_{sym}={abi.pfn}")
     return out
@@ -359,5 +390,5 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "legacy_pfn_flags", "real_version", "runtime_h", "runtime_shadow", "scratch_dir",
+           "legacy_pfn_flags", "pfn_alias", "real_version", "release", "runtime_h", "runtime_shadow", "scratch_dir",
            "toolkit_version", "typedefs_h"]

@@ -1,16 +1,17 @@
-"""Constants evaluated on the clang AST: literals, macros, constexpr/const variables, enums, template
-arguments, default arguments, parameters bound by the caller, simple arithmetic and ternaries.
+"""Constants read off the clang AST: literals, macros, enumerators, const variables with their initializers,
+simple arithmetic and ternaries over them. Everything that flows (variables, parameters, calls, tables) is the
+dataflow analysis's (`..flow`, over `.lower`); this reads the leaves it starts from.
 
 A value is `Val(value, kind)`: `value` an int or a str when known; `kind` says where it came from
-(`literal`, `toolkit` for CUDA_VERSION and friends, `driver`/`runtime` for a version query's
-out-parameter, `param` for a parameter of the enclosing function not bound yet, `other`).
+(`literal`, `toolkit` for CUDA_VERSION and friends; the facts also carry `driver`/`runtime_version` for a
+version query's answer, `param` for a wrapper's parameter, `other`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from clang.cindex import CursorKind as K
@@ -40,18 +41,10 @@ UNKNOWN = Val()
 
 @dataclass
 class Env:
-    """What names mean while evaluating: the enclosing function's parameters (bound or not) and template
-    parameters, and the macros of the translation unit."""
+    """What names mean while evaluating a constant: the macros of the translation unit."""
 
     macros: Mapping[str, list[str]]
-    params: dict[str, Val] = field(default_factory=dict)       # PARM_DECL hash -> value
-    param_index: dict[str, int] = field(default_factory=dict)  # PARM_DECL hash -> index
-    tparams: dict[str, Val] = field(default_factory=dict)      # template parameter name -> value
-    tparam_index: dict[str, int] = field(default_factory=dict)
-    driver_vars: frozenset[str] = frozenset()                  # VAR_DECL hashes set by a version query
     depth: int = 0
-    stores: Mapping[str, list[Any]] = field(default_factory=dict)   # variable/field -> the `x = ...` assigning it
-    memo: dict[str, Any] = field(default_factory=dict)   # per TU: "v:"+variable -> its value, "=:"+variable -> its stores
 
 
 def key(c: Any) -> str:
@@ -184,105 +177,22 @@ def _string(c: Any, env: Env) -> Val:
 
 
 def _ref(c: Any, env: Env) -> Val:
+    """An enumerator's value, a const variable's initializer, a function's name."""
     d = c.referenced
     if d is None:
         return UNKNOWN
     dk = d.kind
     if dk == K.ENUM_CONSTANT_DECL:
         return Val(d.enum_value, "literal", text=d.spelling)
-    if dk == K.PARM_DECL:
-        h = key(d)
-        if h in env.params:
-            return env.params[h]
-        return Val(None, "param", param=env.param_index.get(h), text=d.spelling)
-    if dk == K.TEMPLATE_NON_TYPE_PARAMETER:
-        got = env.tparams.get(d.spelling)
-        return got if got is not None else Val(None, "param", tparam=env.tparam_index.get(d.spelling), text=d.spelling)
-    if dk == K.VAR_DECL:
-        return _var(d, env)
+    if dk == K.VAR_DECL and d.type.is_const_qualified():
+        init = [x for x in d.get_children() if x.kind.is_expression()]
+        if init and env.depth < 8:
+            got = evaluate(init[-1], Env(env.macros, env.depth + 1))
+            toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
+            return Val(got.value, "toolkit", text=d.spelling) if any(t in TOOLKIT_MACROS for t in toks) else got
     if dk == K.FUNCTION_DECL:
         return Val(d.spelling, "function", text=d.spelling)
     return UNKNOWN
-
-
-def _member(c: Any, env: Env) -> Val:
-    """`name.c_str` (the object), a static constexpr member's value, or a field a version query fills or
-    that is only ever assigned one constant."""
-    d = c.referenced
-    if d is not None and d.kind == K.VAR_DECL:
-        return _var(d, env)
-    if d is not None and d.kind == K.FIELD_DECL:
-        return _var(d, env)
-    kids = [x for x in c.get_children() if x.kind.is_expression()]
-    return evaluate(kids[0], env) if kids and c.spelling in ("c_str", "data") else UNKNOWN
-
-
-def _var(d: Any, env: Env) -> Val:
-    if key(d) in env.driver_vars:
-        return Val(None, "driver", text=d.spelling)
-    init = [x for x in d.get_children() if x.kind.is_expression()]
-    if not d.type.is_const_qualified():
-        k = "v:" + key(d)
-        got = env.memo.get(k)
-        if got is not None:
-            return got  # type: ignore[no-any-return]
-        stores = _stored(d, env)
-        if stores:
-            env.memo[k] = Val(None, "other", text=d.spelling)   # while it is computed: an assignment from itself
-            env.memo[k] = _one_of([*init[-1:], *stores], d, env)   # once per translation unit, not per request
-            return env.memo[k]  # type: ignore[no-any-return]
-    if not init:
-        return UNKNOWN
-    sub = Env(env.macros, env.params, env.param_index, env.tparams, env.tparam_index, env.driver_vars, env.depth + 1,
-              env.stores, env.memo)
-    got = evaluate(init[-1], sub)
-    toks = tokens(d)   # the declaration as written: its initializer may be a macro (CUDA_VERSION)
-    if any(t in TOOLKIT_MACROS for t in toks):
-        return Val(got.value, "toolkit", text=d.spelling)
-    if any(t in ("cuDriverGetVersion", "cudaDriverGetVersion") for t in toks):
-        return Val(None, "driver", text=d.spelling)
-    return got
-
-
-def _stored(d: Any, env: Env) -> list[Any]:
-    """The right sides of the plain assignments `d = ...` anywhere in the translation unit (read once)."""
-    k = "=:" + key(d)
-    got = env.memo.get(k)
-    if got is not None:
-        return got  # type: ignore[no-any-return]
-    out: list[Any] = []
-    env.memo[k] = out
-    for op in env.stores.get(key(d), ()):
-        kids = list(op.get_children())
-        if len(kids) == 2 and op.kind == K.BINARY_OPERATOR and _operator_is(op, kids, "="):
-            out.append(kids[1])
-        elif len(kids) == 2 and op.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
-            out.append(op)     # `x += n`: not a constant (evaluates to unknown)
-    return out
-
-
-def _one_of(exprs: list[Any], d: Any, env: Env) -> Val:
-    """A variable's value from its initializer and every assignment (evaluated where they are, without the
-    caller's parameters): the driver's version when any is, the constant when all agree, unknown otherwise."""
-    sub = Env(env.macros, {}, {}, {}, {}, env.driver_vars, env.depth + 4, env.stores, env.memo)
-    vals = [evaluate(x, sub) for x in exprs]
-    if any(v.kind == "driver" for v in vals):
-        return Val(None, "driver", text=d.spelling)
-    if any(v.kind == "toolkit" for v in vals):
-        toolkit = next(v for v in vals if v.kind == "toolkit")
-        return Val(toolkit.value if all(v.value == toolkit.value for v in vals) else None, "toolkit", text=d.spelling)
-    first = vals[0]
-    if first.value is not None and all(v.value == first.value for v in vals):
-        return Val(first.value, first.kind, text=d.spelling)
-    return Val(None, "other", text=d.spelling)
-
-
-def _operator_is(c: Any, kids: list[Any], op: str) -> bool:
-    end, start = kids[0].extent.end.offset, kids[1].extent.start.offset
-    try:
-        return any(end <= t.extent.start.offset < start and t.spelling == op for t in c.get_tokens())
-    except Exception:
-        return False
 
 
 def _binary(c: Any, env: Env) -> Val:
@@ -291,7 +201,7 @@ def _binary(c: Any, env: Env) -> Val:
         return UNKNOWN
     a, b = evaluate(kids[0], env), evaluate(kids[1], env)
     op = _operator(c, kids)
-    kind = next((v.kind for v in (a, b) if v.kind in ("toolkit", "driver", "runtime", "param")), "literal")
+    kind = next((v.kind for v in (a, b) if v.kind == "toolkit"), "literal")
     if isinstance(a.value, int) and isinstance(b.value, int) and op in _OPS:
         try:
             return Val(_OPS[op](a.value, b.value), kind)
@@ -334,78 +244,10 @@ def _unary(c: Any, env: Env) -> Val:
     return v if toks and toks[0] == "+" else UNKNOWN
 
 
-def _call(c: Any, env: Env) -> Val:
-    """A call's value: `std::string("cuX")` and `name.c_str()` are the string; a helper function whose body
-    returns one expression is evaluated with its parameters bound (`make_version(12, 0)` is 12000)."""
-    f = c.referenced
-    if f is None or env.depth > 8:
-        return UNKNOWN
-    if f.kind == K.CONSTRUCTOR or (f.kind == K.CXX_METHOD and f.spelling in ("c_str", "data")):
-        kids = [x for x in c.get_children() if x.kind.is_expression()]
-        return evaluate(kids[0], _deeper(env)) if kids else UNKNOWN
-    if f.spelling in _PICK and f.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and _std_or_global(f):
-        return _pick(c, f.spelling, env)
-    if f.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
-        return UNKNOWN
-    return _helper(c, f, env)
-
-
-_PICK = {"min": min, "max": max}
-"""Functions whose value is one of their arguments (`std::min(runtime, driver_version())`): their bodies are the
-standard library's, with more than one return, so they are known by what they do."""
-
-
-def _std_or_global(f: Any) -> bool:
-    parent = f.semantic_parent
-    return parent is None or parent.kind == K.TRANSLATION_UNIT or (parent.kind == K.NAMESPACE and parent.spelling == "std")
-
-
-def _pick(c: Any, name: str, env: Env) -> Val:
-    """`min`/`max` of two values: the constant when both are, else a version query's (or a parameter's) kind
-    when one argument has it: the call asks at a version that came from the driver or the runtime."""
-    vals = [evaluate(a, _deeper(env)) for a in c.get_arguments()]
-    if len(vals) == 2 and all(isinstance(v.value, int) for v in vals):
-        return Val(_PICK[name](vals[0].value, vals[1].value), "literal")   # type: ignore[type-var]
-    for k in ("driver", "runtime", "toolkit", "param"):
-        src = next((v for v in vals if v.kind == k), None)
-        if src is not None:
-            return Val(None, k, param=src.param, tparam=src.tparam, text=src.text)
-    return UNKNOWN
-
-
-def _deeper(env: Env, params: dict[str, Val] | None = None) -> Env:
-    return Env(env.macros, env.params if params is None else params, env.param_index if params is None else {},
-               env.tparams, env.tparam_index, env.driver_vars, env.depth + 1, env.stores, env.memo)
-
-
-def _helper(c: Any, f: Any, env: Env) -> Val:
-    body = f.get_definition() or f
-    rets = [x for x in body.walk_preorder() if x.kind == K.RETURN_STMT]
-    expr = [x for x in rets[0].get_children() if x.kind.is_expression()] if len(rets) == 1 else []
-    if not expr:
-        return UNKNOWN
-    params = [p for p in body.get_children() if p.kind == K.PARM_DECL]
-    args = list(c.get_arguments())
-    bound = {key(p): evaluate(a, env) for p, a in zip(params, args, strict=False)}
-    for p in params[len(args):]:
-        kids = [x for x in p.get_children() if x.kind.is_expression()]
-        bound[key(p)] = evaluate(kids[-1], Env(env.macros, depth=env.depth + 1)) if kids else UNKNOWN
-    got = evaluate(expr[0], _deeper(env, bound))
-    if got.value is not None:
-        return got
-    for k in ("param", "toolkit", "driver", "runtime"):
-        src = next((v for v in bound.values() if v.kind == k), None)
-        if src is not None:
-            return Val(None, k, param=src.param, tparam=src.tparam, text=src.text)
-    return got
-
-
 _HANDLERS: dict[Any, Callable[[Any, Env], Val]] = {
-    K.CALL_EXPR: _call,
     K.INTEGER_LITERAL: _integer,
     K.STRING_LITERAL: _string,
     K.DECL_REF_EXPR: _ref,
-    K.MEMBER_REF_EXPR: _member,
     K.BINARY_OPERATOR: _binary,
     K.CONDITIONAL_OPERATOR: _conditional,
     K.UNARY_OPERATOR: _unary,

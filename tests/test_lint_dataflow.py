@@ -1,0 +1,229 @@
+"""The dataflow analysis under the C rules (issue 38): facts computed, whatever the spelling.
+
+Each test states the fact of the language it checks; the metamorphic generator in tests/lint_variants checks the
+same facts in many more spellings."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cuentry.cli import main
+from cuentry.lint import lint_paths
+from cuentry.lint.engine import Settings
+
+
+def _clang() -> None:
+    from cuentry.lint import clang
+
+    if not clang.available():
+        pytest.skip("libclang is not installed (the lint extra)")
+
+
+HEAD = "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <dlfcn.h>\n#include <string.h>\n"
+
+
+def _lint(tmp_path: Path, body: str, name: str = "loader.c", toolkit: str | None = "13.0",
+          pedantic: bool = False) -> set[tuple[int, str, str]]:
+    (tmp_path / name).write_text(HEAD + textwrap.dedent(body))
+    rep = lint_paths([str(tmp_path / name)], settings=Settings(toolkit=toolkit, pedantic=pedantic))
+    assert not rep.problems, rep.problems
+    return {(f.line - HEAD.count("\n"), f.code, f.severity) for f in rep.findings}
+
+
+def test_a_call_through_a_pointer_bound_to_an_export_is_a_call_of_that_export(tmp_path: Path) -> None:
+    """The seed's canonical fault through pointers: the version query and the getter are both called through
+    pointers dlsym bound, in two functions; the version asked at is the driver's (CE001)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static int ver;
+        static CUresult (*gv)(int *);
+        static CUresult (*gpa)(const char *, void **, int, cuuint64_t);
+        static PFN_cuCtxGetDevice_v2000 get_device;
+        void init(void *h) {
+          gv = (CUresult (*)(int *))dlsym(h, "cuDriverGetVersion");
+          gpa = (CUresult (*)(const char *, void **, int, cuuint64_t))dlsym(h, "cuGetProcAddress");
+          gv(&ver);
+        }
+        int load(void) { return gpa("cuCtxGetDevice", (void **)&get_device, ver, 0); }
+        """)
+    assert (10, "CE001", "error") in got
+
+
+def test_a_function_whose_parameter_reaches_a_lookup_is_a_lookup_row_by_row(tmp_path: Path) -> None:
+    """A wrapper of any name that passes its parameter to dlsym and stores through another, called in a loop over
+    a constant table: each row's name binds into that row's pointer only (the unversioned cuMemAlloc, the 2000
+    ABI, into a 3020 typedef: CE011; the other rows are right and silent)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuMemAlloc_v3020 p_alloc;
+        static PFN_cuMemFree_v3020 p_free;
+        static PFN_cuInit_v2000 p_init;
+        static int fetch(void *h, const char *n, void **out) { *out = dlsym(h, n); return *out != 0; }
+        static const struct { const char *n; void **p; } rows[] = {
+          {"cuMemAlloc", (void **)&p_alloc}, {"cuMemFree_v2", (void **)&p_free}, {"cuInit", (void **)&p_init}};
+        int load(void *h) {
+          for (unsigned i = 0; i < sizeof rows / sizeof *rows; i++) if (!fetch(h, rows[i].n, rows[i].p)) return -1;
+          return 0;
+        }
+        """)
+    assert got == {(8, "CE011", "error")}
+
+
+def test_a_lookup_whose_body_is_not_seen_is_known_by_what_it_is_given(tmp_path: Path) -> None:
+    """A function declared but not defined here, given a driver export's name and a pointer to a pointer, fills
+    it with that export (a GLib-style `lookup`); a name of another library given to it is nothing of ours."""
+    _clang()
+    got = _lint(tmp_path, """\
+        int lookup(void *lib, const char *name, void **out);
+        static PFN_cuMemAlloc_v3020 p_alloc;
+        static void (*p_other)(void);
+        int load(void *lib) {
+          return lookup(lib, "cuMemAlloc", (void **)&p_alloc) && lookup(lib, "cudnnCreate", (void **)&p_other);
+        }
+        """)
+    assert got == {(5, "CE011", "error")}
+
+
+def test_memcpy_stores_keep_a_tables_rows_together(tmp_path: Path) -> None:
+    """`memcpy(row->dest, &tmp, sizeof tmp)` after a request of `row->name`: the bytes land in that row's pointer
+    only; every row right is silent, one row wrong is one error."""
+    _clang()
+    body = """\
+        static PFN_cuCtxGetDevice_v2000 a;
+        static PFN_cuInit_v2000 b;
+        struct row { const char *name; void **dest; int version; };
+        static const struct row rows[] = {{"cuCtxGetDevice", (void **)&a, VA}, {"cuInit", (void **)&b, 2000}};
+        int load(void) {
+          for (size_t i = 0; i < 2; ++i) {
+            const struct row *e = &rows[i];
+            void *tmp = NULL;
+            CUdriverProcAddressQueryResult st;
+            if (cuGetProcAddress(e->name, &tmp, e->version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st) || st) return -1;
+            memcpy(e->dest, &tmp, sizeof tmp);
+          }
+          return 0;
+        }
+        """
+    assert _lint(tmp_path, body.replace("VA", "2000")) == set()
+    assert _lint(tmp_path, body.replace("VA", "13000")) == {(10, "CE002", "error")}
+
+
+@pytest.mark.parametrize("how", ["caller", "helper", "static", "field"])
+def test_the_drivers_version_reaches_the_pin_by_any_route(tmp_path: Path, how: str) -> None:
+    """The driver's version is the pin whether it comes in as a caller's argument, a helper's return, a static
+    another function sets, or a struct field (CE001 each time)."""
+    _clang()
+    routes = {
+        "caller": ("static int get(const char *n, void **p, int v) {\n"
+                   "  CUdriverProcAddressQueryResult q; return cuGetProcAddress(n, p, v, 0, &q) || q; }\n"
+                   "int load(void) { int v; cuDriverGetVersion(&v); return get(\"cuCtxGetDevice\", (void **)&p, v); }\n"),
+        "helper": ("static int version(void) { int v = 0; cuDriverGetVersion(&v); return v; }\n"
+                   "int load(void) { CUdriverProcAddressQueryResult q;\n"
+                   "  return cuGetProcAddress(\"cuCtxGetDevice\", (void **)&p, version(), 0, &q) || q; }\n"),
+        "static": ("static int v;\nvoid init(void) { cuDriverGetVersion(&v); }\n"
+                   "int load(void) { CUdriverProcAddressQueryResult q;\n"
+                   "  return cuGetProcAddress(\"cuCtxGetDevice\", (void **)&p, v, 0, &q) || q; }\n"),
+        "field": ("static struct { int version; } st;\nvoid init(void) { cuDriverGetVersion(&st.version); }\n"
+                  "int load(void) { CUdriverProcAddressQueryResult q;\n"
+                  "  return cuGetProcAddress(\"cuCtxGetDevice\", (void **)&p, st.version, 0, &q) || q; }\n"),
+    }
+    got = _lint(tmp_path, "static PFN_cuCtxGetDevice_v2000 p;\n" + routes[how])
+    assert {c for _, c, s in got if s == "error"} == {"CE001"}
+
+
+def test_a_local_assigned_again_holds_the_last_value(tmp_path: Path) -> None:
+    """`int ver = 0; ver = 2000;`: the request asks at 2000, not at 0 (an assignment replaces a local's value);
+    a zero initializer of a static set elsewhere is the value before it is set, not a pin."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuCtxGetDevice_v2000 p;
+        static int g = 0;
+        void set(void) { g = 2000; }
+        int load(void) {
+          int ver = 0;
+          ver = 2000;
+          CUdriverProcAddressQueryResult q;
+          if (cuGetProcAddress("cuCtxGetDevice", (void **)&p, ver, 0, &q) || q) return 1;
+          return cuGetProcAddress("cuCtxGetDevice", (void **)&p, g, 0, &q) || q;
+        }
+        """)
+    assert got == set()
+
+
+def test_a_query_result_a_lambda_captures_is_tested_where_it_is_declared(tmp_path: Path) -> None:
+    """The status a lambda passes to the getter by reference and its enclosing function tests: tested (no
+    CE006); never tested anywhere: CE006."""
+    _clang()
+    body = """\
+        static PFN_cuMemAlloc_v3020 p;
+        int load(void) {
+          CUdriverProcAddressQueryResult q;
+          auto get = [&](const char *n, void **out) {
+            return cuGetProcAddress(n, out, 3020, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q); };
+          CUresult r = get("cuMemAlloc", (void **)&p);
+          return TEST;
+        }
+        """
+    assert _lint(tmp_path, body.replace("TEST", "r != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS"),
+                 name="loader.cpp") == set()
+    assert {c for _, c, _ in _lint(tmp_path, body.replace("TEST", "r != CUDA_SUCCESS"), name="loader.cpp")} == {
+        "CE006"}
+
+
+def test_a_file_is_judged_against_the_headers_its_getter_calls_compile_with(tmp_path: Path) -> None:
+    """A 4-argument cuGetProcAddress compiles only against an 11.x cuda.h: without --toolkit the file is judged
+    against the newest 11.x release's headers, and its requests are judged (not lost to the arity error)."""
+    _clang()
+    (tmp_path / "old.cpp").write_text(HEAD + "static PFN_cuCtxCreate_v3020 p;\n"
+                                      "int load() { return cuGetProcAddress(\"cuCtxCreate\", (void**)&p, 11040, "
+                                      "CU_GET_PROC_ADDRESS_LEGACY_STREAM); }\n")
+    rep = lint_paths([str(tmp_path / "old.cpp")], settings=Settings())
+    assert [(f.code, f.severity) for f in rep.findings] == [("CE002", "error")]
+    (j,) = rep.judged
+    assert "11." in j.headers and (j.requests, j.judged) == (1, 1)
+
+
+def test_a_lookup_of_a_name_no_driver_exports_never_resolves(tmp_path: Path) -> None:
+    """dlsym of a misspelled driver name, or of a suffix the entry point never had: CE003 (the lookup never
+    resolves); another library's name is not ours to judge."""
+    _clang()
+    got = _lint(tmp_path, """\
+        void load(void *h) {
+          void *a = dlsym(h, "cuCtxSyncronize");
+          void *b = dlsym(h, "cuMemAlloc_v7");
+          void *c = dlsym(h, "cudnnCreate");
+          void *d = dlsym(h, "cublasCreate_v2");
+          (void)a; (void)b; (void)c; (void)d;
+        }
+        """)
+    assert got == {(2, "CE003", "error"), (3, "CE003", "error")}
+
+
+def test_the_runtimes_version_is_a_release_number_not_a_pin(tmp_path: Path) -> None:
+    """cudaRuntimeGetVersion's answer as the pin binds whatever ABI is newest at that release (CE001)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        #include <cuda_runtime_api.h>
+        static PFN_cuCtxCreate_v3020 p;
+        int load(void) {
+          int rt = 0;
+          cudaRuntimeGetVersion(&rt);
+          CUdriverProcAddressQueryResult q;
+          return cuGetProcAddress("cuCtxCreate", (void **)&p, rt, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q;
+        }
+        """)
+    assert {(c, s) for _, c, s in got} == {("CE001", "error")}
+
+
+def test_json_says_how_many_times_a_file_was_parsed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--json` carries each C file's parses (the cost the issue bounds: two per configuration for a loader)."""
+    _clang()
+    (tmp_path / "a.c").write_text(HEAD + "static PFN_cuInit_v2000 p;\nint f(void) { CUdriverProcAddressQueryResult q;"
+                                  " return cuGetProcAddress(\"cuInit\", (void **)&p, 2000, 0, &q) || q; }\n")
+    assert main(["lint", "--json", "--toolkit", "13.0", str(tmp_path / "a.c")]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["judged"]
+    assert 1 <= row["parses"] <= 2
