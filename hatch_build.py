@@ -37,10 +37,34 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
             fh.write(" ".join(why.split())[:500] + "\n")
         build_data["force_include"][path] = "cuentry/calls/_why_pure.txt"
 
+    def _exclude_untracked(self) -> None:
+        """An sdist built in a git working tree holds only what git tracks (and what the build adds): the files
+        git does not track and does not ignore (a stray `run.log`, a scratch script) are excluded too.
+
+        Outside a git checkout (an sdist unpacked, an export) nothing changes: hatchling's own rules apply.
+        """
+        untracked = untracked_files(self.root)
+        if not untracked:
+            return
+        config = self.build_config
+        try:
+            import pathspec
+
+            extra = pathspec.GitIgnoreSpec.from_lines("/" + gitignore_escape(p) for p in untracked)
+            spec = config.exclude_spec
+            config.__dict__["exclude_spec"] = extra if spec is None else spec + extra
+        except Exception as exc:  # hatchling's internals moved: say so rather than pack the files
+            raise RuntimeError(f"cuentry: cannot keep {len(untracked)} untracked files out of the sdist "
+                               f"({type(exc).__name__}: {exc}); remove them or build from a clean clone") from None
+        self.app.display_info(f"cuentry: {len(untracked)} files or folders git does not track are left out of the sdist")
+
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         self._cleanup()
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name == "sdist":
+            self._exclude_untracked()
+            return
         if self.target_name != "wheel":
             return
         if version != "editable":  # the --json reports' schemas, as importlib.resources.files("cuentry") / "schemas"
@@ -88,3 +112,31 @@ class CallExtensionBuildHook(BuildHookInterface):  # type: ignore[misc]
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         self.app.display_info(f"cuentry: compiled call extension built ({name})")
+
+
+def untracked_files(root: str) -> list[str]:
+    """What the git working tree at `root` holds that git does not track ([] outside a checkout): files, and
+    folders holding nothing tracked as one entry ending in "/" (a stray log; a tool's cache whose own "*"
+    .gitignore git honours and hatchling does not)."""
+    import subprocess
+
+    if not os.path.exists(os.path.join(root, ".git")):
+        return []
+    try:
+        r = subprocess.run(["git", "ls-files", "--others", "--directory", "-z"], cwd=root,
+                           capture_output=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if r.returncode != 0:
+        return []
+    return [p for p in r.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def gitignore_escape(path: str) -> str:
+    """`path` as a gitignore pattern that matches that path alone (wildcards, `!`, `#` and trailing spaces escaped;
+    a folder's trailing "/" kept)."""
+    folder = path.endswith("/")
+    body = path.rstrip("/") if folder else path
+    out = "".join("\\" + c if c in "\\*?[]!#" else c for c in body)
+    out = out[:-1] + "\\ " if out.endswith(" ") else out
+    return out + "/" if folder else out

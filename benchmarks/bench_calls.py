@@ -15,6 +15,11 @@ one run.
 Ratios printed: each style / the empty lambda (goal: within 1.5x for calls that keep the GIL, compiled
 backend), and the pure backend / hand ctypes (goal: within 1.5x), with arguments given again and fresh.
 
+`out` (issue 41): the CPU time of making one output, `cuentry.out("int")` (and "CUcontext", "CUdeviceptr",
+`("char", 256)`), against `ctypes.c_int()` in the same interleaved rounds (goal: at most 5x), and a call that
+makes its output each time, `t.cuCtxGetCurrent(out("CUcontext"))`, against the hand-written ctypes call with a
+new `ctypes.c_void_p()` each time.
+
     python benchmarks/bench_calls.py [--driver PATH] [--json]
 
 Without --driver (and without $CUENTRY_DRIVER) it builds and uses cuentry's fake driver: its functions
@@ -36,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import add_src, env, portable, race
+from _common import add_src, env, portable, race, race_cpu
 
 add_src()
 
@@ -49,7 +54,7 @@ stream = "legacy"
 required = ["cuCtxGetCurrent@4000", "cuDeviceGetAttribute@2000", "cuEventRecord@2000", "cuLaunchKernel@4000"]
 """
 
-def child(path: str) -> dict[str, object]:
+def child(path: str, out_only: bool = False) -> dict[str, object]:
     """One backend's numbers (this interpreter's backend)."""
     from cuentry import Driver, Table, kernel_params, out, required
     from cuentry.calls import backend, holds_gil
@@ -61,6 +66,9 @@ def child(path: str) -> dict[str, object]:
     t = Table("bench", [required("cuCtxGetCurrent", 4000), required("cuDeviceGetAttribute", 2000),
                         required("cuEventRecord", 2000), required("cuLaunchKernel", 4000)],
               stream="legacy", source=drv).resolve()
+    if out_only:
+        return {"backend": backend()["name"], "rows": [],
+                "out": _outs(t, [ctypes.POINTER(ctypes.c_void_p)])}
     gen = _generated(drv)
     loops = _loops()
     floor = _floor() if backend()["name"] == "compiled" else None
@@ -111,7 +119,46 @@ def child(path: str) -> dict[str, object]:
         rows.append(r)
     if backend()["name"] == "compiled":  # what releasing the GIL costs, measured where the call itself costs least
         rows.append(_gil_cost(path, t, ev))
-    return {"backend": backend()["name"], "rows": rows}
+    return {"backend": backend()["name"], "rows": rows, "out": _outs(t, args["cuCtxGetCurrent"][1])}
+
+
+def _outs(t, argtypes):  # type: ignore[no-untyped-def]
+    """CPU ns to make one output: cuentry.out() against ctypes.c_int(); and a call that makes its output each time."""
+    from cuentry import out
+
+    n = 20_000
+    rng = range(n)
+    held = t.cuCtxGetCurrent
+    hand = ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(held.address)
+    c_int, c_void_p, byref = ctypes.c_int, ctypes.c_void_p, ctypes.byref
+
+    def make(f, *a):  # type: ignore[no-untyped-def]
+        def run() -> None:
+            for _ in rng:
+                f(*a)
+        return run
+
+    def call_out() -> None:
+        for _ in rng:
+            held(out("CUcontext"))
+
+    def call_hand() -> None:
+        for _ in rng:
+            hand(byref(c_void_p()))
+
+    thunks = {"ctypes.c_int()": make(c_int), "out('int')": make(out, "int"), "out('CUcontext')": make(out, "CUcontext"),
+              "out('CUdeviceptr')": make(out, "CUdeviceptr"), "out('char', 256)": make(out, "char", 256),
+              "call(out('CUcontext'))": call_out, "hand(byref(c_void_p()))": call_hand}
+    for f in thunks.values():
+        f()  # each type's first out() works it out from the catalog: the rounds measure the ones after
+    best = race_cpu(thunks, n, 11)
+    base = best["ctypes.c_int()"]
+    got: dict[str, object] = {"cpu_ns": {k: round(v, 1) for k, v in best.items()}}
+    got["over_c_int"] = {k: round(v / base, 2) for k, v in best.items() if k.startswith("out(")}
+    got["call_with_new_out/hand_with_new_c_void_p"] = round(best["call(out('CUcontext'))"]
+                                                             / best["hand(byref(c_void_p()))"], 2)
+    got["goal_5x_met"] = all(v <= 5 for v in got["over_c_int"].values())  # type: ignore[attr-defined]
+    return got
 
 
 def _args(p, iv, params, ev, fnh):  # type: ignore[no-untyped-def]
@@ -285,6 +332,7 @@ def main() -> int:
     ap.add_argument("--driver", help="the driver library (default: $CUENTRY_DRIVER, else cuentry's fake driver)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--out-only", action="store_true", help="only the out() measurement (issue 41)")
     a = ap.parse_args()
     path = a.driver or os.environ.get("CUENTRY_DRIVER")
     if not path:
@@ -292,14 +340,14 @@ def main() -> int:
 
         path = str(fakedriver.build())
     if a.child:
-        print(json.dumps(child(path)))
+        print(json.dumps(child(path, a.out_only)))
         return 0
     res: dict[str, object] = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                               "machine": platform.machine(), "driver": portable(path), "backends": {}}
     for name in ("compiled", "pure"):
         e = {**env(), "CUENTRY_BACKEND": name}
-        got = subprocess.run([sys.executable, __file__, "--child", "--driver", path], env=e, capture_output=True,
-                             text=True, check=False)
+        got = subprocess.run([sys.executable, __file__, "--child", "--driver", path, *(["--out-only"] * a.out_only)],
+                             env=e, capture_output=True, text=True, check=False)
         if got.returncode:
             res["backends"][name] = {"error": got.stderr.strip().splitlines()[-1:]}  # type: ignore[index]
             continue
@@ -318,6 +366,12 @@ def main() -> int:
                                                        "hand_ctypes", "table_held_fresh", "hand_ctypes_fresh",
                                                        "floor", "empty_lambda", "empty_lambda_read", "c_loop") if k in r)
                   + "\n  " + " " * 22 + "  ".join(f"{k}={r[k]}" for k in r if "/" in k))
+        o = b.get("out")
+        if o:
+            print("  out(), CPU ns: " + "  ".join(f"{k}={v}" for k, v in o["cpu_ns"].items()))
+            print("  out() / ctypes.c_int(): " + "  ".join(f"{k}={v}" for k, v in o["over_c_int"].items())
+                  + f"  (goal 5x: {'met' if o['goal_5x_met'] else 'NOT met'}); a call with a new out / hand ctypes "
+                  f"with a new c_void_p: {o['call_with_new_out/hand_with_new_c_void_p']}")
     return 0
 
 

@@ -5,7 +5,8 @@ Compared, in one run, as fresh subprocesses interleaved round by round (so drift
 hits all alike), against a hand-written ctypes program doing the same
 (dlopen, cuInit, cuGetProcAddress_v2, one call), and, where ``cuda.bindings`` is
 importable (the GPU host), against cuda.bindings (import + cuInit + first call).
-Goal (issue 11): cuentry at most 15 ms over the ctypes program on the dev VM.
+Goal (issue 41): cuentry at most 10 ms of CPU time over the ctypes program (CPU time: a busy machine does not
+blur it; wall time is reported beside it, issue 11's goal was 15 ms of it).
 
     python benchmarks/bench_coldstart.py [--driver PATH] [--runs N] [--installed] [--json]
 
@@ -141,10 +142,10 @@ def main() -> int:
              "ratio_to_ctypes": round(v / base, 3), "cpu_ms": round(cpu[k] * 1e3, 2),
              "cpu_over_ctypes_ms": round((cpu[k] - cbase) * 1e3, 2)} for k, v in med.items()]
     extra = (med["cuentry"] - base) * 1e3
-    res = {"driver": portable(driver), "runs": a.runs, "installed": a.installed, "python": sys.version.split()[0], "load_average": os.getloadavg()[0],
-           "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
-           "cuentry_cpu_over_ctypes_ms": round((cpu["cuentry"] - cbase) * 1e3, 2), "goal_ms": 15,
-           "goal_met": extra <= 15}
+    cpu_extra = (cpu["cuentry"] - cbase) * 1e3
+    res = {"driver": portable(driver), "runs": a.runs, "installed": a.installed, "python": sys.version.split()[0],
+           "load_average": os.getloadavg()[0], "rows": rows, "cuentry_over_ctypes_ms": round(extra, 2),
+           "cuentry_cpu_over_ctypes_ms": round(cpu_extra, 2), "goal_cpu_ms": 10, "goal_met": cpu_extra <= 10}
     res["cuentry_table_over_ctypes_ms"] = round((med["cuentry table"] - base) * 1e3, 2)
     res["cuentry_table_cpu_over_ctypes_ms"] = round((cpu["cuentry table"] - cbase) * 1e3, 2)
     if "cuda.bindings" in med:
@@ -155,7 +156,8 @@ def main() -> int:
         for r in rows:
             print(f"{r['case']:<22} {r['ms']:8.2f} ms  {r['over_ctypes_ms']:+8.2f} ms vs ctypes  x{r['ratio_to_ctypes']:.3f}"
                   f"   cpu {r['cpu_ms']:7.2f} ms ({r['cpu_over_ctypes_ms']:+.2f})")
-        print(f"goal: cuentry <= 15 ms over the ctypes program: {'met' if res['goal_met'] else 'NOT met'} ({extra:.2f} ms)")
+        print(f"goal: cuentry <= 10 ms of CPU over the ctypes program: {'met' if res['goal_met'] else 'NOT met'} "
+              f"({cpu_extra:.2f} ms; wall {extra:+.2f} ms)")
     return 0
 
 

@@ -77,7 +77,7 @@ def test_the_docs_list_each_packages_own_layers() -> None:
     """lint's sub-packages: each `layers` contract over one package is a block of docs/architecture.md."""
     own = {c["containers"][0]: [_norm(x) for x in c["layers"]] for c in _contracts().values()
            if c["type"] == "layers" and c["containers"] != ["cuentry"]}
-    assert {"cuentry.lint", "cuentry.lint.clang"} <= set(own)
+    assert {"cuentry.lint", "cuentry.lint.clang", "cuentry.calls", "cuentry.generate", "cuentry.cli"} <= set(own)
     assert _doc_sublayers() == own
     for container in own:
         assert _contracts()[next(k for k, c in _contracts().items() if c["containers"] == [container])]["exhaustive"]
@@ -124,6 +124,128 @@ def test_the_contracts_catch_an_upward_import_and_a_new_ctypes_user(tmp_path: Pa
     assert "cuentry.doctor -> cuentry.cli" in out and "cuentry.catalog -> cuentry.table" in out
     assert "cuentry.trace -> ctypes" in out
     assert "cuentry.lint.sarif -> cuentry.generate" in out  # siblings of one layer are independent
+
+
+def test_the_package_contracts_catch_an_upward_import_inside_calls_generate_and_cli(tmp_path: Path) -> None:
+    shutil.copytree(SRC, tmp_path / "src" / "cuentry", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    for rel, line in (("calls/ffi.py", "def _late() -> None:\n    from . import contract  # noqa"),
+                      ("generate/model.py", "from . import c as _c  # noqa"),
+                      ("cli/show.py", "from . import listing as _l  # noqa")):
+        p = tmp_path / "src" / "cuentry" / rel
+        p.write_text(p.read_text() + f"\n{line}\n")
+    out = _lint_imports(tmp_path).stdout
+    assert "cuentry.calls.ffi -> cuentry.calls.contract" in out  # a function-level import counts
+    assert "cuentry.generate.model -> cuentry.generate.c" in out
+    assert "cuentry.cli.show -> cuentry.cli.listing" in out  # commands never import each other
+
+
+# --- import cycles ------------------------------------------------------------------------------
+
+# Compiled extensions: modules without Python source (an import of one is an import of that module).
+EXTENSIONS = {"cuentry.calls._fastcall"}
+
+
+def _under_type_checking(tree: ast.Module) -> set[int]:
+    """Line numbers of the statements inside `if TYPE_CHECKING:` blocks (they never run)."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for n in node.body:
+                lines |= set(range(n.lineno, (n.end_lineno or n.lineno) + 1))
+    return lines
+
+
+def import_graph(src: Path = SRC, package: str = "cuentry") -> dict[str, set[str]]:
+    """module -> the package's modules it imports, from every import statement anywhere in its source (in
+    functions too), but those under `if TYPE_CHECKING:`."""
+    files = {".".join((package, *p.relative_to(src).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in src.rglob("*.py")}
+    known = set(files) | EXTENSIONS
+    graph: dict[str, set[str]] = {}
+    for mod, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _under_type_checking(tree)
+        here = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        deps: set[str] = set()
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", 0) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = here.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                for a in node.names:
+                    sub = f"{base}.{a.name}"
+                    deps.add(sub if sub in known else base)
+        graph[mod] = {d for d in deps if d in known and d != mod}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    x = stack.pop()
+                    on.discard(x)
+                    comp.append(x)
+                    if x == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_no_module_import_cycle() -> None:
+    graph = import_graph()
+    assert "cuentry.calls._fastcall" in graph["cuentry.calls.choice"]  # `from . import _fastcall`: the extension
+    assert "cuentry.lint.clang.configs" in graph["cuentry.lint.clang"]  # a function-level import is an edge
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_lazy_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from .b import g\n")
+    (pkg / "b.py").write_text("from . import a\nTYPE_CHECKING = False\nif TYPE_CHECKING:\n    from . import c\n")
+    (pkg / "c.py").write_text("from . import b\n")
+    (pkg / "sub" / "__init__.py").write_text("def h():\n    from .x import y\n")
+    (pkg / "sub" / "x.py").write_text("from . import h\n")  # a name of the package: an import of pkg.sub
+    graph = import_graph(pkg, "pkg")
+    assert graph["pkg.b"] == {"pkg.a"} and graph["pkg.sub.x"] == {"pkg.sub"}
+    assert cycles(graph) == [["pkg.a", "pkg.b"], ["pkg.sub", "pkg.sub.x"]]
 
 
 # --- __all__ --------------------------------------------------------------------------------

@@ -497,3 +497,110 @@ def test_integers_inside_interfaces_are_exact_too(drv: Driver) -> None:
     for bad in (CAI(base, (Idx(16),)), CAI(base, (True,)), Buffer(base, Idx(16)), CAI(Idx(base)), CAI(base, (16.0,))):
         with pytest.raises(ArgumentError, match="'dstDevice'"):
             htod(bad, b"x", 1)
+
+
+# --- the compiled backend reads the common forms in C (issue 41: an array costs about its protocol call) -----
+
+
+class CAIProperty:
+    """__cuda_array_interface__ built on each read, as torch and CuPy do."""
+
+    def __init__(self, ptr: int, n: int = 16, readonly: bool = False, stream: int | None = None) -> None:
+        self.ptr, self.n, self.readonly, self.stream = ptr, n, readonly, stream
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"data": (self.ptr, self.readonly), "shape": (self.n,), "typestr": "|u1", "version": 3}
+        if self.stream is not None:
+            d["stream"] = self.stream
+        return d
+
+
+_SEEN: list[tuple[int, int, int]] = []
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t)
+def _record_memset(dst: int, value: int, n: int) -> int:
+    _SEEN.append((dst, value, n))
+    return 0
+
+
+def test_compiled_calls_read_valid_arrays_in_c_and_leave_the_rest_to_the_contract(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the Python reading of device objects made to fail, the valid common forms still reach the C function
+    with their exact address (read in C), and everything else reaches the contract (which fails here, by design)."""
+    use_backend(monkeypatch, "compiled")
+    from cuentry.calls import devmem
+
+    abi = next(a for a in catalog() if a.symbol == "cuMemsetD8" and a.version == 3020 and a.stream == "legacy")
+    memset = bind(abi, int(ctypes.cast(_record_memset, ctypes.c_void_p).value or 0))
+    base = _AREA.ctypes.data
+
+    def python_reading(v: Any, stream: int) -> Any:
+        raise RuntimeError("read by the contract")
+
+    monkeypatch.setattr(devmem, "convert", python_reading)
+    fast = [(CAI(base, (16,)), base), (CAIProperty(base + 16, stream=1), base + 16), (DL(base + 32, (4,), 32), base + 32),
+            (DL(base + 48, (16,), versioned=False), base + 48), (CAI(base, (4, 4), strides=(4, 1)), base),
+            (DL(base, (16,), byte_offset=64), base + 64), (CAI(base, (2, 8), strides=(8, 1), stream=None), base)]
+    _SEEN.clear()
+    for v, (o, at) in enumerate(fast, 1):
+        assert memset(o, v, 16) == 0 and _SEEN[-1] == (at, v, 16), (o, _SEEN[-1:])
+    slow = [CAI(base, (16,), readonly=True), CAI(base, (8,)), CAIProperty(base, stream=7), CAI(base, (2, 8), strides=(16, 1)),
+            CAI(base, (16,), version=1), CAI(base, (16,), mask=(1,)), Buffer(base, 16), CUdeviceptr(base),
+            CAI(base + 15, (16,), strides=(-1,))]  # the lowest byte is 15 below its pointer: 1 byte from there
+    for o in slow:  # read-only, too short, another stream, gaps, an old version, a mask, the contract's kinds
+        with pytest.raises(ArgumentError, match="read by the contract"):
+            memset(o, 9, 16)
+    assert len(_SEEN) == len(fast)
+    with pytest.raises(ArgumentError, match="read by the contract"):  # keywords: the contract's, for objects too
+        memset(dstDevice=CAI(base, (16,)), uc=1, N=16)
+
+
+@st.composite
+def _interfaces(draw: Any) -> dict[str, Any]:
+    """__cuda_array_interface__ dicts, valid and not, over a 256-byte area."""
+    item = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    shape = tuple(draw(st.integers(-1, 6)) for _ in range(draw(st.integers(0, 3))))
+    d: dict[str, Any] = {
+        "version": draw(st.sampled_from([3, 3, 2, 1, 4, True, "3"])),
+        "data": draw(st.sampled_from([(_AREA.ctypes.data, False), (_AREA.ctypes.data, True), (_AREA.ctypes.data + 8, False),
+                                      (_AREA.ctypes.data, 0), (-1, False), (2**64, False), [_AREA.ctypes.data, False],
+                                      (True, False)])),
+        "typestr": draw(st.sampled_from([f"<u{item}", f"|i{item}", f">f{item}", "<u0", "<x4", "u4", "<u\u0664", "<u1x",
+                                         f"=c{item}"])),
+        "shape": draw(st.sampled_from([shape, list(shape), (*shape, 2**63)])),
+    }
+    if draw(st.booleans()):
+        d["strides"] = draw(st.sampled_from([None, tuple(draw(st.integers(-32, 32)) for _ in shape),
+                                             tuple(item for _ in shape), (1,) * (len(shape) + 1)]))
+    if draw(st.booleans()):
+        d["stream"] = draw(st.sampled_from([None, 1, 2, 0, -1, True, 123]))
+    if draw(st.booleans()):
+        d["mask"] = draw(st.sampled_from([None, (1,)]))
+    return d
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cai=_interfaces(), count=st.integers(0, 300), fn=st.sampled_from(["cuMemsetD8", "cuMemcpyDtoH",
+                                                                          "cuMemPrefetchAsync"]))
+def test_interfaces_valid_or_not_get_the_same_answer_on_both_backends(bound_pairs: dict[tuple[str, str], Any],
+                                                                      cai: dict[str, Any], count: int, fn: str) -> None:
+    """The compiled backend's C reading and the contract's agree on every interface: the same result, or the
+    same refusal (word for word)."""
+    dev, cname = {"cuMemsetD8": ("dstDevice", "N"), "cuMemcpyDtoH": ("srcDevice", "ByteCount"),
+                  "cuMemPrefetchAsync": ("devPtr", "count")}[fn]
+    outcomes = []
+    for backend in BACKENDS:
+        o = CAI(0)
+        o.__cuda_array_interface__ = cai
+        f, c = bound_pairs[(fn, backend)]
+        fill = {dev: o, cname: count}
+        if fn == "cuMemcpyDtoH":
+            fill["dstHost"] = bytearray(300)
+        try:
+            outcomes.append(("rc", f(*_args(c, fill))))
+        except ArgumentError as exc:
+            outcomes.append(("refused", str(exc)))
+    assert outcomes[0] == outcomes[1], outcomes
+    assert not _AREA.any()

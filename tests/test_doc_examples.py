@@ -237,7 +237,7 @@ def _fake_env(fake: dict[str, str], version: int) -> dict[str, str]:
 def _shown_after(page: str, marker: str) -> str:
     """The untyped (output) block that follows `marker` on the page."""
     text = (ROOT / page).read_text(encoding="utf-8")
-    m = re.compile(r"^```\n(.*?)^```", re.S | re.M).search(text, text.index(marker))
+    m = re.compile(r"^```(?:text)?\n(.*?)^```", re.S | re.M).search(text, text.index(marker))
     assert m, marker
     return m[1]
 
@@ -362,3 +362,27 @@ def test_lint_page_fix_example_builds_and_runs_before_and_after_its_fix(fake: di
                        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert "fixed 2 findings" in r.stdout, r.stdout + r.stderr
     assert run() == 11
+
+
+# The Python a reader copies into a typed project: README's and the Python tutorial's cuentry code (not the
+# tutorial's first block, the hand-written ctypes loader it replaces).
+TYPED_PAGES = {"README.md": 0, "docs/tutorials/python-library.md": 1}
+
+
+def test_readme_and_tutorial_code_passes_mypy_strict(tmp_path: Path) -> None:
+    """`mypy --strict` accepts the README's and the tutorial's Python as a user's module (issue 41, M3: a
+    table's entries are typed; `Table` had no attribute `cuMemAlloc`)."""
+    import importlib.util
+
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy not installed (it is in the [test] extra)")
+    files = []
+    for page, first in TYPED_PAGES.items():
+        code = "\n".join(b.body for b in _python(ROOT / page)[first:])
+        assert "lib." in code and "Table" in code, page
+        f = tmp_path / (Path(page).stem.replace("-", "_") + "_example.py")
+        f.write_text(code, encoding="utf-8")
+        files.append(str(f))
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "c"),
+                        *files], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

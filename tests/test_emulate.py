@@ -240,3 +240,97 @@ def test_cli_emulate_check_is_a_gate_that_names_why(req: str, lib: str, capfd: p
     assert main(["emulate", "--check", "--driver", "12.4", "--", "true"]) == 1  # no driver loaded at all
     assert "--check: failed: no driver seen" in capfd.readouterr().err
     assert main(["emulate", "--driver", "12.4", "--", req, lib, "gpa2:cuCtxCreate:12050:1", "exit:0"]) == 0  # no gate
+
+
+# A program as cuda.bindings and hand-written ctypes loaders are: it opens the driver, finds its functions by
+# dlsym and cuGetProcAddress, and stops (exit 3) when one is missing. MODE says what it needs.
+PROGRAM = r"""
+import ctypes, os, sys
+lib = ctypes.CDLL(os.environ["CUENTRY_DRIVER"])
+mode = sys.argv[1]
+if mode == "fail":
+    sys.exit(5)
+getter = "cuGetProcAddress" if mode == "v1" else "cuGetProcAddress_v2"
+try:
+    gpa = getattr(lib, getter)
+except AttributeError as exc:   # dlsym gave NULL: ctypes reads dlerror() (a NULL message crashed it)
+    print(exc, file=sys.stderr)
+    sys.exit(3)
+lib.cuInit(0)
+if mode.startswith("version:"):
+    v = ctypes.c_int()
+    lib.cuDriverGetVersion(ctypes.byref(v))
+    sys.exit(0 if v.value >= int(mode.split(":")[1]) else 4)
+symbol, version = {"v2": (b"cuMemAlloc", 3020), "v1": (b"cuMemAlloc", 3020),
+                   "multicast": (b"cuMulticastCreate", 12010)}[mode]
+pfn, status = ctypes.c_void_p(), ctypes.c_int()
+args = [symbol, ctypes.byref(pfn), version, 1] + ([] if mode == "v1" else [ctypes.byref(status)])
+rc = gpa(*args)
+sys.exit(0 if rc == 0 and pfn.value and status.value == 0 else 3)
+"""
+
+
+@pytest.fixture
+def program(tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    path = tmp_path / "needs.py"
+    path.write_text(PROGRAM)
+    monkeypatch.setenv("CUENTRY_DRIVER", lib)
+    return [sys.executable, str(path)]
+
+
+def test_a_program_stopped_by_a_hidden_export_is_told_which_and_since_when(
+        program: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 41: `emulate --driver 11.8` of a program that needs cuGetProcAddress_v2 names the export the
+    emulated driver refused and the first driver that has it, not "no driver seen"; ctypes' dlsym of the
+    hidden export raises its own AttributeError (the program used to die of SIGSEGV: dlerror() was NULL)."""
+    assert main(["emulate", "--driver", "11.8", "--", *program, "v2"]) == 3
+    err = capfd.readouterr().err
+    assert "undefined symbol: cuGetProcAddress_v2 (not in the emulated driver" in err
+    assert "the emulated driver 11.8 (11080) refused 1 request the real one answers:" in err
+    assert "dlsym cuGetProcAddress_v2: first in driver 12.0 (12000) (asked by ctypes" in err
+    assert "no driver seen" not in err
+    assert main(["emulate", "--driver", "12.0", "--", *program, "v2"]) == 0
+    assert "refused" not in capfd.readouterr().err
+    # a request above the emulated driver: the release that first answers it
+    res = tr.emulate([*program, "multicast"], 12000, stderr=subprocess.DEVNULL)
+    from cuentry.emulation import refusals
+
+    assert res.exit_code == 3 and res.seen is not None
+    assert [r.describe() for r in refusals(res.seen)] == [
+        "cuGetProcAddress_v2 cuMulticastCreate@12010: first in driver 12.1 (12010)"]
+
+
+@pytest.mark.parametrize(("mode", "floor", "below", "refused"), [
+    ("v2", 12000, 11080, ["dlsym cuGetProcAddress_v2: first in driver 12.0 (12000)"]),
+    ("multicast", 12010, 12000, ["cuGetProcAddress_v2 cuMulticastCreate@12010: first in driver 12.1 (12010)"]),
+    ("v1", 11030, 11020, ["dlsym cuGetProcAddress: first in driver 11.3 (11030)"]),
+    ("version:12040", 12040, 12030, []),   # the program's own check: nothing refused, the floor all the same
+])
+def test_floor_finds_a_programs_real_minimum_driver(program: list[str], mode: str, floor: int, below: int,
+                                                    refused: list[str]) -> None:
+    from cuentry.emulation import candidates
+    from cuentry.emulation import floor as find_floor
+
+    res = find_floor([*program, mode])
+    assert (res.floor, res.below, res.real) == (floor, below, 13000)
+    assert [r.describe() for r in res.refused] == refused
+    tried = {t.driver: t.exit_code for t in res.tries}
+    assert tried[None] == 0 and tried[floor] == 0 and tried[below] != 0  # both sides of the floor were run
+    assert len(res.tries) <= 2 + len(candidates(13000)).bit_length()   # bisected, not walked
+
+
+def test_cli_floor(program: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulate", "--floor", "--", *program, "v2"]) == 0
+    o = capfd.readouterr()
+    assert o.out.startswith("floor: 12.0 (12000), the lowest driver")
+    assert "on 11.8 (11080) the emulated driver refused:" in o.out and "first in driver 12.0 (12000)" in o.out
+    assert "cuentry emulate --floor: the real driver: exit 0" in o.err and "12.0 (12000): exit 0" in o.err
+    assert main(["emulate", "--floor", "--json", "--", *program, "v2"]) == 0
+    d = json.loads(capfd.readouterr().out)
+    assert (d["floor"], d["floor_release"], d["below"], d["real_driver"]["version"]) == (12000, "12.0", 11080, 13000)
+    assert d["refused"][0]["symbol"] == "cuGetProcAddress_v2" and d["refused"][0]["first"] == 12000
+    assert main(["emulate", "--floor", "--", *program, "fail"]) == 1
+    err = capfd.readouterr().err
+    assert "no floor for" in err and "it fails on the real driver too (exit 5)" in err
+    assert main(["emulate", "--floor", "--driver", "12.0", "--", *program, "v2"]) == 2
+    assert main(["emulate", "--", *program, "v2"]) == 2

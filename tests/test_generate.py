@@ -586,6 +586,17 @@ if v11 is not None:
 v12 = leg.cuCtxCreate_as_v12050()
 if v12 is not None:
     v12(out("CUcontext"), None, 0, 0)
+# a pointer is an Out, a buffer (array, ctypes, memoryview, numpy), an address or None
+import array
+import ctypes
+
+from cuentry import address
+
+leg.cuDriverGetVersion(array.array("i", [0]))
+leg.cuDriverGetVersion((ctypes.c_int * 1)())
+leg.cuDriverGetVersion(memoryview(bytearray(4)).cast("i"))
+leg.cuDriverGetVersion(address(0x1000))
+leg.cuDriverGetVersion(None)
 """
 
 BAD = """\
@@ -597,6 +608,8 @@ leg.cuMemcpyHtoD(0, b"abc", "3")
 leg.cuNotThere(1)
 x: str = leg.cuInit(0)
 leg.cuCtxCreate_as_v3020()(None, 0, 0)
+leg.cuMemAlloc.checked("x", 16)
+leg.cuMemAlloc.checked(16, 16)
 """
 
 
@@ -644,7 +657,7 @@ def test_mypy_sees_entry_signatures(pymods: Path, tmp_path: Path) -> None:
     lines = [ln for ln in proc.stdout.splitlines() if ": error:" in ln]
     assert lines, proc.stdout + proc.stderr
     assert all(ln.startswith("bad.py:") for ln in lines), proc.stdout
-    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7, 8}, proc.stdout
+    assert {int(ln.split(":")[1]) for ln in lines} == {3, 4, 5, 6, 7, 8, 9, 10}, proc.stdout
     assert 'Too few arguments for "__call__" of "_cuMemAlloc_v3020"' in proc.stdout
 
 

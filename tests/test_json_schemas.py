@@ -126,6 +126,21 @@ def test_trace(fake: dict[str, str], fake_version: Any, tmp_path: Path, monkeypa
     _valid("trace", doc)
 
 
+def test_emulate_floor(fake: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setenv("CUENTRY_DRIVER", fake["full"])
+    monkeypatch.setenv("CUENTRY_FAKE_DRIVER_VERSION", "13000")
+    code = "import ctypes, os; ctypes.CDLL(os.environ['CUENTRY_DRIVER']).cuGetProcAddress_v2"
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["emulate", "--floor", "--json", "--", sys.executable, "-c", code], stdout=out, stderr=err)
+    if rc == 2 and "interposer" in err.getvalue():
+        pytest.skip(f"no interposer here: {err.getvalue().strip()}")
+    doc = json.loads(out.getvalue())
+    assert rc == 0 and doc["floor"] == 12000 and doc["refused"], err.getvalue()
+    _valid("emulate-floor", doc)
+
+
 def test_generate(tmp_path: Path) -> None:
     m = tmp_path / "acme.toml"
     m.write_text(MANIFEST)

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 from pathlib import Path
 
@@ -26,6 +27,17 @@ def test_cibuildwheel_builds_manylinux_x86_64_and_aarch64_only() -> None:
     ids = set(proc.stdout.split())
     want = {f"cp3{m}-manylinux_{a}" for m in (11, 12, 13, 14) for a in ("x86_64", "aarch64")}
     assert ids == want
+
+
+def test_the_readme_names_the_cpython_versions_wheels_are_built_for() -> None:
+    """README's "CPython 3.A-3.B" of the prebuilt wheels is the cibuildwheel build list and the classifiers."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (low, high), = re.findall(r"cibuildwheel, manylinux[^)]*CPython 3\.(\d+)-3\.(\d+)\)", readme)
+    said = {f"3.{m}" for m in range(int(low), int(high) + 1)}
+    built = {f"3.{b[3:-2]}" for b in PYPROJECT["tool"]["cibuildwheel"]["build"]}
+    declared = {c.rsplit(" ", 1)[1] for c in PYPROJECT["project"]["classifiers"]
+                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)}
+    assert said == built == declared, (said, built, declared)
 
 
 def test_no_free_threading_declared() -> None:
@@ -190,7 +202,8 @@ def test_no_machine_specific_path_in_the_repository() -> None:
     import re
 
     pattern = re.compile(MACHINE_PATH)
-    assert pattern.search('"driver": "/root/.cache/cuentry/x.so"') and pattern.search("rootdir: /work/main")
+    assert pattern.search('"driver": "/root/.cache/cuentry/x.so"') and pattern.search("rootdir: /work/Example")
+    assert pattern.search("rootdir: /home/alice/src/cuentry")
     assert not pattern.search('"driver": "~/.cache/cuentry/x.so"') and not pattern.search("/usr/local/cuda/include")
     hits = []
     for f in _tracked():
@@ -272,6 +285,38 @@ def test_the_sdist_holds_exactly_the_tracked_files(tmp_path: Path) -> None:
     assert any("does not track" in p for p in rel.sdist_problems(sdist, ["README.md"]))
 
 
+def test_an_sdist_of_a_working_tree_leaves_out_untracked_files(tmp_path: Path) -> None:
+    """`python -m build --sdist` in a working tree with a stray log, a scratch script and a file whose name is a
+    gitignore pattern: none of them is packed (only what git tracks, and PKG-INFO)."""
+    import importlib.util
+
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("hatchling not installed (it is in the [test] extra)")
+    tracked = [p for p in _tracked() if p.is_file()]
+    tree = tmp_path / "tree"
+    for f in tracked:
+        dest = tree / f.relative_to(ROOT)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, dest)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=tree, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=tree, check=True)
+    strays = ["build-2026.log", "src/cuentry/scratch.py", "docs/[draft] *notes*.md", "#odd!", ".cache-x/data.json",
+              "tests/.tool/x.txt"]
+    for s in strays:
+        (tree / s).parent.mkdir(parents=True, exist_ok=True)
+        (tree / s).write_text("not for release\n")
+    (tree / ".cache-x" / ".gitignore").write_text("*\n")  # a tool's cache: git ignores it, hatchling would not
+    r = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "dist")],
+                       cwd=tree, capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (sdist,) = (tmp_path / "dist").glob("cuentry-*.tar.gz")
+    assert _release().sdist_problems(sdist, [str(p.relative_to(ROOT)) for p in tracked]) == []
+    with tarfile.open(sdist) as tf:
+        names = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    assert not names & set(strays) and "src/cuentry/table.py" in names
+
+
 def test_release_dry_run(tmp_path: Path) -> None:
     """tools/release.py dry-run: a tag's release rehearsed in a clean copy of the tracked files (the docs are
     built by tests/test_docs.py)."""
@@ -287,6 +332,20 @@ def test_release_dry_run(tmp_path: Path) -> None:
     assert f"cuentry-{v}-py3-none-any.whl: metadata version {v}" in r.stdout
     assert "native wheels (cibuildwheel, the wheels job): 8:" in r.stdout
     assert f"git tag -a v{v}" in r.stdout and "nothing is uploaded" in r.stdout
+
+
+def test_release_dry_run_without_hatchling_says_so(tmp_path: Path) -> None:
+    """Without the build backend (a fresh venv without packages) the dry run ends in one clear reason and exit 1,
+    never a traceback."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    r = subprocess.run([str(venv / "bin" / "python"), str(ROOT / "tools" / "release.py"), "dry-run", "--no-docs",
+                        "--out", str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                       check=False)
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "Traceback" not in r.stdout + r.stderr, r.stderr[-2000:]
+    assert "release: hatchling (the build backend) is not installed" in r.stdout
+    assert "pip install hatchling" in r.stdout
 
 
 def test_the_release_workflow_runs_the_release_checks() -> None:

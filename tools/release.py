@@ -142,6 +142,12 @@ def dry_run(out: Path, docs: bool = True) -> list[str]:
         ("pure wheel", [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(dist)],
          {"CUENTRY_NO_COMPILE": "1"}),
     ]
+    if not _has_module("hatchling"):  # the build backend: without it nothing can be built, said once
+        why = (f"hatchling (the build backend) is not installed for {sys.executable}: "
+               "pip install hatchling (it is in the [test] extra), then run the dry run again")
+        say(f"  sdist, pure wheel: not built: {why}")
+        problems.append(why)
+        steps = []
     for name, cmd, env in steps:
         err = _run(cmd, src, env)
         say(f"  {name}: " + ("built" if err is None else f"FAILED: {err}"))
@@ -169,9 +175,10 @@ def dry_run(out: Path, docs: bool = True) -> list[str]:
             say("  docs: " + ("mkdocs build --strict passed" if err is None else f"FAILED: {err}"))
             if err:
                 problems.append(f"docs: {err}")
+    built = sorted(p.name for p in dist.iterdir()) if dist.is_dir() else []
     say(f"a tag would publish to PyPI: {len(plan)} native wheels, "
-        + ", ".join(sorted(p.name for p in dist.iterdir())) + f"; and deploy the docs as {version.rsplit('.', 1)[0]} "
-        "(alias latest) with mike")
+        + (", ".join(built) or "no sdist or pure wheel (none was built)")
+        + f"; and deploy the docs as {version.rsplit('.', 1)[0]} (alias latest) with mike")
     say(f"to release: git tag -a {tag} -m 'cuentry {version}' && git push origin {tag}"
         if not problems else f"NOT ready: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
     return problems

@@ -507,6 +507,11 @@ class Catalog:
     def __bool__(self) -> bool:
         return True
 
+    def __repr__(self) -> str:
+        """`<cuentry.Catalog: 724 ABIs of 517 entry points, toolkits 11.7-13.5>`."""
+        span = f"{self.history[0]}-{self.history[-1]}" if self.history else self.primary_toolkit or "?"
+        return f"<cuentry.Catalog: {len(self)} ABIs of {len(self._raw)} entry points, toolkits {span}>"
+
     def __len__(self) -> int:
         return sum(len(v) for v in self._raw.values())
 

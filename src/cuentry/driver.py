@@ -143,6 +143,21 @@ class _Source:
     def closed(self) -> bool:
         return bool(self.library.closed)
 
+    def __repr__(self) -> str:
+        """`<cuentry.Driver 13.0 (13000) /usr/lib/x86_64-linux-gnu/libcuda.so.1, cuGetProcAddress_v2>`: what
+        it is, which library, and how it answers (fake, stub, closed when so)."""
+        d = self.__dict__
+        version = d.get("runtime_version") if self.kind == "runtime" else d.get("driver_version")
+        shown = f"{format_version(version)} ({version})" if version else "version unknown"
+        marks = [m for m, on in (("fake", d.get("fake")), ("stub", d.get("stub"))) if on]
+        if "library" in d and self.closed:
+            marks.append("closed")
+        form = {"v2": "cuGetProcAddress_v2", "v1": "cuGetProcAddress (v1)", "none": "exported names only"}
+        how = form.get(d.get("gpa_form", ""), "") if self.kind == "driver" else (
+            "cudaGetDriverEntryPointByVersion" if d.get("by_version") else "cudaGetDriverEntryPoint only")
+        extra = "".join(f", {m}" for m in [how, *marks] if m)
+        return f"<cuentry.{type(self).__name__} {shown} {d.get('path', '?')}{extra}>"
+
     def _require_open(self, what: str) -> None:
         if self.library.closed:
             raise DriverClosedError(what)
@@ -619,7 +634,7 @@ class Runtime(_Source):
             [f"{self.path} answered {self._result_name(rc)} ({rc}): no NVIDIA driver is installed, or it is older "
              "than this libcudart"])
         err.hint = ("install the NVIDIA driver (or one at least as new as the runtime), then check `cuentry doctor`; "
-                    "without a GPU, use the fake driver (cuentry.testing.fakedriver)")
+                    "without a GPU, use cuentry's fake driver (`cuentry fake-driver` prints its path)")
         return err
 
     def info(self) -> dict[str, Any]:

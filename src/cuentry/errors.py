@@ -38,6 +38,8 @@ __all__ = [
     "TableError",
     "TableResolutionError",
     "UnavailableError",
+    "UnknownConstantError",
+    "UnknownEntryError",
     "UnknownSymbolError",
     "UnknownVariantError",
     "UnknownVersionError",
@@ -155,6 +157,25 @@ class UnknownVariantError(CatalogError):
                 "classification": self.classification}
 
 
+class UnknownConstantError(CatalogError, AttributeError):
+    """No enum (or enum constant) of that name in the catalog's types (`cuentry.enums`); `suggestions` are the
+    names it probably meant. An `AttributeError` too, as `enums.NAME` is an attribute."""
+
+    classification = "unknown_constant"
+
+    def __init__(self, name: str, suggestions: Sequence[str] = (), *, what: str = "enum constant") -> None:
+        self.suggestions = tuple(suggestions)
+        self.constant = name
+        hint = (f"did you mean {_alternatives(self.suggestions)}?" if self.suggestions
+                else "the names are cuda.h's (CU_DEVICE_ATTRIBUTE_WARP_SIZE); cuentry.enums.names() lists the enums")
+        super().__init__(f"no {what} {name!r} in the catalog", hint=hint)
+        self.name = name  # AttributeError's own field
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "constant": self.constant, "suggestions": list(self.suggestions),
+                "classification": self.classification}
+
+
 class CatalogDataError(CatalogError):
     """The committed catalog data is missing or unreadable (a broken install)."""
 
@@ -209,10 +230,17 @@ class DriverNotFoundError(DriverError):
     def __init__(self, searched: Sequence[str], reasons: Sequence[str] = ()) -> None:
         self.searched = tuple(searched)
         self.reasons = tuple(reasons)
-        tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or ", ".join(self.searched)
+        if len(self.searched) > 1:  # every place and its reason are fields (to_dict, `cuentry doctor`), not message text
+            p, r = self.searched[0], (self.reasons or ("",))[0]
+            first = r if r.startswith(p) else f"{p}: {r}" if r else p  # dlopen's own words start with the name
+            tried = f"in {len(self.searched)} places; the first: {shorten(first, 80)}"
+        else:
+            tried = "; ".join(f"{p}: {r}" for p, r in zip(self.searched, self.reasons, strict=False)) or \
+                ", ".join(self.searched)
         super().__init__(
-            f"no CUDA driver library found (searched: {tried})",
-            hint="install the NVIDIA driver, or set CUENTRY_DRIVER=/path/to/libcuda.so.1",
+            f"no CUDA driver library found ({tried})",
+            hint='install the NVIDIA driver or set CUENTRY_DRIVER=/path/to/libcuda.so.1; no GPU: '
+                 'CUENTRY_DRIVER="$(cuentry fake-driver)" runs on cuentry\'s fake driver',
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -294,10 +322,18 @@ class CudaError(CuentryError, RuntimeError):
         self.call = call
         where = f"{call}: " if call else ""
         text = f"{where}{name} ({code})" + (f": {description}" if description else "")
-        super().__init__(text, hint="")
+        super().__init__(text, hint=_RESULT_HINTS.get(name, ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "code": self.code, "name": self.name, "call": self.call}
+
+
+# The fix for CUresults a caller's own code causes, by the name cuGetErrorName gives (one line each).
+_RESULT_HINTS = {
+    "CUDA_ERROR_INVALID_CONTEXT": "no CUDA context is current on this thread: make the call inside "
+                                  "`with cuentry.primary_context(0):` (or make a context current with cuCtxSetCurrent)",
+    "CUDA_ERROR_NOT_INITIALIZED": "the driver is not initialised: cuentry.Driver.load() calls cuInit(0) (unless init=False)",
+}
 
 
 class TableError(CuentryError, RuntimeError):
@@ -322,6 +358,24 @@ class TableResolutionError(TableError):
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "failures": [f.to_dict() for f in self.failures]}
+
+
+class UnknownEntryError(TableError, AttributeError):
+    """A table has no entry of that name (`lib.cuMemAloc`): `table`, `entry`, and `suggestions`, the names it
+    probably meant; an `AttributeError` too (`getattr(lib, name, None)` and `hasattr` work as ever)."""
+
+    def __init__(self, table: str, entry: str, suggestions: Sequence[str] = (), *, hint: str = "") -> None:
+        self.table = table
+        self.entry = entry
+        self.suggestions = tuple(suggestions)
+        if not hint:
+            hint = (f"did you mean {_alternatives(self.suggestions)}?" if self.suggestions
+                    else "declare it in the table (required(...) or optional(...)); `table.entries` lists them")
+        super().__init__(f"table {table!r} has no entry {entry!r}", hint=hint)
+        self.name = entry  # AttributeError's own field: the attribute that was missing
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "table": self.table, "entry": self.entry, "suggestions": list(self.suggestions)}
 
 
 class UnavailableError(TableError, LookupError):

@@ -60,6 +60,7 @@ from .errors import (
     TableDeclarationError,
     TableResolutionError,
     UnavailableError,
+    UnknownEntryError,
     UsageError,
 )
 from .names import DEFAULT, LEGACY, PER_THREAD, Stream, catalog_stream, format_version, parse_stream
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
+    from .calls import TypedFunction
     from .catalog import Abi
     from .manifest import Manifest
 
@@ -159,6 +161,10 @@ class Unavailable:
         return False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise UnavailableError(self.symbol, self.reason)
+
+    def checked(self, *args: Any, **kwargs: Any) -> None:
+        """As a typed callable's `checked`: raises [UnavailableError][cuentry.errors.UnavailableError] with the reason."""
         raise UnavailableError(self.symbol, self.reason)
 
     def __repr__(self) -> str:
@@ -602,7 +608,7 @@ class Table:
 
     def _state(self, attr: str) -> _State:
         if attr not in {e.attr for e in self.entries}:
-            raise AttributeError(f"table {self.name!r} has no entry {attr!r}")
+            raise _unknown_entry(self, attr)
         with self._lock:  # reset() in another thread must not empty the states in between
             self.resolve()
             return self._states[attr]
@@ -684,8 +690,43 @@ class Table:
         self.reset()
         self._forked_refused = refuse
 
+    if TYPE_CHECKING or sys.version_info >= (3, 12):
+        # On 3.11 a class with `__getattr__` loses the interpreter's specialized attribute reads (an entry read
+        # would cost 2-2.6x a plain attribute, against the table's promise of one slot read); 3.12 keeps them. On
+        # 3.11 a typo is Python's own AttributeError, whose traceback names the entry it probably meant.
+        def __getattr__(self, name: str) -> TypedFunction:
+            """Only reached for a name that is neither an entry nor an attribute of the table: a typo
+            (`lib.cuMemAloc`) raises [UnknownEntryError][cuentry.errors.UnknownEntryError] with the entries it
+            probably meant (Python 3.12+). Typed as an entry, so code that reads entries type-checks; `cuentry
+            generate python` types each by its ABI."""
+            if name.startswith("_"):  # private and protocol names (copy, pickle probe them): the plain error
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
+            raise _unknown_entry(self, name)
+
     def __repr__(self) -> str:
         d = self.__dict__
         state = "resolved" if d.get("_resolved") else "unresolved"
         n = len(d.get("entries", ()))
         return f"<cuentry.Table {d.get('name')!r} {d.get('stream')} {n} {'entry' if n == 1 else 'entries'}, {state}>"
+
+
+def _unknown_entry(t: Table, name: str) -> UnknownEntryError:
+    """The error for a name that is not an entry of `t`: the entries it probably meant (a typo, the case, a
+    suffix), or, for a driver entry point the table does not declare, how to declare it."""
+    d = t.__dict__
+    attrs: tuple[str, ...] = d.get("_attrs", ())
+    table = str(d.get("name", "?"))
+    base = name.split("_v")[0].removesuffix("_ptsz").removesuffix("_ptds") if "_" in name else name
+    near = [a for a in attrs if a.lower() == name.lower() or a == base]
+    if not near and attrs:
+        import difflib
+
+        near = difflib.get_close_matches(name, attrs, n=3, cutoff=0.75)
+    if near:
+        return UnknownEntryError(table, name, near)
+    cat = d.get("_cat")
+    if cat is not None and name in cat:
+        return UnknownEntryError(table, name, hint=f"{name} is a driver entry point this table does not declare: add "
+                                                   f"required({name!r}, VERSION) (or optional) to its entries")
+    return UnknownEntryError(table, name, hint=f"its entries: {', '.join(attrs[:8])}{', ...' if len(attrs) > 8 else ''}"
+                             if attrs else "")

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from .. import cfacts
 from ..errors import ArgumentError, CudaError
-from . import compiled, contract, ffi, pure
-from .choice import backend, extension
+from . import compiled, contract, ffi, pure, values
+from .choice import backend, extension, extension_module
 from .gil import holds_gil
-from .values import Address, KernelParams, Out
+from .values import Address, KernelParams, Out, meta, new_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,9 +187,16 @@ def bind(abi: Abi, address: int, *, error_name: Callable[[int], str] | None = No
         name = "pure"
     fn.__dict__.update(checked=checked, abi=abi, address=address, exported=abi.exported, backend=name,
                        params=c.names, ffi_type=c.ffi_type)
-    fn.__name__ = fn.__qualname__ = abi.symbol
+    fn.__name__ = abi.symbol
     fn.__doc__ = c.doc
-    checked.__name__ = checked.__qualname__ = f"{abi.symbol}.checked"
+    checked.__name__ = f"{abi.symbol}.checked"
+    # A pure function's repr is Python's (`<function cuMemAlloc@3020 at 0x...>`): its qualified name says which ABI.
+    fn.__qualname__ = f"{abi.symbol}@{abi.version}{'_' + abi.variant if abi.variant else ''}"
+    checked.__qualname__ = f"{fn.__qualname__}.checked"
+    if name == "compiled":  # the extension's callers show what they are (their "_repr")
+        what = f"{abi.pfn} at {address:#x}" + (f" ({abi.exported})" if abi.exported else "")
+        fn.__dict__["_repr"] = f"<cuentry function {fn.__qualname__}: {what}, returns the CUresult, {name}>"
+        checked.__dict__["_repr"] = f"<cuentry function {checked.__qualname__}: {what}, raises CudaError, {name}>"
     return fn  # type: ignore[no-any-return]
 
 
@@ -208,6 +215,23 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
     (a 256-byte string buffer, always NUL-terminated after its last byte),
     `out("int", 4)`. Pass it where the function takes `CUcontext *`, `CUuuid *`, `char *`...
     """
+    if type(ctype) is str and cat is None:  # a type asked before, of the shipped catalog: made at once
+        spec = _OUT_SPECS.get(ctype if count is _ONE else (ctype, count) if type(count) is int else "")
+        if spec is not None:
+            return new_out(spec)
+    return _out(ctype, count, cat)
+
+
+_ONE = 1  # `count is _ONE`: the int 1 itself (an int subclass never is), without a comparison it could lie to
+# What out() worked out for a C type name (and count) of the shipped catalog: (array type, count, itemsize, code,
+# meta), so the next out() of it makes the storage at once (BENCHMARKS.md: out() against ctypes.c_int()).
+_OUT_SPECS: dict[Any, tuple[Any, int, int, str, Any]] = {}
+_OUT_SPECS_LIMIT = 1024
+
+
+def _out(ctype: str, count: int, cat: Catalog | None) -> Out:
+    """out(), worked out from the catalog (and remembered for the shipped one)."""
+    shipped = cat is None
     if not isinstance(ctype, str) or not ctype.strip():
         raise ArgumentError(f"out() needs a C type name, got {ctype!r}", hint="e.g. out('CUcontext')")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= int.__index__(count) <= 1 << 31:
@@ -225,9 +249,21 @@ def out(ctype: str, count: int = 1, cat: Catalog | None = None) -> Out:
     import ctypes
 
     extra = 1 if code == "c" else 0  # char storage keeps a NUL after its last element
-    arr = (elem * (count + extra))()
-    conversion = None if code in "cT" else _conversion(cat, hints, name, t)
-    return Out(arr, count, ctypes.sizeof(elem), code, name, tag, conversion)
+    spec = (elem * (count + extra), count, ctypes.sizeof(elem), code,
+            meta(name, tag, None if code in "cT" else _conversion(cat, hints, name, t)))
+    if shipped and type(ctype) is str:
+        if len(_OUT_SPECS) >= _OUT_SPECS_LIMIT:
+            _OUT_SPECS.clear()
+        _OUT_SPECS[ctype if count == 1 else (ctype, count)] = spec
+    return new_out(spec)
+
+
+def _use_compiled_out() -> None:
+    """With the extension, `out` is its C function: the same answers, a type asked before made in one C call."""
+    ext = extension_module()
+    if ext is not None and values.new_out is getattr(ext, "new_out", None) and hasattr(ext, "set_out_specs"):
+        ext.set_out_specs(_OUT_SPECS, out)  # the Python out() answers whatever the C one does not
+        globals()["out"] = ext.out
 
 
 def _conversion(cat: Catalog, hints: contract.Hints, name: str, canonical: str) -> contract.Value | None:
@@ -328,3 +364,6 @@ def as_str(o: Out) -> str:
         raise ArgumentError(f"as_str() takes a cuentry.out('char', n), got {type(o).__name__}")
     raw = as_bytes(o)
     return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+
+
+_use_compiled_out()

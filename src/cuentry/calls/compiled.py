@@ -64,8 +64,14 @@ def make(ext: Any, c: Contract, address: int, guard: Guard,
 
     sync = synchroniser(guard) if c.devptrs else None
     made = []
+    # Device objects read in C too (the valid common forms; the rest and every refusal stay the contract's):
+    # the stream parameter, what NULL means for it, and the ranges the call's counts name.
+    device: tuple[Any, ...] = ()
+    if c.devptrs and hasattr(ext, "DEVICE_FAST"):
+        device = (-1 if c.stream_index is None else c.stream_index, c.null_stream, c.ranges)
     for check in (0, 1):
-        caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil)
+        caller = ext.Caller(address, idx, slots, c.checks, c.elems, guard.state, on_closed, check, err, nogil,
+                            *device)
         caller._slow(_slow(c.convert, sync))
         made.append(caller)
     return made[0], made[1]

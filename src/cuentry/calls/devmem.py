@@ -241,42 +241,43 @@ def _span(shape: tuple[int, ...], strides: tuple[int, ...] | None, itemsize: int
 # --- DLPack -------------------------------------------------------------------------------------
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+def _dlpack_types() -> tuple[Any, Any, Any, Any]:
+    """(DLManagedTensor, DLManagedTensorVersioned, PyCapsule_IsValid, PyCapsule_GetPointer): made on the first
+    DLPack object the contract reads (not at import: a cold start that passes no DLPack object skips them)."""
+    if _DL:
+        return _DL[0]
+
+    class DLDevice(ctypes.Structure):
+        _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+    class DLDataType(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                    ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                    ("byte_offset", ctypes.c_uint64)]
+
+    class DLManagedTensor(ctypes.Structure):
+        _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+    class DLPackVersion(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+    class DLManagedTensorVersioned(ctypes.Structure):
+        _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                    ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+    # A ctypes function type of its own (not ctypes.pythonapi's shared attributes, whose argtypes anyone may set).
+    capi = ctypes.pythonapi
+    is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_IsValid", capi))
+    get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", capi))
+    got = (DLManagedTensor, DLManagedTensorVersioned, is_valid, get_pointer)
+    _DL.append(got)
+    return _DL[0]
 
 
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-class _DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
-                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
-
-def _capi(name: str, restype: Any, *argtypes: Any) -> Any:
-    f = getattr(ctypes.pythonapi, name)
-    f.restype = restype
-    f.argtypes = argtypes
-    return f
-
-
-_IsValid = _capi("PyCapsule_IsValid", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
-_GetPointer = _capi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+_DL: list[tuple[Any, Any, Any, Any]] = []  # the DLPack layouts, made once (under the GIL: a second maker's is dropped)
 
 
 def _from_dlpack(v: Any, stream: int) -> tuple[int, Extent, Any]:
@@ -293,14 +294,15 @@ def _from_dlpack(v: Any, stream: int) -> tuple[int, Extent, Any]:
                       "memory")
     if kind not in names.DLPACK_DEVICE_KINDS:
         raise Refused(f"a {t} on DLPack device type {kind}, not a CUDA device")
+    managed, versioned, is_valid, get_pointer = _dlpack_types()
     capsule = _export(v, t, stream)
-    if _IsValid(capsule, names.DLPACK_VERSIONED_CAPSULE):
-        m = _DLManagedTensorVersioned.from_address(_GetPointer(capsule, names.DLPACK_VERSIONED_CAPSULE))
+    if is_valid(capsule, names.DLPACK_VERSIONED_CAPSULE):
+        m = versioned.from_address(get_pointer(capsule, names.DLPACK_VERSIONED_CAPSULE))
         if m.version.major != 1:
             raise Refused(f"a {t} exported as DLPack {m.version.major}.{m.version.minor} (read: 1.x)")
         tensor, writable = m.dl_tensor, not m.flags & names.DLPACK_FLAG_READ_ONLY
-    elif _IsValid(capsule, names.DLPACK_CAPSULE):
-        tensor = _DLManagedTensor.from_address(_GetPointer(capsule, names.DLPACK_CAPSULE)).dl_tensor
+    elif is_valid(capsule, names.DLPACK_CAPSULE):
+        tensor = managed.from_address(get_pointer(capsule, names.DLPACK_CAPSULE)).dl_tensor
         writable = True  # the unversioned protocol has no read-only flag (exporters refuse read-only arrays)
     else:
         raise Refused(f"a {t} whose __dlpack__() did not return an unconsumed DLPack capsule")

@@ -47,7 +47,7 @@ _HANDLES_KEPT = 64  # per handle parameter of a callable: the most handle values
 def _out_facts() -> tuple[Any, Any, int, int, str]:
     """(descriptor get, base class, index of the address, index of the element code, what an Out is passed to
     ctypes as) of Out's sealed facts."""
-    if values._OutBase is values.PyOutBase:  # (array, address, count, itemsize, code, the pointer ctypes passes)
+    if values._OutBase is values.PyOutBase:  # (array, address, count, itemsize, code, what ctypes is given: the array)
         return values._PY_FACTS.__get__, values.PyOutBase, 1, 4, "f[5]"
     return values._C_FACTS.__get__, values._OutBase, 0, 3, "POINTER(f[ADDR])"  # (address, count, itemsize, code)
 

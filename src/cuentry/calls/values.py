@@ -18,9 +18,10 @@ from . import ffi
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-__all__ = ["Address", "KernelParams", "Out", "PyOutBase", "exact_int"]
+__all__ = ["Address", "KernelParams", "Out", "PyOutBase", "exact_int", "meta", "new_out"]
 
 
 
@@ -68,13 +69,13 @@ class PyOutBase:
     module holds it: `object.__setattr__` cannot reach them, and subclassing is refused.
     """
 
-    __slots__ = ("_facts",)
+    __slots__ = ("_facts", "_holds_dict")
 
     def __init_subclass__(cls, **kw: Any) -> None:
         _refuse_subclass(cls)
         super().__init_subclass__(**kw)
 
-    def __init__(self, obj: Any, count: int, itemsize: int, code: str) -> None:
+    def __init__(self, obj: Any, count: int, itemsize: int, code: str, meta: Any = None) -> None:
         try:
             _PY_FACTS.__get__(self, type(self))
         except AttributeError:
@@ -85,9 +86,17 @@ class PyOutBase:
             raise ArgumentError("Out needs an exact int count and itemsize and a 1-letter element code")
         if not isinstance(obj, ctypes.Array) or ctypes.sizeof(obj) < count * itemsize or count < 1 or itemsize < 1:
             raise ArgumentError("Out needs a ctypes array of at least count * itemsize bytes")
-        address = ctypes.addressof(obj)
-        # (array, address, count, itemsize, code, the address as ctypes passes a pointer: made once, not per call)
-        _PY_FACTS.__set__(self, (obj, address, count, itemsize, code, ctypes.c_void_p.from_param(address)))
+        _seal(self, obj, count, itemsize, code, meta)
+
+    @property
+    def _holds(self) -> dict[int, Any]:
+        """Per element, what a value stored there needs kept alive (made on first use)."""
+        try:
+            return _PY_HOLDS.__get__(self, type(self))  # type: ignore[no-any-return]
+        except AttributeError:
+            got: dict[int, Any] = {}
+            _PY_HOLDS.__set__(self, got)
+            return got
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} fields are read-only")
@@ -104,6 +113,14 @@ class PyOutBase:
     count = property(lambda self: self._fact(2, 0))
     itemsize = property(lambda self: self._fact(3, 0))
     _code = property(lambda self: self._fact(4, ""))
+    _meta = property(lambda self: self._fact(6, None))
+
+
+def _seal(o: Any, obj: Any, count: int, itemsize: int, code: str, meta: Any) -> None:
+    """The facts of a pure-backend Out, set once: (array, address, count, itemsize, code, what the pure backend
+    hands ctypes for it (the array itself: a function without argtypes passes a ctypes array as the address of
+    its storage), what Out knows of its C type)."""
+    _PY_FACTS.__set__(o, (obj, ctypes.addressof(obj), count, itemsize, code, obj, meta))
 
 
 _SEALED: list[bool] = []  # non-empty once Out and KernelParams exist: no class may derive from them after
@@ -115,15 +132,20 @@ def _refuse_subclass(cls: type) -> None:
 
 
 _PY_FACTS: Any = PyOutBase.__dict__["_facts"]
+_SET_FACTS: Any = _PY_FACTS.__set__
+_PY_HOLDS: Any = PyOutBase.__dict__["_holds_dict"]
 del PyOutBase._facts  # type: ignore[attr-defined]
+del PyOutBase._holds_dict  # type: ignore[attr-defined]
 
 
 def _base() -> Any:
     from .choice import extension_if_wanted
 
     ext = extension_if_wanted()
-    # An extension built from an older template (no sealed facts) is not trusted with Out's storage.
-    return ext.OutBase if ext is not None and "_facts" in ext.OutBase.__dict__ else PyOutBase
+    # An extension built from an older template (no sealed facts, no facts of the C type, no one-call maker) is not
+    # trusted with Out's storage.
+    fresh = ext is not None and {"_facts", "_meta"} <= set(ext.OutBase.__dict__) and hasattr(ext, "new_out")
+    return ext.OutBase if fresh else PyOutBase
 
 
 _OutBase: Any = _base()
@@ -139,7 +161,7 @@ class Out(_OutBase):  # type: ignore[misc]
     fixed when it is made.
     """
 
-    __slots__ = ("_meta",)
+    __slots__ = ()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         _refuse_subclass(cls)
@@ -147,21 +169,17 @@ class Out(_OutBase):  # type: ignore[misc]
 
     def __init__(self, obj: Any, count: int, itemsize: int, code: str, ctype: str, tag: str | None = None,
                  conversion: Any = None) -> None:
-        try:
-            _META.__get__(self, type(self))
-        except AttributeError:
-            pass
-        else:
+        if self._m(0, None) is not None:  # the base refuses too (the extension's as a TypeError): say it as ours
             raise ArgumentError("an Out cannot be re-initialised")
-        super().__init__(obj, count, itemsize, code)
-        # (C type, struct tag, the C type's conversion (contract.Value) or None, per element: what it keeps alive)
-        _META.__set__(self, (str(ctype), tag if type(tag) is str else None, conversion, {}))
+        # (C type, struct tag, the C type's conversion (contract.Value) or None): kept with the storage's facts
+        super().__init__(obj, count, itemsize, code, meta(ctype, tag, conversion))
 
     def _m(self, i: int, missing: Any) -> Any:
         try:
-            return _META.__get__(self, type(self))[i]
-        except AttributeError:
+            m = self._meta
+        except (AttributeError, ValueError):  # never initialised
             return missing
+        return missing if m is None else m[i]
 
     ctype = property(lambda self: self._m(0, "?"))
     _tag = property(lambda self: self._m(1, None))
@@ -193,7 +211,7 @@ class Out(_OutBase):  # type: ignore[misc]
         if conversion is not None:
             got, keep = conversion.convert(value, where, stream)
             self._obj[j] = got
-            holds = self._m(3, {})
+            holds = self._holds
             if keep:
                 holds[j] = keep
             else:
@@ -254,8 +272,11 @@ class Out(_OutBase):  # type: ignore[misc]
 
 _SHOWN = 8  # elements a repr shows before it counts the rest
 _DEVPTR_NAMES = frozenset({"CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"})  # device addresses: shown in hex
-_META: Any = Out.__dict__["_meta"]
-del Out._meta
+
+
+def meta(ctype: str, tag: str | None, conversion: Any) -> tuple[str, str | None, Any]:
+    """What an Out knows of its C type: (the type as asked, its struct tag, its conversion or None)."""
+    return (str(ctype), tag if type(tag) is str else None, conversion)
 
 
 def _int_bounds() -> dict[str, tuple[int, int]]:
@@ -275,6 +296,24 @@ if _OutBase is not PyOutBase:
     from .choice import extension_if_wanted as _ext
 
     _ext().register_out(Out)
+    _new_out: Any = getattr(_ext(), "new_out", None)  # an extension built from an older template has none
+else:
+    _new_out = None
+
+
+def _py_new_out(spec: tuple[Any, int, int, str, Any], _new: Any = object.__new__, _addr: Any = ctypes.addressof) -> Out:
+    """The pure backend's `new_out` (the facts of `_seal`, set in one function: it is what out() costs there)."""
+    arr_type, count, itemsize, code, m = spec
+    o = _new(Out)
+    obj = arr_type()
+    _SET_FACTS(o, (obj, _addr(obj), count, itemsize, code, obj, m))
+    return o  # type: ignore[no-any-return]
+
+
+# new_out(spec): an Out made at once from what `out()` worked out for its C type: (array type, count, itemsize,
+# element code, meta). The storage is a new zeroed array of that type; every fact is set as `Out.__init__` sets
+# it. The extension's maker (one C call), else the pure backend's.
+new_out: Callable[[tuple[Any, int, int, str, Any]], Out] = _new_out if _new_out is not None else _py_new_out
 
 
 class KernelParams(Out):

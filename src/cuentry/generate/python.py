@@ -222,8 +222,15 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
 
 
 # What the call layer accepts, as types (docs/calls.md): only type checkers read them.
-_TYPES = """from typing import Any, Protocol, SupportsInt
+_TYPES = """import sys
+from typing import Any, Protocol, SupportsInt
 
+if sys.version_info >= (3, 12):
+    from collections.abc import Buffer
+else:
+    from typing_extensions import Buffer
+
+from cuentry.calls import Address, Out
 from cuentry.catalog import Abi
 from cuentry.diagnostics import Classification, Diagnostic
 from cuentry.errors import TableResolutionError
@@ -259,7 +266,10 @@ DevicePointer = int | SupportsInt | _CudaArray | _DLPack | _DeviceBuffer
 Handle = int | SupportsInt | None
 # A stream: a Handle, an object with __cuda_stream__, or a torch/cupy stream.
 Stream = int | SupportsInt | _CudaStream | _TorchStream | _CupyStream | None
-Pointer = Any  # cuentry.out(...), a writable buffer, ctypes.byref/pointer, cuentry.address(n), or None (docs/calls.md)
+# A pointer: a cuentry.out(...), a buffer (bytes, bytearray, array, numpy, a ctypes object or ctypes.pointer(x),
+# a CFUNCTYPE callback), cuentry.address(n) or None (docs/calls.md; ctypes.byref(x) is taken at run time too);
+# never an int or a str.
+Pointer = Out | Address | Buffer | None
 String = bytes | str | None
 Struct = Any   # a struct value: cuentry.out('T')[0]
 
@@ -305,6 +315,8 @@ def _class_body(p: Plan, cls: str) -> list[str]:
            f'    """The {_doc_text(repr(p.name))} table with each entry typed by the ABI it binds."""', ""]
     for s in p.slots:
         out.append(f"    {s.attr}: {_annotation(s)}")
+    # For type checkers only (an annotation: the class keeps Table's own): a name that is not an entry is an error.
+    out.append("    __getattr__: None  # type: ignore[assignment, misc]")
     for s in p.slots:
         out += _accessors(s)
     out += _indent(_ANSWERS.splitlines())
@@ -321,7 +333,8 @@ def _py_ident(name: str) -> str:
 
 
 # Names the generated module defines itself.
-_MODULE_NAMES = frozenset({"Any", "Protocol", "SupportsInt", "Abi", "Table", "Unavailable", "Diagnostic", "optional",
+_MODULE_NAMES = frozenset({"Any", "Protocol", "SupportsInt", "sys", "Buffer", "Address", "Out", "Abi", "Table",
+                           "Unavailable", "Diagnostic", "optional",
                            "required", "Handle", "Stream", "DevicePointer", "Pointer", "String", "Struct", "MIN_DRIVER",
                            "STREAM", "TYPE_CHECKING", "table", "annotations"})
 

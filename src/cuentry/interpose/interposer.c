@@ -858,6 +858,29 @@ static int is_driver_name(const char *name) {
     return name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
 }
 
+/* An export the emulated driver does not have: dlerror() must say why, as for any missing symbol (callers such
+ * as ctypes read dlerror() after a NULL, and a NULL message crashes them). A lookup of a name no library has
+ * sets the loader's own error state; the name says what happened. */
+static void hidden_error(dlsym_fn rd, void *handle, const char *name, int first) {
+    char why[256];
+    int n = 0;
+    while (name[n] && n < 128) n++;
+    memcpy(why, name, (size_t)n);
+    static const char said[] = " (not in the emulated driver: cuentry emulate; first in driver ";
+    memcpy(why + n, said, sizeof said - 1);
+    n += (int)(sizeof said - 1);
+    int major = first / 1000, minor = (first % 1000) / 10;
+    char digits[16];
+    int k = 0;
+    do { digits[k++] = (char)('0' + minor % 10); minor /= 10; } while (minor && k < 4);
+    digits[k++] = '.';
+    do { digits[k++] = (char)('0' + major % 10); major /= 10; } while (major && k < 12);
+    while (k) why[n++] = digits[--k];
+    why[n++] = ')';
+    why[n] = 0;
+    (void)rd(handle, why);
+}
+
 /* The slow path of dlsym: a cu* name from a handle other than RTLD_NEXT. */
 static void *__attribute__((noinline)) dlsym_driver_name(void *handle, const char *name, const void *ret) {
     dlsym_fn rd = get_real_dlsym();
@@ -868,6 +891,7 @@ static void *__attribute__((noinline)) dlsym_driver_name(void *handle, const cha
     if (emu_version && idx >= 0 && EXPORTS[idx].version > emu_version) {
         p = NULL;
         emulated = 1;
+        hidden_error(rd, handle, name, EXPORTS[idx].version);
     } else {
         p = rd(handle, name);
         /* Our own exported definitions answer for a driver only when one is loaded. */

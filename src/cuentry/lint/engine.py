@@ -69,6 +69,7 @@ _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _LOADER_CALL = re.compile(r"\b[A-Z][A-Z0-9_]{2,}[ \t]*\([ \t]*&?[ \t]*cu[A-Z]")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+_ANGLE_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*<([^>]+)>', re.M)
 
 
 @dataclass(frozen=True)
@@ -535,7 +536,10 @@ class _Relevance:
         if "#" not in text:
             return False
         hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
-        facts = [self._header(h) for h in hdrs if h is not None]
+        # a project header included with <...> (`<kvikio/shim/cuda.hpp>`): found in the include directories or
+        # where the project keeps its headers; a system header is found in neither and costs nothing
+        angled = [self._find_project(m.group(1), path) for m in list(_ANGLE_INCLUDE.finditer(text))[:64]]
+        facts = [self._header(h) for h in [*hdrs, *angled] if h is not None]
         if any(t for t, _ in facts) and (_cuda_word(text) or any(c and not t for t, c in facts)):
             return True
         missing = any(h is None or self._misses(h) for h in hdrs)
@@ -549,6 +553,15 @@ class _Relevance:
             self.found[k] = find_header(name, path, self.include_dirs)
         return self.found[k]
 
+    def _find_project(self, name: str, path: str) -> str | None:
+        got = self._find(name, path) if self.include_dirs else None
+        if got is None and "/" in name:
+            from .clang import header_dirs
+
+            found = header_dirs(name, os.path.dirname(os.path.abspath(path)))
+            got = os.path.join(found[0], name) if found else None
+        return got
+
     def _misses(self, hdr: str) -> bool:
         """Whether a header includes (quoted) one that cannot be found."""
         if hdr not in self.missing:
@@ -560,14 +573,21 @@ class _Relevance:
             self.missing[hdr] = any(self._find(m.group(1), hdr) is None for m in list(_QUOTED_INCLUDE.finditer(text))[:64])
         return self.missing[hdr]
 
-    def _header(self, hdr: str) -> tuple[bool, bool]:
+    def _header(self, hdr: str, depth: int = 0) -> tuple[bool, bool]:
+        """(whether a header, or a project header it includes, names a request API; whether it names a CUDA driver
+        symbol), three includes deep."""
         if hdr not in self.headers:
             self.headers[hdr] = (False, False)
             try:
                 text = read_source(hdr, 4 << 20)
             except (OSError, ValueError):
                 return self.headers[hdr]
-            self.headers[hdr] = (triggered(text), _cuda_word(text))
+            got = (triggered(text), _cuda_word(text))
+            if not got[0] and depth < 3 and "#" in text:
+                inner = [self._find(m.group(1), hdr) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
+                inner += [self._find_project(m.group(1), hdr) for m in list(_ANGLE_INCLUDE.finditer(text))[:64]]
+                got = (any(self._header(h, depth + 1)[0] for h in inner if h is not None), got[1])
+            self.headers[hdr] = got
         return self.headers[hdr]
 
 

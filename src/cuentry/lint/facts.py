@@ -192,6 +192,8 @@ class Unit:
     flag_uses: list[tuple[str, int, int]] = field(default_factory=list)
     suffixed_names: list[tuple[str, int, int]] = field(default_factory=list)  # exported names used directly
     handwritten_protos: list[tuple[str, int, int, str]] = field(default_factory=list)  # (what, line, col, why)
+    misstores: list[tuple[int, int, str]] = field(default_factory=list)   # clang: (line, col, pointer) of a store
+    # through a function pointer's value (`*(void **)(*fp) = v`): it writes into the function, fp stays unset
     py_protos: list[PyProto] = field(default_factory=list)   # Python prototypes, judged against their ABI
     suppressions: Suppressions = field(default_factory=Suppressions)
     lines: int = 0

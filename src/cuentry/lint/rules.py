@@ -51,6 +51,7 @@ __all__ = [
     "rows_elsewhere",
     "run",
     "run_rows",
+    "store_through_function_value",
     "suffixed_or_miscased_name",
     "typedef_version_mismatch",
     "unchecked_result",
@@ -284,6 +285,8 @@ def _decltype_mismatch(q: Query, cat: Catalog, abi: Abi, pin: int) -> Hit | None
 
 
 def _why_alike(norm: Normalizer, a: str, b: str) -> str:
+    if a == b:
+        return ""
     if sign_only(a, b):
         return _SIGN_NOTE
     return _STRUCT_NOTE if pointee_only(a, b) else _PASSED_NOTE if passed_alike(norm, a, b) else ""
@@ -609,8 +612,7 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str, str] | None:
         if m and m.group(0) != abi.pfn and (m.group(3) or "") == abi.variant:
             return None    # another typedef with the same type and mode: the call is the same
         return _export_decltype(e, cat, abi) if e.target_export is not None else None
-    if pointee_only(norm.abi(abi), e.target_sig) or \
-            (not sign_only(norm.abi(abi), e.target_sig) and passed_alike(norm, norm.abi(abi), e.target_sig)):
+    if _alike_by_hand(norm, norm.abi(abi), e.target_sig):
         return None   # passed alike, the same call: a hand-written type (CE004, `_handwritten_exports`)
     same = [a for a in cat.abis(abi.symbol) if norm.abi(a) == e.target_sig and a.exported]
     same = [a for a in same if a.variant == abi.variant] or same   # the export of the same stream mode first
@@ -620,6 +622,12 @@ def _export_canonical(e: Export, cat: Catalog) -> tuple[str, str, str] | None:
     return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version}, {abi.signature.returns} "
             f"({abi.signature.c_params(names=False)}), but the pointer's type is {e.target_type} = {e.target_sig}"
             f"{_why_alike(norm, norm.abi(abi), e.target_sig)}: {hint}", "warning" if signs else "error", hint)
+
+
+def _alike_by_hand(norm: Normalizer, abi_sig: str, sig: str) -> bool:
+    """A hand-written type that is called as the ABI is (what a pointer points to aside, or each value passed
+    alike) but not only in signedness (that one is a warning of its own)."""
+    return pointee_only(abi_sig, sig) or (not sign_only(abi_sig, sig) and passed_alike(norm, abi_sig, sig))
 
 
 def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str, str] | None:
@@ -665,6 +673,16 @@ def _export_check(e: Export, cat: Catalog) -> tuple[str, str] | None:
         return (f"{e.api}({e.name!r}) returns the export of {abi.symbol}@{abi.version} ({abi.pfn}) but the pointer is "
                 f"a {m.group(0)}, another ABI: {hint}", hint)
     return None
+
+
+def store_through_function_value(u: Unit, cat: Catalog) -> Iterator[RawHit]:
+    """clang: `*(void **)(*fp) = v` (or `*(void **)fp = v`): the store goes through the function pointer's value, into
+    the function it points to; fp itself is never set."""
+    for line, col, name in u.misstores:
+        hint = f"write *(void **)&{name} = ... (the address of the pointer, not its value)"
+        yield Hit(line, col, f"the store writes through the value of the function pointer {name} (`*{name}` is the "
+                  f"function it points to, converted back to that value), into the function's code: {name} is never "
+                  f"set, and a call through it is undefined behaviour: {hint}", "error", "", hint=hint)
 
 
 def export_abi_mismatch(u: Unit, cat: Catalog) -> Iterator[RawHit]:
@@ -848,6 +866,17 @@ RULES: tuple[Rule, ...] = (
          fix=fixes.export_name,
          fix_safety='**Safe**: in `(PFN_cuX_vN)dlsym(h, "name")` the name becomes the export of the ABI the typedef names '
                     '(`"cuMemAlloc"` becomes `"cuMemAlloc_v2"` for a `PFN_cuMemAlloc_v3020`).'),
+    Rule("CE012", "store-through-function-value", "a lookup's result stored through a function pointer's value",
+         store_through_function_value,
+         bad='PFN_cuInit_v2000 p;\n*(void **)(*p) = dlsym(lib, "cuInit");',
+         good='PFN_cuInit_v2000 p;\n*(void **)&p = dlsym(lib, "cuInit");',
+         severity="error",
+         what="A store through a function pointer's *value* made an object pointer: `*(void **)(*fp) = v` (`*fp` is the "
+              "function, which converts back to fp's value) or `*(void **)fp = v`, where `*(void **)&fp = v` was meant.",
+         why="The bytes go into the code of whatever function fp points to (nothing, when fp is not set yet), and fp "
+             "itself is never set: the call through it that follows is undefined behaviour. The linter also judges "
+             "the value as if it had been stored in fp (CE011 when its ABI is not fp's type).",
+         fix_safety="No fix: take the pointer's address (`*(void **)&fp`) by hand."),
 )
 RULE_CODES = tuple(r.code for r in RULES)
 _BY_CODE = {r.code: r for r in RULES}
@@ -896,13 +925,25 @@ def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
             at.setdefault((hit.line, hit.col), []).append((rule, hit))
     for (line, col), here in at.items():
         if len({h.symbol for _, h in here} - {""}) < TABLE_ROWS:
-            yield from here
+            yield from _notes_once(here, line, col)
             continue
         causes: dict[str, list[tuple[Rule, Hit]]] = {}
         for rule, h in here:
             causes.setdefault("version" if rule.code in _VERSION_CODES else rule.code, []).append((rule, h))
         for group in causes.values():
             yield _one_finding(group, line, col) if len(group) > 1 else group[0]
+
+
+def _notes_once(here: list[tuple[Rule, Hit]], line: int, col: int) -> Iterator[tuple[Rule, Hit]]:
+    """The hits at one place, the notes of one rule there one finding (a macro's rows with one cause)."""
+    notes: dict[str, list[tuple[Rule, Hit]]] = {}
+    for rule, h in here:
+        if h.severity == "note":
+            notes.setdefault(rule.code, []).append((rule, h))
+        else:
+            yield rule, h
+    for group in notes.values():
+        yield _one_finding(group, line, col) if len({h.symbol for _, h in group}) > 1 else group[0]
 
 
 def _one_finding(group: list[tuple[Rule, Hit]], line: int, col: int) -> tuple[Rule, Hit]:

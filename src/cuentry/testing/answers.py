@@ -7,14 +7,16 @@ driver and the requested version, of the stream mode asked (per-thread where the
 "version not sufficient". Each ABI's address is a stable nonzero number that is never called unless
 `functions` maps its typedef name to a real function address.
 
-    from cuentry import Table, required
-    from cuentry.driver import Driver
-    from cuentry.testing.answers import CatalogAnswers
+```python
+from cuentry import Table, required
+from cuentry.driver import Driver
+from cuentry.testing.answers import CatalogAnswers
 
-    drv = Driver.from_answers(CatalogAnswers(version=11080, form="v1"))
-    t = Table("t", [required("cuMemAlloc", 3020)], stream="legacy", source=drv)
-    assert t.available("cuMemAlloc")
-    assert drv.resolve("cuMemAlloc", 3020, "legacy").diagnostic.query_emulated  # the v1 form: emulated
+drv = Driver.from_answers(CatalogAnswers(version=11080, form="v1"))
+t = Table("t", [required("cuMemAlloc", 3020)], stream="legacy", source=drv)
+assert t.available("cuMemAlloc")
+assert drv.resolve("cuMemAlloc", 3020, "legacy").diagnostic.query_emulated  # the v1 form: emulated
+```
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from typing import Any
 from ...catalog import Catalog, catalog
 from ..facts import Query, Unit, suppressions
 from ..signature import normalizer
+from .headers import include_dirs  # where configs finds it too (it never imports this package: no cycle)
 
 RESOURCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resource")
 CUDA_PREAMBLE = os.path.join(RESOURCE_DIR, "cuda_host_preamble.h")
@@ -124,17 +125,6 @@ def arguments(path: str, opts: Options, cat: Catalog, *, as_c: bool = False, tex
     tk = choose_toolkit(cat, opts.toolkit)
     args += ["-isystem", generated_dir(cat, tk)] + (["-include", "cuda_runtime.h"] if path.endswith(_CU) else [])
     return args, f"cuda.h and cudaTypedefs.h written by cuentry from its catalog for CUDA {tk} (--toolkit)"
-
-
-def include_dirs(argv: Sequence[str]) -> list[str]:
-    """The -I/-isystem directories of a compile command's arguments (joined or separate), in order."""
-    out = []
-    for i, a in enumerate(argv):
-        if a.startswith("-I") and len(a) > 2:
-            out.append(a[2:])
-        elif a in ("-I", "-isystem") and i + 1 < len(argv):
-            out.append(argv[i + 1])
-    return out
 
 
 NO_DEBUG_PRAGMAS = ("-Xclang", "-disable-pragma-debug-crash")
@@ -601,13 +591,36 @@ def extract(text: str, path: str, opts: Options) -> Unit:
     unit.judged = unit.requests - len(unit.unjudged)
     unit.clang_apis = w.portable()
     unit.flag_uses = w.flag_uses
+    me = os.path.abspath(path)
+    unit.misstores = sorted({(c.location.line, c.location.column, d.spelling) for c, d in w.misstores()
+                             if c.location.file is not None and os.path.abspath(c.location.file.name) == me})
     unit.queries.sort(key=lambda q: (q.line, q.col))
     unit.called = frozenset(w.called)   # what later passes look for
     if opts.flip:
         from .configs import every
 
-        return every(unit, tu, text, path, opts, cat, extract)
+        unit = every(unit, tu, text, path, opts, cat, extract)
+        _unseen(unit, text, w)
+    unit.parses = opts.parses[0]     # the configurations' parses too
     return unit
+
+
+def _unseen(unit: Unit, text: str, w: Any) -> None:
+    """The lines that call a request API or a lookup where no request was seen, in any configuration, and none was
+    said to be unjudged: each counted as found and unjudged, with why (nothing lost without a word)."""
+    from .configs import request_lines
+
+    lines = request_lines(text)
+    if not lines:
+        return
+    seen = {q.line for q in unit.queries} | {e.line for e in unit.exports} | {n for n, _ in unit.unjudged} | \
+        w.call_lines()
+    lost = [n for n in lines if n not in seen]
+    if lost:
+        why = ("clang saw no request here: in a branch no configuration entered, inside code it could not parse, "
+               "or a call of a pointer it could not follow")
+        unit.unjudged = sorted([*unit.unjudged, *((n, why) for n in lost)])
+        unit.requests += len(lost)
 
 
 _CUDA_VERSION = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d+)", re.M)

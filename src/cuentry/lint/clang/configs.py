@@ -33,7 +33,7 @@ from ..facts import Export, Query, Unit
 __all__ = [
     "INF", "MAX_CONFIGS", "MAX_DEPTH", "MAX_FORCED", "MAX_REGIONS", "MAX_SECONDS", "TOOLKIT_MACROS",
     "WIN32_DIR", "WINDOWS_MACROS", "Config", "Extract", "Need", "Needs", "Region", "base_version", "condition",
-    "every", "forced", "label", "plan", "regions", "require", "skipped",
+    "every", "forced", "label", "plan", "regions", "request_lines", "require", "skipped",
 ]
 
 MAX_CONFIGS = 4
@@ -285,6 +285,26 @@ def _blank(text: str) -> str:
     return _COMMENT.sub(keep, text)
 
 
+def request_lines(text: str) -> list[int]:
+    """The lines of a file that call a request API or a lookup (`cuGetProcAddress(`, `dlsym(`...) outside comments,
+    strings and `#define`s (a macro's body is a request where it is expanded): what the pre-filter saw."""
+    blank = _blank(text)
+    if not _REQUEST.search(blank):
+        return []
+    defined: set[int] = set()
+    for m in _DIRECTIVE.finditer(blank):
+        if m.group(1) == "define":
+            first = blank.count("\n", 0, m.start()) + 1
+            defined.update(range(first, first + m.group(0).count("\n") + 1))
+    out = []
+    for m in _REQUEST.finditer(blank):
+        rest = blank[m.end():m.end() + 64].lstrip()
+        line = blank.count("\n", 0, m.start()) + 1
+        if rest.startswith("(") and line not in defined and (not m.start() or blank[m.start() - 1] not in "&.>:_"):
+            out.append(line)
+    return sorted(set(out))
+
+
 def _both(a: Needs | None, b: Needs | None) -> Needs | None:
     return _meet(a, b) if a is not None and b is not None else None
 
@@ -514,8 +534,7 @@ def plan(found: list[Region], cat: Catalog, base: int = 0) -> tuple[list[Config]
 
 def base_version(opts: Any, cat: Catalog, path: str) -> int:
     """The CUDA_VERSION of the headers a parse of `path` with `opts` uses: a real toolkit's, or the generated one's."""
-    from . import include_dirs
-    from .headers import choose_toolkit, find_toolkit_include, real_version, toolkit_version
+    from .headers import choose_toolkit, find_toolkit_include, include_dirs, real_version, toolkit_version
 
     if opts.toolkit is None:
         cmd = opts.commands.get(os.path.abspath(path))

@@ -374,6 +374,17 @@ def real_version(include: str) -> int:
     return _REAL_VERSION[include]
 
 
+def include_dirs(argv: Sequence[str]) -> list[str]:
+    """The -I/-isystem directories of a compile command's arguments (joined or separate), in order."""
+    out = []
+    for i, a in enumerate(argv):
+        if a.startswith("-I") and len(a) > 2:
+            out.append(a[2:])
+        elif a in ("-I", "-isystem") and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
 def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
     """The directory of a real `cuda.h` (with `cudaTypedefs.h` beside it): the -I directories, then
     $CUDA_HOME/$CUDA_PATH, then /usr/local/cuda; None when there is none."""
@@ -390,5 +401,6 @@ def find_toolkit_include(include_dirs: Sequence[str]) -> str | None:
 
 
 __all__ = ["HEADERS", "choose_toolkit", "cuda_h", "declare", "find_toolkit_include", "generated_dir", "in_toolkit",
-           "legacy_pfn_flags", "pfn_alias", "real_version", "release", "runtime_h", "runtime_shadow", "scratch_dir",
+           "include_dirs", "legacy_pfn_flags", "pfn_alias", "real_version", "release", "runtime_h", "runtime_shadow",
+           "scratch_dir",
            "toolkit_version", "typedefs_h"]

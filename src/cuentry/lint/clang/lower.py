@@ -111,6 +111,7 @@ class Lowered:
     flag_uses: list[tuple[Any, tuple[Any, ...]]]   # (the reference, the cursors around it)
     called: set[str]
     types: list[Any]                            # type id -> the front end's type record
+    misstores: list[tuple[Any, Any]] = field(default_factory=list)   # stores through a function pointer's value
 
 
 class _Ctx:
@@ -143,6 +144,7 @@ class _Lowerer:
         self.aliases: set[str] = set()           # variables that stand for another object (references, range-for)
         self.escaped: set[str] = set()           # locals a nested lambda reaches
         self.flag_names: frozenset[str] = frozenset()
+        self.misstores: list[tuple[Any, Any]] = []   # (the store, the function pointer it was meant to set)
         self._texts: dict[str, list[str]] = {}
         self._defines: dict[str, dict[str, str]] = {}
         self.header_defines: Callable[[], dict[str, str]] | None = None   # the project headers' object-like macros
@@ -711,7 +713,18 @@ class _Lowerer:
         if _unop(c) != 6:
             return None
         ch = [x for x in kids(c) if x.kind.is_expression()]
-        return F.LDeref(self.expr(ch[0], ctx), None, self.tid(c.type, c)) if ch else None
+        if not ch:
+            return None
+        ref = _function_value(ch[0])
+        if ref is not None:
+            # `*(void **)(*fp) = v`, `*(void **)fp = v`: a function pointer's value (what `*fp` converts back to) made
+            # an object pointer and stored through: the bytes go into the function, fp is never set (undefined
+            # behaviour). Said as such (`misstores`); the value is judged as landing where it was meant to: in fp.
+            self.misstores.append((c, ref.referenced))
+            inner = self.lval(ref, ctx)
+            if inner is not None:
+                return inner
+        return F.LDeref(self.expr(ch[0], ctx), None, self.tid(c.type, c))
 
     def _l_call(self, c: Any, ctx: _Ctx) -> F.LV | None:
         return F.LDeref(self.call(c, ctx)) if c.type.get_canonical().kind in _REFS else None
@@ -786,9 +799,14 @@ class _Lowerer:
             return F.EFun(self.fkey(ref), ref.spelling), callee_cursor, args
         if callee_cursor is None:
             return F.EUnk(), None, args
+        return self._unresolved(c, ref, callee_cursor, ctx), callee_cursor, \
+            args or [x for x in ch[1:] if x.kind.is_expression()]
+
+    def _unresolved(self, c: Any, ref: Any, callee_cursor: Any, ctx: _Ctx) -> F.E:
+        """A callee that is no declared function: a name clang kept (or only the source spells) when it could not
+        resolve it, else the value of the expression called."""
         name = c.spelling or _named_callee(callee_cursor) or _written_name(callee_cursor)
-        callee = F.EFun("name:" + name, name) if ref is None and name else self.expr(callee_cursor, ctx)
-        return callee, callee_cursor, args or [x for x in ch[1:] if x.kind.is_expression()]
+        return F.EFun("name:" + name, name) if ref is None and name else self.expr(callee_cursor, ctx)
 
 
 _STMTS: dict[Any, Callable[[_Lowerer, Any, _Ctx], list[F.S]]] = {
@@ -811,6 +829,36 @@ _LVALS: dict[Any, Callable[[_Lowerer, Any, _Ctx], F.LV | None]] = {
     K.DECL_REF_EXPR: _Lowerer._l_ref, K.MEMBER_REF_EXPR: _Lowerer._l_member,
     K.ARRAY_SUBSCRIPT_EXPR: _Lowerer._l_element, K.UNARY_OPERATOR: _Lowerer._l_deref, K.CALL_EXPR: _Lowerer._l_call,
 }
+
+
+def _function_value(c: Any) -> Any:
+    """The reference to a function-pointer variable or field whose *value* an expression converts to an object
+    pointer: `(void **)(*fp)` (`*fp` is the function, which converts back to fp's value) or `(void **)fp`. None
+    for any other expression (`(void **)&fp` takes fp's address: a store through it sets fp)."""
+    can = c.type.get_canonical()
+    if can.kind != T.POINTER or can.get_pointee().kind in _FNTYPES:
+        return None
+    x = _beneath(c)
+    if x.kind == K.UNARY_OPERATOR and _unop(x) == 6:
+        inner = [y for y in kids(x) if y.kind.is_expression()]
+        x = _beneath(inner[0]) if inner else x
+    d = x.referenced if x.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) else None
+    if d is None or d.kind not in (K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL):
+        return None
+    return x if _function_pointer(d.type) and d.type.get_canonical().kind == T.POINTER else None
+
+
+def _beneath(c: Any) -> Any:
+    """An expression under its conversions and parentheses."""
+    x = c
+    for _ in range(8):
+        if x.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) and x.kind not in _CASTS:
+            break
+        inner = [y for y in kids(x) if y.kind.is_expression()]
+        if not inner:
+            break
+        x = inner[-1]
+    return x
 
 
 def _the_object(x: Any) -> bool:
@@ -1024,5 +1072,5 @@ def lower(tu: Any, ours: Callable[[Any], bool], type_of: Callable[[Any, Any], An
         lo._texts[path] = text.splitlines()
     lo.run()
     prog = F.Program(lo.funcs, lo.calls, tuple(lo.init), frozenset(lo.fnptr))
-    return Lowered(prog, lo.sites, lo.fns, lo.refs, lo.flag_uses, lo.called, lo.types)
+    return Lowered(prog, lo.sites, lo.fns, lo.refs, lo.flag_uses, lo.called, lo.types, lo.misstores)
 

@@ -250,6 +250,17 @@ class Walker:
             self._getters.setdefault(signless(self.norm.signature("void *", ["void *", "const char *"])), "dlsym")
         return self._getters
 
+    def call_lines(self) -> set[int]:
+        """The lines of this file where a call was lowered (a request seen there, judged or not, is said)."""
+        assert self.low is not None
+        me = os.path.abspath(self.path)
+        return {s.cursor.location.line for s in self.low.sites.values()
+                if s.cursor.location.file is not None and os.path.abspath(s.cursor.location.file.name) == me}
+
+    def misstores(self) -> list[tuple[Any, Any]]:
+        """The stores through a function pointer's value (see `.lower`): (the store, the pointer meant)."""
+        return list(self.low.misstores) if self.low is not None else []
+
     def uses(self, fn: str, d: Any) -> int:
         """How often the variable `d` is named in the function `fn`; a variable a lambda reaches, everywhere."""
         assert self.low is not None
