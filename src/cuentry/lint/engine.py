@@ -515,6 +515,12 @@ def triggered(text: str) -> bool:
     return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
 
 
+def _python_relevant(text: str) -> bool:
+    """A Python file is read when it names the driver (a CUDA word, `libcuda`, `nvcuda`, `"cuda"`) and a way of
+    loading or binding it (ctypes, cffi, cuda.bindings, cuentry)."""
+    return (_cuda_word(text) or any(w in text for w in _PY_DRIVER)) and any(w in text for w in _PY_WORDS)
+
+
 class _Relevance:
     """Skips the parse of files that cannot hold a request. A file is parsed when it names a request API
     itself; or when it includes a header that does (a wrapper, a loader macro) and it, or another header
@@ -530,7 +536,7 @@ class _Relevance:
 
     def __call__(self, text: str, path: str) -> bool:
         if is_python(path, text):
-            return (_cuda_word(text) or any(w in text for w in _PY_DRIVER)) and any(w in text for w in _PY_WORDS)
+            return _python_relevant(text)
         if triggered(text):
             return True
         if "#" not in text:
