@@ -109,7 +109,7 @@ def test_a_directory_without_the_extra_lints_its_python_and_names_the_c_files_in
     lines = [ln for ln in (got.stdout + got.stderr).splitlines() if "cuentry[lint]" in ln]
     assert len(lines) == 1 and re.match(r"2 files not linted \(.*a\.cpp, .*b\.cu\): linting C, C\+\+ and CUDA files needs "
                                         r"the lint extra", lines[0]), got.stdout + got.stderr
-    assert "loader.py:3:9: CE011 " in got.stdout, got.stdout     # the Python file is linted
+    assert "loader.py:4:1: CE011 " in got.stdout, got.stdout     # the Python file is linted (at its argtypes)
 
 
 def test_the_library_api_says_the_same() -> None:

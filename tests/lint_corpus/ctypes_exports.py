@@ -5,8 +5,8 @@ from ctypes import CDLL, POINTER, c_int, c_size_t, c_ubyte, c_uint, c_uint64, c_
 CUdeviceptr = c_uint64
 lib = CDLL("libcuda.so.1")
 
-alloc_v1 = lib.cuMemAlloc  # expect: CE011
-alloc_v1.argtypes = [POINTER(CUdeviceptr), c_size_t]   # the 2000 export takes 32-bit values
+alloc_v1 = lib.cuMemAlloc
+alloc_v1.argtypes = [POINTER(CUdeviceptr), c_size_t]   # the 2000 export takes 32-bit values  # expect: CE011
 alloc_v1.restype = c_int
 
 alloc = lib.cuMemAlloc_v2  # silent: the prototype matches the 3020 export
@@ -16,14 +16,14 @@ alloc.restype = c_int
 lib.cuMemFree_v2.argtypes = [CUdeviceptr]  # silent: matches
 lib.cuCtxCreate.argtypes = [c_void_p, c_uint, c_int]  # silent: matches the 2000 export it names
 
-sync = lib.cuCtxSyncronize  # expect: CE003
-sync.argtypes = []
+sync = lib.cuCtxSyncronize
+sync.argtypes = []  # expect: CE003
 
-free_v1 = getattr(lib, "cuMemFree")  # expect: CE011
-free_v1.argtypes = [c_void_p]
+free_v1 = getattr(lib, "cuMemFree")
+free_v1.argtypes = [c_void_p]  # expect: CE011
 
-too_few = lib["cuMemcpyHtoD_v2"]  # expect: CE011
-too_few.argtypes = [CUdeviceptr, c_void_p]
+too_few = lib["cuMemcpyHtoD_v2"]
+too_few.argtypes = [CUdeviceptr, c_void_p]  # expect: CE011
 
 gpa = ctypes.CDLL("libcuda.so.1").cuGetProcAddress_v2
 ctypes.CDLL("libcuda.so.1").cuMemsetD8.argtypes = [CUdeviceptr, c_ubyte, c_size_t]  # expect: CE011

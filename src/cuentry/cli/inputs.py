@@ -20,7 +20,7 @@ import shlex
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import ManifestError, UsageError
@@ -97,10 +97,12 @@ def load_manifest(path: str, *, stdin: BinaryIO | None = None) -> Manifest:
 
 
 @contextlib.contextmanager
-def stdin_paths(paths: Sequence[str], *, suffix: str = ".cpp", stdin: BinaryIO | None = None) -> Iterator[list[str]]:
+def stdin_paths(paths: Sequence[str], *, suffix: str | Callable[[str], str] = ".cpp",
+                stdin: BinaryIO | None = None) -> Iterator[list[str]]:
     """`paths` with a `-` replaced by a private temporary file holding standard input (for `cuentry lint -`).
 
-    The file is named `stdin<suffix>` (the suffix picks the language) in a 0700 directory removed afterwards.
+    The file is named `stdin<suffix>` (the suffix picks the language; a callable is given the text and says it) in a
+    0700 directory removed afterwards.
     """
     if STDIN not in paths:
         yield list(paths)
@@ -111,7 +113,7 @@ def stdin_paths(paths: Sequence[str], *, suffix: str = ".cpp", stdin: BinaryIO |
 
     text, _ = read_input(STDIN, what="source", limit=MAX_FILE_BYTES, stdin=stdin)
     with tempfile.TemporaryDirectory(prefix="cuentry-stdin-") as tmp:
-        target = os.path.join(tmp, f"stdin{suffix}")
+        target = os.path.join(tmp, f"stdin{suffix(text) if callable(suffix) else suffix}")
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

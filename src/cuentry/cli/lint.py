@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from .. import __version__
@@ -38,7 +40,8 @@ def register(sub: SubParsers) -> None:
     lt.add_argument("paths", nargs="*",
                     help="files or directories (.c .cc .cpp .cu .cuh .h .hpp .py ...); - reads standard input")
     lt.add_argument("--stdin-filename", metavar="NAME",
-                    help="the name (and by its suffix the language) of the source read from standard input")
+                    help="the name (and by its suffix the language) of the source read from standard input; "
+                         "without it, Python when the text has a #!python line or an import statement, else C++")
     lt.add_argument("--explain", metavar="CODE", help="print what a rule finds, why, examples and its fix; lint nothing")
     lt.add_argument("--config", metavar="TOML",
                     help="the configuration file (default: [tool.cuentry.lint] in the nearest pyproject.toml, "
@@ -207,16 +210,39 @@ def run(args: argparse.Namespace, out: Out) -> int:
     # the command line wins over the configuration's `fix` and `unsafe-fixes`
     args.fix = bool(args.fix if args.fix is not None else cfg.fix)
     args.unsafe_fixes = bool(args.unsafe_fixes if args.unsafe_fixes is not None else cfg.unsafe_fixes)
-    suffix = os.path.splitext(args.stdin_filename or "")[1] or ".cpp"
+    suffix = os.path.splitext(args.stdin_filename or "")[1] or _stdin_suffix
     with stdin_paths(args.paths, suffix=suffix) as paths:
         tmp = next((p for p, a in zip(paths, args.paths, strict=True) if a == STDIN), None)
-        rep = lint_paths(paths, config=cfg, select=args.select, extend_select=args.extend_select, ignore=args.ignore,
-                         include_dirs=settings.include_dirs, jobs=args.jobs, force_exclude=args.force_exclude,
-                         progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None, settings=settings)
+        with _stdin_taken_as_cpp(args, tmp):
+            rep = lint_paths(paths, config=cfg, select=args.select, extend_select=args.extend_select,
+                             ignore=args.ignore, include_dirs=settings.include_dirs, jobs=args.jobs,
+                             force_exclude=args.force_exclude,
+                             progress=lambda i, n: out.progress(i, n, "linting") if n > 20 else None,
+                             settings=settings)
         fixes = _fixes(args, rep, settings, tmp, out, _project_root(args, cfg))
         if tmp is not None:
             _rename(rep, fixes, tmp, args.stdin_filename or STDIN_NAME)
     return _report(args, fmt, rep, fixes, out)
+
+
+@contextlib.contextmanager
+def _stdin_taken_as_cpp(args: argparse.Namespace, tmp: str | None) -> Iterator[None]:
+    """Standard input taken as C++ where the C family cannot be linted (no lint extra): the refusal says how to
+    lint it as Python."""
+    try:
+        yield
+    except UsageError as exc:
+        if tmp is None or args.stdin_filename or not tmp.endswith(".cpp") or "lint extra" not in exc.message:
+            raise
+        raise UsageError(f"{exc.message}; standard input was taken as C or C++ (no #!python line, no import "
+                         "statement)", hint="if it is Python, pass --stdin-filename x.py") from None
+
+
+def _stdin_suffix(text: str) -> str:
+    """The language of standard input given without --stdin-filename: Python when it looks like Python."""
+    from ..lint.engine import looks_like_python
+
+    return ".py" if looks_like_python(text) else ".cpp"
 
 
 def _format(args: argparse.Namespace) -> str:

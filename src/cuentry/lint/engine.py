@@ -49,6 +49,7 @@ __all__ = [
     "iter_files",
     "lint_paths",
     "lint_text",
+    "looks_like_python",
     "parse_codes",
     "read_source",
     "selection",
@@ -288,7 +289,7 @@ def extract(text: str, path: str, include_dirs: Sequence[str] = (), shared: Shar
     if is_python(path, text):
         from .python import extract as py
 
-        return py(text, path)
+        return py(text, path, read=lambda other: read_source(other, 4 << 20))
     from .extra import require
 
     require()
@@ -425,6 +426,14 @@ def iter_files(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
 
 
 _PY_SHEBANG = re.compile(r"#![^\n]*\bpython[\d.]*\b")
+_PY_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+[A-Za-z_][\w.]*|from[ \t]+\.*[A-Za-z_]?[\w.]*[ \t]+import[ \t(])[^;\n]*$",
+                        re.M)
+
+
+def looks_like_python(text: str) -> bool:
+    """Whether source given without a name (standard input) is Python: a `#!...python` first line, or an import
+    statement (`import x`, `from x import y`; a C++ `import m;` ends with a semicolon)."""
+    return _PY_SHEBANG.match(text) is not None or _PY_IMPORT.search(text) is not None
 
 
 def is_python(path: str, text: str | None = None) -> bool:
@@ -471,6 +480,11 @@ def read_source(path: str, limit: int = MAX_FILE_BYTES) -> str:
 _WORDS = ("GetProcAddress", "GetDriverEntryPoint", "dlsym", "dlvsym", "CU_GET_PROC_ADDRESS", "cudaEnable",
           "FUNCTYPE", "CDLL", "argtypes", "cuentry", ".cdef(")
 """Words that make a file worth parsing by themselves (substring checks: the pre-filter reads every file)."""
+_PY_WORDS = ("ctypes", "cffi", "cuda", "cuentry", "CDLL", "dlopen", "LoadLibrary")
+"""A Python file is run when it names something of the driver API (`cuX`, `CU_X`) and one of these: a way to
+reach a library (ctypes, cffi, cuda-python, cuentry)."""
+_PY_DRIVER = ("libcuda", "nvcuda", '"cuda"', "'cuda'")
+"""What names the driver library itself (a load whose exports come from a table elsewhere)."""
 _VERSIONED = re.compile(r"cu[A-Z]\w*_(?:v\d|pt[ds])")   # a literal first: the regex engine scans for "cu"
 _NAMED = re.compile(r'"cu[A-Z]\w*"')   # a driver function's name as a whole string: what a lookup of any name is given
 _CU = re.compile(r"cu[A-Z]")
@@ -500,6 +514,12 @@ def triggered(text: str) -> bool:
     return ("_v" in text or "_pt" in text) and _word_at(text, _VERSIONED)
 
 
+def _python_relevant(text: str) -> bool:
+    """A Python file is read when it names the driver (a CUDA word, `libcuda`, `nvcuda`, `"cuda"`) and a way of
+    loading or binding it (ctypes, cffi, cuda.bindings, cuentry)."""
+    return (_cuda_word(text) or any(w in text for w in _PY_DRIVER)) and any(w in text for w in _PY_WORDS)
+
+
 class _Relevance:
     """Skips the parse of files that cannot hold a request. A file is parsed when it names a request API
     itself; or when it includes a header that does (a wrapper, a loader macro) and it, or another header
@@ -514,9 +534,11 @@ class _Relevance:
         self.found: dict[tuple[str, str], str | None] = {}
 
     def __call__(self, text: str, path: str) -> bool:
+        if is_python(path, text):
+            return _python_relevant(text)
         if triggered(text):
             return True
-        if is_python(path, text) or "#" not in text:
+        if "#" not in text:
             return False
         hdrs = [self._find(m.group(1), path) for m in list(_QUOTED_INCLUDE.finditer(text))[:64]]
         # a project header included with <...> (`<kvikio/shim/cuda.hpp>`): found in the include directories or
@@ -860,7 +882,7 @@ def _assemble(rep: Report, files: list[str], results: dict[str, _Result], cat: C
                 rep.findings.append(f)
             if unit.problem:
                 rep.problems.append(Problem(path, unit.problem))
-            if unit.lang == "c" and not unit.problem:
+            if not unit.problem:
                 rep.judged.append(Judged(path, unit.engine, unit.headers, unit.note, tuple(unit.configs), unit.requests,
                                          unit.judged, tuple(unit.unjudged), unit.parses))
             rep.notes.extend(Problem(path, "not fully expanded: " + n) for n in unit.notes)

@@ -155,7 +155,9 @@ class PyProto:
     (`lib.cuMemAlloc.argtypes = [...]`), or the pointer of an entry-point request (`CFUNCTYPE(...)(p)`).
 
     `args`/`restype` are how each value is passed (ptr, i32, i64, f32, f64, void; None where the class
-    is not known); `args` is None when no argtypes were given."""
+    is not known); `args` is None when no argtypes were given. A call of an export without argtypes is a
+    prototype too (maker "call"): ctypes passes each argument by its own type. `pointees` say how wide the
+    object behind each pointer argument is (`POINTER(c_size_t)`, `byref(c_uint())`)."""
 
     maker: str                              # "ctypes argtypes", "CFUNCTYPE", ...
     line: int
@@ -171,6 +173,12 @@ class PyProto:
     c_args: tuple[str, ...] | None = None   # a cffi cdef: the C parameter types as declared
     c_ret: str = ""
     c_typedefs: tuple[tuple[str, str], ...] = ()   # typedefs the cdef itself declares (name, type)
+    pointees: tuple[str | None, ...] = ()   # what each pointer argument points to (i8 ... f64, ptr; None: not known)
+    fewest_args: int | None = None          # the fewest arguments a call of the export passes (None: no call seen)
+    platform: str = ""                      # "windows" / "linux" when the classes hold there only (c_long)
+    alternatives: tuple[str, ...] = ()      # the other exports the same binding may hold (name_v2, then name)
+    optional: bool = False                  # taken where a missing export is handled (try/except, hasattr, a default)
+    where: str = ""                         # how the export or the prototype was reached (a table's row, a helper)
 
 
 @dataclass
@@ -199,10 +207,10 @@ class Unit:
     floor: int = 0                          # the driver floor the code states (--floor, a manifest)
     clang_apis: dict[str, Any] = field(default_factory=dict)  # clang: wrappers defined here, by USR
     configs: list[str] = field(default_factory=list)  # clang: the other configurations parsed ("when X is defined")
-    requests: int = 0                       # clang: the requests (and exports taken by name) found in the file
+    requests: int = 0                       # the requests (and exports taken by name) found in the file
     parses: int = 0                         # clang: how many times libclang parsed it (its configurations included)
-    judged: int = 0                         # clang: how many of them were judged (their symbol known)
-    unjudged: list[tuple[int, str]] = field(default_factory=list)   # clang: (line, why) of those that were not
+    judged: int = 0                         # how many of them were judged (their symbol known)
+    unjudged: list[tuple[int, str]] = field(default_factory=list)   # (line, why) of those that were not
 
 
 def suppressions(text: str) -> Suppressions:
