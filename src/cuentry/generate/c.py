@@ -338,7 +338,7 @@ class _Types:
         ident = word.replace(" ", "_")
         guard = self._origin.get(word, "CUDA_VERSION")
         if spelling.startswith("enum "):
-            body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
+            body = _enumerators(self.cat.types["enums"][key]["values"])
             text = f"{spelling} {{ {body} }};"
             under = enum_type(key, self.hints)
         else:
@@ -376,6 +376,16 @@ class _Types:
             out += [f"#if !defined({macro}) && !defined(CUDA_VERSION)", f"#define {macro} 1",
                     f"typedef {c_declaration(canon, name)};", "#endif"]
         return out
+
+
+def _enumerators(values: dict[str, int]) -> str:
+    """An enum's enumerators, each value written only where C would not give it anyway (the previous one + 1):
+    the same enum in less text, which every file that includes the header reads, most of them only to skip it."""
+    out, prev = [], -1
+    for name, value in values.items():
+        out.append(name if value == prev + 1 else f"{name} = {value}")
+        prev = value
+    return ", ".join(out)
 
 
 def _c_string(s: str | None) -> str:
@@ -516,7 +526,7 @@ def _pins(p: Plan, low: str) -> str:
             plat = (1 if "linux" in x.abi.platforms else 0) | (2 if "windows" in x.abi.platforms else 0)
             rows.append(f"    {{{_c_string(x.symbol)}, {x.version}, {x.first}, {_c_string(x.abi.pfn)}, "
                         f"{_c_string(x.abi.exported)}, {plat}, {e}, {_c_string(x.member)}, "
-                        f"offsetof(struct {low}_table, {member(x.member)}), {low}_impl_versions + {len(versions)}, "
+                        f"{low.upper()}_IMPL_AT({member(x.member)}), {len(versions)}, "
                         f"{len(x.versions)}}},")
             versions.extend(map(str, x.versions))
     return (f"static const int {low}_impl_versions[] = {{{', '.join(versions)}}};\n"
