@@ -9,6 +9,10 @@ Each case is a fresh interpreter (bytecode compiled, as an install has it) on cu
 * generated: ``import <name>_table`` and the same first calls through the module's table (it declares the
   table, loads the driver, resolves every entry and binds the two called).
 
+* call layer: ``import ctypes, cuentry.calls, cuentry.loader`` and nothing else: what any cuentry typed call
+  imports before it resolves anything (the conversion contract, device memory, the backends, the platform loader,
+  the errors), eagerly for fork safety. A floor for every design that calls through the call layer.
+
 The first calls are ``cuInit(0)`` and ``cuDeviceGetCount(ctypes.byref(n))``. Times are the median CPU time
 (user + system) of the child over ``--runs`` runs, the cases interleaved. Goal: generated <= 2x hand, both
 over bare (what each adds to a program's start).
@@ -120,7 +124,8 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(args.src) / "cuentry"), str(d)], check=True,
                    env=env, stdout=subprocess.DEVNULL)
     cases = {"bare": [sys.executable, "-c", "pass"], "hand": [sys.executable, "hand.py"],
-             "generated": [sys.executable, "generated.py"]}
+             "generated": [sys.executable, "generated.py"],
+             "call_layer": [sys.executable, "-c", "import ctypes, cuentry.calls, cuentry.loader"]}
     for cmd in cases.values():  # warm the caches once; a broken case fails here
         subprocess.run(cmd, check=True, env=env, cwd=d)
     times: dict[str, list[float]] = {k: [] for k in cases}
@@ -128,19 +133,22 @@ def main() -> None:
         for k, cmd in cases.items():
             times[k].append(_cpu(cmd, env, d))
     ms = {k: 1000 * statistics.median(v) for k, v in times.items()}
-    hand, gen = ms["hand"] - ms["bare"], ms["generated"] - ms["bare"]
+    hand, gen, floor = ms["hand"] - ms["bare"], ms["generated"] - ms["bare"], ms["call_layer"] - ms["bare"]
     out = {"manifest": os.path.relpath(args.manifest, ROOT), "entries": len(m.entries), "runs": args.runs,
            "src": "this checkout" if Path(args.src).resolve() == (ROOT / "src").resolve() else "another (--src)",
            "out_style": args.out_style,
            "cpu_ms": {k: round(v, 1) for k, v in ms.items()},
-           "over_bare_ms": {"hand": round(hand, 1), "generated": round(gen, 1)},
-           "generated_over_hand": round(gen / hand, 2) if hand > 0 else None}
+           "over_bare_ms": {"hand": round(hand, 1), "generated": round(gen, 1), "call_layer": round(floor, 1)},
+           "generated_over_hand": round(gen / hand, 2) if hand > 0 else None,
+           "call_layer_over_hand": round(floor / hand, 2) if hand > 0 else None}
     if args.json:
         print(json.dumps(out, indent=2))
         return
     print(f"{out['manifest']} ({out['entries']} entries), median CPU time of {args.runs} runs")
     print(f"  bare python {ms['bare']:.1f} ms; hand ctypes loader +{hand:.1f} ms; generated module +{gen:.1f} ms: "
           f"{out['generated_over_hand']}x (goal <= 2x)")
+    print(f"  importing the call layer alone (ctypes, cuentry.calls, cuentry.loader): +{floor:.1f} ms: "
+          f"{out['call_layer_over_hand']}x the whole hand loader")
 
 
 if __name__ == "__main__":

@@ -79,27 +79,19 @@ def _header_release() -> str:
     return format_version(int(m.group(1))) if m else ""
 
 
-def _late_enum(n: str, abi: Any) -> bool:
-    """Whether the table's typedef for `abi` spells an enum newer than the catalog's first toolkit (C++ spells
-    it by its integer type: one struct whatever CUDA header a file sees)."""
-    text = generate_c(_manifest(n))
-    line = next(x for x in text.splitlines() if f"*{n}_{abi.pfn})(" in x)
-    return "CUENTRY_MEMBER_SPELL_" in line
-
-
-def _compat_lines(cxx: bool = False) -> list[str]:
-    """Assign every member to NVIDIA's own PFN type: compiles only when the types are identical."""
+def _compat_lines() -> list[str]:
+    """Assign every member to NVIDIA's own PFN type: compiles only when the types are identical (C and C++)."""
     lines = []
     release = _header_release()
     for n in NAMES:
         for s in plan(_manifest(n)).slots:
             for member, abi in s.members():
-                if abi.header == "cudaTypedefs.h" and release in abi.toolkits and not (cxx and _late_enum(n, abi)):
+                if abi.header == "cudaTypedefs.h" and release in abi.toolkits:
                     lines.append(f"    {{ {abi.pfn} p = {n}_t.pfn_{member}; {n}_t.pfn_{member} = p; }}")
     return lines
 
 
-def _unit(with_cuda: bool, gl: bool, cxx: bool = False) -> str:
+def _unit(with_cuda: bool, gl: bool) -> str:
     head = []
     if with_cuda:
         head = ["#include <cuda.h>", "#include <cudaTypedefs.h>", "#include <cuda_runtime_api.h>"]
@@ -110,7 +102,7 @@ def _unit(with_cuda: bool, gl: bool, cxx: bool = False) -> str:
     body = [f"    struct {n}_table {n}_t;" for n in NAMES]
     body += [f"    if ({n}_load(&{n}_t) != 0) return 1;" for n in NAMES]
     if with_cuda:
-        body += _compat_lines(cxx)
+        body += _compat_lines()
         body.append("    { struct acme_table r; (void)acme_load_with_runtime(&r, &cudaGetDriverEntryPointByVersion); }")
         body.append("    { struct acme_table r; (void)acme_load_with(&r, (PFN_cuGetProcAddress_v12000)0); }")
     return "\n".join([*head, "int main(void) {", *body, "    return 0;", "}", ""])
@@ -137,13 +129,13 @@ def test_headers_compile_alone(headers: Path, tmp_path: Path, lang: str, std: st
 def test_headers_compile_after_cuda_headers(headers: Path, tmp_path: Path, lang: str, std: str) -> None:
     gl = Path("/usr/include/GL/gl.h").exists()
     src = tmp_path / ("cuda.c" if lang == "c" else "cuda.cpp")
-    src.write_text(_unit(True, gl, lang == "c++"))
+    src.write_text(_unit(True, gl))
     _compile([CC if lang == "c" else CXX, f"-std={std}", *WARN, f"-I{headers}", f"-I{CUDA_INCLUDE}", "-fsyntax-only",
               str(src)])
 
 
 @pytest.fixture(scope="session")
-def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, bool]]]:
+def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """Every catalog symbol in one table: newest ABI (legacy, per-thread) and oldest ABI (legacy)."""
     from cuentry.catalog import catalog
 
@@ -151,7 +143,7 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     d = tmp_path_factory.mktemp("gen_all")
     internal = _internal_typedefs()
     release = _header_release() if (CUDA_INCLUDE / "cuda.h").exists() else ""
-    compat: list[tuple[str, bool]] = []  # (assignment, C++ spells the member's late enum by its integer type)
+    compat: list[str] = []  # each member assigned to and from NVIDIA's own PFN type
     for name, stream, newest in (("all_new", "legacy", True), ("all_pt", "per_thread", True),
                                  ("all_old", "legacy", False)):
         items = []
@@ -161,13 +153,10 @@ def catalog_headers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
         m = manifest.loads(f'[table]\nname = "{name}"\nstream = "{stream}"\noptional = [{", ".join(items)}]\n')
         text = generate_c(m)
         (d / f"{name}.h").write_text(text)
-        late = {line.split("*", 1)[1].split(")", 1)[0] for line in text.splitlines()
-                if line.startswith("typedef ") and "CUENTRY_MEMBER_SPELL_" in line}
         for sl in plan(m).slots:
             abi = sl.abi
             if abi.header == "cudaTypedefs.h" and release in abi.toolkits and abi.pfn not in internal:
-                compat.append((f"    {{ {abi.pfn} p = {name}_t.pfn_{sl.attr}; {name}_t.pfn_{sl.attr} = p; }}",
-                               f"{name}_{abi.pfn}" in late))
+                compat.append(f"    {{ {abi.pfn} p = {name}_t.pfn_{sl.attr}; {name}_t.pfn_{sl.attr} = p; }}")
     return d, compat
 
 
@@ -195,12 +184,11 @@ def _internal_typedefs() -> set[str]:
 @needs_cxx
 @pytest.mark.parametrize("lang,std,with_cuda", [("c", "c99", False), ("c++", "c++11", False),
                                                 ("c", "c11", True), ("c++", "c++17", True)])
-def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[tuple[str, bool]]], tmp_path: Path, lang: str, std: str,
+def test_every_catalog_entry_compiles(catalog_headers: tuple[Path, list[str]], tmp_path: Path, lang: str, std: str,
                                       with_cuda: bool) -> None:
     if with_cuda and not (CUDA_INCLUDE / "cuda.h").exists():
         pytest.skip(f"no CUDA headers at {CUDA_INCLUDE}")
-    d, all_compat = catalog_headers
-    compat = [line for line, late in all_compat if not (lang == "c++" and late)]
+    d, compat = catalog_headers
     names = ("all_new", "all_pt", "all_old")
     lines = ["#include <cuda.h>", "#include <cudaTypedefs.h>", "#include <cudaProfiler.h>"] if with_cuda else []
     for n in names:
@@ -895,10 +883,11 @@ def test_c_type_facts_are_the_call_layers() -> None:
 
 
 @backend_independent
-def test_python_module_imports_nothing_of_cuentry(pymods: Path, fake: dict[str, str]) -> None:
-    """Importing a generated module costs nothing of cuentry (nor typing); its table is made on first use."""
+def test_python_module_imports_its_runtime_and_nothing_of_typing(pymods: Path, fake: dict[str, str]) -> None:
+    """Importing a generated module imports the table runtime its first use needs (so that first use imports
+    nothing: tests/test_generate_python_fork.py), never typing (its types are for type checkers only)."""
     code = ("import sys\nimport leg_table\n"
-            "print(sorted(m for m in sys.modules if m.startswith('cuentry') or m == 'typing'))\n"
+            "print('cuentry.table' in sys.modules, 'typing' in sys.modules)\n"
             "t = leg_table.leg\nprint(type(t).__mro__[1].__name__, t is leg_table.leg, leg_table.leg.available('cuInit'))\n"
             "from leg_table import LegTable\nprint(isinstance(t, LegTable))\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pymods), os.environ.get("PYTHONPATH", "")]),
@@ -906,7 +895,7 @@ def test_python_module_imports_nothing_of_cuentry(pymods: Path, fake: dict[str, 
            "LD_LIBRARY_PATH": str(Path(fake["full"]).parent)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
                          timeout=120, cwd=pymods).stdout.splitlines()
-    assert out == ["[]", "LegTable True True", "True"], out
+    assert out == ["True False", "LegTable True True", "True"], out
 
 
 @pytest.mark.parametrize("version", [12000, 13000])

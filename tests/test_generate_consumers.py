@@ -108,11 +108,6 @@ def test_strict_compile(hdrs: Path, tmp_path: Path, cc: str, lang: str, std: str
         _run([compiler, f"-std={std}", *EVERYTHING, *inc, f"-I{hdrs}", "-fsyntax-only", str(plain)])
 
 
-def _late_enum_member(text: str, n: str, pfn: str) -> bool:
-    line = next(x for x in text.splitlines() if f"*{n}_{pfn})(" in x)
-    return "CUENTRY_MEMBER_SPELL_" in line
-
-
 def _wheel_cuda_includes() -> list[Path]:
     """include/ directories with cuda.h from NVIDIA's CUDA runtime wheels installed here (nvidia-cuda-runtime-cu12, ...)."""
     import sys
@@ -137,13 +132,9 @@ def test_strict_compile_after_the_runtime_wheels_cuda_h(hdrs: Path, tmp_path: Pa
     for inc in dirs:
         m = re.search(r"#define CUDA_VERSION (\d+)", (inc / "cuda.h").read_text(errors="replace"))
         release = format_version(int(m.group(1))) if m else ""
-        text = {n: (hdrs / f"{n}.h").read_text() for n in NAMES}
-        # C++ spells an enum newer than the catalog's first toolkit by its integer type (one struct whatever
-        # CUDA header a file sees): those members are not NVIDIA's PFN type there.
         compat = [f"    {{ {abi.pfn} p = {n}_t.pfn_{member}; {n}_t.pfn_{member} = p; }}"
                   for n in NAMES for s in plan(manifest.load(DATA / f"{n}.toml")).slots
-                  for member, abi in s.members() if abi.header == "cudaTypedefs.h" and release in abi.toolkits
-                  and not (lang == "c++" and _late_enum_member(text[n], n, abi.pfn))]
+                  for member, abi in s.members() if abi.header == "cudaTypedefs.h" and release in abi.toolkits]
         assert compat, release
         body = [f"    struct {n}_table {n}_t = {{0}};" if lang == "c" else f"    struct {n}_table {n}_t = {{}};"
                 for n in NAMES]
@@ -524,37 +515,43 @@ def test_default_checks(hdrs: Path, tmp_path: Path, fake: dict[str, str], impl: 
 
 
 def test_one_struct_whatever_cuda_h_each_file_sees(hdrs: Path, tmp_path: Path) -> None:
-    """C++ files of one program that see 11.8's, 12.4's, 13.0's cuda.h (cuentry's own, from the catalog) or
-    none at all: one type for each table struct (g++ -flto -Wodr -Werror)."""
+    """C++ files of one program, some including cuda.h themselves and some not (the header includes it where it is
+    on the include path): one type for each table struct (g++ -flto -Wodr -Werror), for 11.8's, 12.4's and 13.0's
+    cuda.h (cuentry's own, written from the catalog's per-release facts), the real one where it is here, and none
+    at all (the header's own types). Every file of a program sees one toolkit's headers or none: two toolkits in
+    one program already define cuda.h's own enums (CUresult) twice, differently."""
     from cuentry.catalog import catalog
     from cuentry.lint.clang.headers import generated_dir
 
     gxx = _tool("g++")
-    objs = []
-    variants = {"118": generated_dir(catalog(), "11.8"), "124": generated_dir(catalog(), "12.4"),
-                "130": generated_dir(catalog(), "13.0"), "none": None}
-    decls = "".join(f"int use_{v}(const acme_table *, const leg_table *, const floor_table *);\n" for v in variants)
-    for v, inc in variants.items():
-        head = "#include <cuda.h>\n#include <cudaTypedefs.h>\n" if inc else ""
-        src = tmp_path / f"u{v}.cpp"
-        src.write_text(head + "".join(f'#include "{n}.h"\n' for n in NAMES) +
-                       f"int use_{v}(const acme_table *a, const leg_table *l, const floor_table *f) {{\n"
-                       "    acme_table a2 = *a; leg_table l2 = *l; floor_table f2 = *f;\n"
-                       "    return (a2.pfn_cuMemAlloc == nullptr) + (l2.pfn_cuCoredumpGetAttribute == nullptr) +\n"
-                       "           (f2.pfn_cuMulticastCreate == nullptr);\n}\n")
-        obj = tmp_path / f"u{v}.o"
-        _run([gxx, "-std=c++17", "-O2", "-flto", "-Wodr", *([f"-I{inc}"] if inc else []), f"-I{hdrs}", "-c", "-o",
-              str(obj), str(src)])
-        objs.append(str(obj))
-    main_src = tmp_path / "main.cpp"
-    main_src.write_text("".join(f'#define {n.upper()}_IMPLEMENTATION\n#include "{n}.h"\n' for n in NAMES) + decls +
-                        "int main() { acme_table a; leg_table l; floor_table f;\n"
-                        "  (void)acme_load(&a); (void)leg_load(&l); (void)floor_load(&f);\n"
-                        "  return " + " + ".join(f"use_{v}(&a, &l, &f)" for v in variants) + "; }\n")
-    _run([gxx, "-std=c++17", "-O2", "-flto", "-Wodr", f"-I{hdrs}", "-c", "-o", str(tmp_path / "main.o"), str(main_src)])
-    proc = _run([gxx, "-O2", "-flto", "-Wodr", "-Werror", "-o", str(tmp_path / "odr"), str(tmp_path / "main.o"), *objs,
-                 "-ldl", "-pthread"])
-    assert "odr" not in proc.stderr.lower(), proc.stderr
+    setups: dict[str, Path | None] = {"118": generated_dir(catalog(), "11.8"), "124": generated_dir(catalog(), "12.4"),
+                                      "130": generated_dir(catalog(), "13.0"), "none": None}
+    if HAVE_CUDA:
+        setups["real"] = CUDA_INCLUDE
+    use = ("int use_{v}(const acme_table *a, const leg_table *l, const floor_table *f) {{\n"
+           "    acme_table a2 = *a; leg_table l2 = *l; floor_table f2 = *f;\n"
+           "    return (a2.pfn_cuMemAlloc == nullptr) + (l2.pfn_cuCoredumpGetAttribute == nullptr) +\n"
+           "           (f2.pfn_cuMulticastCreate == nullptr);\n}}\n")
+    headers = "".join(f'#include "{n}.h"\n' for n in NAMES)
+    for name, inc in setups.items():
+        d = tmp_path / name
+        d.mkdir()
+        files = {"own": ("#include <cuda.h>\n#include <cudaTypedefs.h>\n" if inc else "") + headers + use.format(v="own"),
+                 "plain": headers + use.format(v="plain"),
+                 "main": "".join(f'#define {n.upper()}_IMPLEMENTATION\n#include "{n}.h"\n' for n in NAMES) +
+                 "".join(f"int use_{v}(const acme_table *, const leg_table *, const floor_table *);\n"
+                         for v in ("own", "plain")) +
+                 "int main() { acme_table a; leg_table l; floor_table f;\n"
+                 "  (void)acme_load(&a); (void)leg_load(&l); (void)floor_load(&f);\n"
+                 "  return use_own(&a, &l, &f) + use_plain(&a, &l, &f); }\n"}
+        objs = []
+        for stem, text in files.items():
+            (d / f"{stem}.cpp").write_text(text)
+            objs.append(str(d / f"{stem}.o"))
+            _run([gxx, "-std=c++17", "-O2", "-flto", "-Wodr", *([f"-I{inc}"] if inc else []), f"-I{hdrs}", "-c", "-o",
+                  objs[-1], str(d / f"{stem}.cpp")])
+        proc = _run([gxx, "-O2", "-flto", "-Wodr", "-Werror", "-o", str(d / "odr"), *objs, "-ldl", "-pthread"])
+        assert "odr" not in proc.stderr.lower(), (name, proc.stderr)
 
 
 def test_one_header_implemented_twice_links(hdrs: Path, tmp_path: Path, fake: dict[str, str]) -> None:

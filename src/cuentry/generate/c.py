@@ -297,11 +297,11 @@ class _Types:
                 if kind in ("struct", "union"):
                     self.tags.setdefault(tag, kind)
 
-    def typedef(self, abi: Abi, name: str, cudaapi: str, member: bool) -> str:
+    def typedef(self, abi: Abi, name: str, cudaapi: str) -> str:
         """The PFN typedef of `abi` named `name`: the catalog's record, and where a toolkit release spells the
         ABI otherwise, that release's spelling under a test of the included header's CUDA_VERSION."""
         since = self.record_since(abi)
-        record = pfn_typedef(self.cat, abi, name, cudaapi, partial(self.respell, member=member, since=since))
+        record = pfn_typedef(self.cat, abi, name, cudaapi, partial(self.respell, since=since))
         runs = self.variants(abi)
         if not runs:
             return record
@@ -311,28 +311,25 @@ class _Types:
                     pfn_typedef(self.cat, abi, name, cudaapi, signature=sig)]
         return "\n".join([*out, "#else", record, "#endif"])
 
-    def respell(self, text: str, member: bool = False, since: int = 0) -> str:
+    def respell(self, text: str, since: int = 0) -> str:
         """`text` with each enum that an included CUDA header may predate named by its spelling macro.
 
         Whether an older header already has such an enum is unknown (it may exist before any
-        entry point takes it), so the header never defines it next to a CUDA header: in C it spells
+        entry point takes it), so the header never defines it next to a CUDA header: it spells
         the parameter by the enum where the header is new enough, by its underlying integer type
-        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there). A
-        table member's type (`member`) is spelled by the integer type in C++ always, so every file
-        of a program sees one struct whatever CUDA header it includes (the ODR, checked by -flto
-        -Wodr); the loader's own bootstrap types (the getter) keep the header's spelling. `since`: the
-        index of the first toolkit whose headers the text is used with (a typedef whose older releases
-        are spelled apart, under their own CUDA_VERSION test): a word every later release defines is
-        spelled as it is.
+        where it is older (the same ABI; NVIDIA's own PFN typedef for it cannot exist there). In C and
+        in C++ alike: in C++ every file of a program sees one CUDA header (the header includes cuda.h
+        itself where it is on the include path) or none, so every file sees one spelling and one struct.
+        `since`: the index of the first toolkit whose headers the text is used with (a typedef whose older
+        releases are spelled apart, under their own CUDA_VERSION test): a word every later release defines
+        is spelled as it is.
         """
         spelled = set(self.enums.values())
-
-        macro = "CUENTRY_MEMBER_SPELL_" if member else "CUENTRY_SPELL_"
 
         def sub(m: re.Match[str]) -> str:
             word = m.group(0)
             late = word in spelled and self._late(word) and self._late_index(word) > since
-            return f"{macro}{word.replace(' ', '_')}" if late else word
+            return f"CUENTRY_SPELL_{word.replace(' ', '_')}" if late else word
 
         return _ENUM_WORD.sub(sub, text)
 
@@ -341,7 +338,7 @@ class _Types:
         ident = word.replace(" ", "_")
         guard = self._origin.get(word, "CUDA_VERSION")
         if spelling.startswith("enum "):
-            body = ", ".join(f"{n} = {v}" for n, v in self.cat.types["enums"][key]["values"].items())
+            body = _enumerators(self.cat.types["enums"][key]["values"])
             text = f"{spelling} {{ {body} }};"
             under = enum_type(key, self.hints)
         else:
@@ -354,11 +351,7 @@ class _Types:
             out += [f"#if !defined(CUENTRY_SPELL_{ident})",
                     f"#if !defined({guard}) || CUDA_VERSION >= {late}", f"#define CUENTRY_SPELL_{ident} {word}",
                     "#else", f"#define CUENTRY_SPELL_{ident} {under} /* the CUDA header included predates it */",
-                    "#endif", "#endif",
-                    f"#if !defined(CUENTRY_MEMBER_SPELL_{ident})",
-                    "#if defined(__cplusplus)",
-                    f"#define CUENTRY_MEMBER_SPELL_{ident} {under} /* C++: one struct whatever CUDA header a file sees */",
-                    "#else", f"#define CUENTRY_MEMBER_SPELL_{ident} CUENTRY_SPELL_{ident}", "#endif", "#endif"]
+                    "#endif", "#endif"]
         return out
 
     def definitions(self) -> list[str]:
@@ -385,6 +378,16 @@ class _Types:
         return out
 
 
+def _enumerators(values: dict[str, int]) -> str:
+    """An enum's enumerators, each value written only where C would not give it anyway (the previous one + 1):
+    the same enum in less text, which every file that includes the header reads, most of them only to skip it."""
+    out, prev = [], -1
+    for name, value in values.items():
+        out.append(name if value == prev + 1 else f"{name} = {value}")
+        prev = value
+    return ", ".join(out)
+
+
 def _c_string(s: str | None) -> str:
     return "0" if s is None else c_string(s)
 
@@ -402,16 +405,21 @@ def layout_stamp(p: Plan, cat: Catalog) -> int:
 
 
 def _cxx_versions(p: Plan) -> str:
-    return "\n".join(f"constexpr int version_{s.attr} = {s.pins[0].version};" for s in p.slots)
+    """The C++ layer's ABI version of each entry: enumerators of one unnamed enum (int), constant expressions as
+    `constexpr int` variables are, at a tenth of their compile time (500 variables cost an includer ~1.3 ms)."""
+    rows = [f"    version_{s.attr} = {s.pins[0].version}," for s in p.slots]
+    return "\n".join(["enum : int {", *rows, "};"])
 
 
 def _member_lines(p: Plan, low: str) -> list[str]:
+    """The struct's members. In C++ each type is named by `<NAME>_SCOPE` (`::`): g++ looks an unqualified name
+    up in the class being defined first, member by member (quadratic in the members); qualified, it does not."""
     out = []
     for s in p.slots:
         for m, abi in s.members():
             note = "required" if s.required and m == s.attr else "optional"
             fb = "" if m == s.attr else f", fallback of {s.attr}"
-            out.append(f"    {low}_{abi.pfn} {member(m)}; /* {note}{fb}: {abi.pfn} */")
+            out.append(f"    {low.upper()}_SCOPE {low}_{abi.pfn} {member(m)}; /* {note}{fb}: {abi.pfn} */")
     return out
 
 
@@ -430,8 +438,7 @@ def render(p: Plan, cat: Catalog) -> str:
             types.add_variant(sig)
     for abi in p.abis():
         types.add_names(abi)
-    member_abis = set(p.abis()) - set(boot)
-    pfns = [types.typedef(a, f"{low}_{a.pfn}", cudaapi, a in member_abis) for a in (*boot, *p.abis())]
+    pfns = [types.typedef(a, f"{low}_{a.pfn}", cudaapi) for a in (*boot, *p.abis())]
     pfns = list(dict.fromkeys(pfns))
     members = _member_lines(p, low)
     subs: dict[str, Any] = {
@@ -519,7 +526,7 @@ def _pins(p: Plan, low: str) -> str:
             plat = (1 if "linux" in x.abi.platforms else 0) | (2 if "windows" in x.abi.platforms else 0)
             rows.append(f"    {{{_c_string(x.symbol)}, {x.version}, {x.first}, {_c_string(x.abi.pfn)}, "
                         f"{_c_string(x.abi.exported)}, {plat}, {e}, {_c_string(x.member)}, "
-                        f"offsetof(struct {low}_table, {member(x.member)}), {low}_impl_versions + {len(versions)}, "
+                        f"{low.upper()}_IMPL_AT({member(x.member)}), {len(versions)}, "
                         f"{len(x.versions)}}},")
             versions.extend(map(str, x.versions))
     return (f"static const int {low}_impl_versions[] = {{{', '.join(versions)}}};\n"

@@ -1,7 +1,8 @@
 """`cuentry generate python`: a module with a typed [cuentry.Table][cuentry.table.Table] subclass for a manifest.
 
-The generated module imports nothing of cuentry at import (a few hundred microseconds): its table
-class and the module's table are made on first use of `table()`, `<name>` or `<Name>Table` (module
+The generated module imports, at its own import, every module its table's first use needs (cuentry.table and
+what it imports), so that first use imports nothing: a fork in another thread never catches an import half done
+(tests/test_generate_python_fork.py). The module's table is declared on first use of `<name>` (module
 `__getattr__`; declaring never loads the driver: tables resolve on first use). It types each
 entry with a `typing.Protocol` whose `__call__` has the catalog's
 parameter names and types, so editors complete `acme.cuCtxCreate(` with
@@ -176,11 +177,16 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
         *(f"    {s.attr}: {' -> '.join(x.key for x in s.pins)} ({'required' if s.required else 'optional'})"
           for s in p.slots),
         "",
-        f"``{ident}`` is declared on first use (importing this module imports nothing of cuentry) and resolves on",
-        "first call; ``table(source=...)`` declares another instance (for example on a given cuentry.Driver).",
+        f"``{ident}`` is declared on first use and resolves on first call; ``table(source=...)`` declares another",
+        "instance (for example on a given cuentry.Driver). Importing this module imports what the table's first",
+        "use needs, so that first use imports nothing (a fork in another thread never catches an import half done).",
         '"""',
         "",
         "from __future__ import annotations",
+        "",
+        "from cuentry.diagnostics import Classification, Diagnostic",
+        "from cuentry.errors import TableResolutionError",
+        "from cuentry.table import Table, Unavailable, optional, required",
         "",
         "TYPE_CHECKING = False",
         "if TYPE_CHECKING:",
@@ -188,35 +194,20 @@ def render(p: Plan, manifest: Manifest | None = None) -> str:
     ]
     for abi in abis:
         out += _indent(_protocol(abi))
-    body = _class_body(p, cls)
-    out += [*_indent(body), "", f"    {ident}: {cls}", "", f"MIN_DRIVER = {p.min_driver}", f"STREAM = {p.stream!r}",
-            "_MADE: dict[str, Any] = {}", "", "",
-            f"def _table_class() -> type[{cls}]:",
-            f'    """{cls}, made on first use (cuentry.table is imported then, not at import)."""',
-            '    got = _MADE.get("class")',
-            "    if got is not None:",
-            "        return got  # type: ignore[no-any-return]",
-            "    from cuentry.diagnostics import Classification, Diagnostic",
-            "    from cuentry.errors import TableResolutionError",
-            "    from cuentry.table import Table, Unavailable",
-            "",
-            *_indent(body), "",
-            f'    return _MADE.setdefault("class", {cls})  # type: ignore[no-any-return]',
-            "", "",
+    out += ["", *_class_body(p, cls), "", "",
+            f"MIN_DRIVER = {p.min_driver}", f"STREAM = {p.stream!r}", "", "",
             f"def table(**kwargs: Any) -> {cls}:",
             f'    """Declare a new {cls} (keyword arguments go to cuentry.Table: source, on_fork)."""',
-            "    from cuentry.table import optional, required",
-            "",
-            "    return _table_class()(", f"        {p.name!r},", "        ["]
+            f"    return {cls}(", f"        {p.name!r},", "        ["]
     for e in p.entries:
         out.append(f"            {_entry_expr(e)},")
     out += ["        ],", f"        stream={p.stream!r},", "        **kwargs,", "    )", "", "",
+            "if TYPE_CHECKING:",
+            f"    {ident}: {cls}", "", "",
             "def __getattr__(name: str) -> Any:",
-            f'    """``{ident}`` and ``{cls}``, made on first use."""',
+            f'    """``{ident}``, declared on first use."""',
             f"    if name == {ident!r}:",
             f"        return globals().setdefault({ident!r}, table())",
-            f"    if name == {cls!r}:",
-            "        return _table_class()",
             '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")', ""]
     return "\n".join(out)
 
@@ -232,9 +223,6 @@ else:
 
 from cuentry.calls import Address, Out
 from cuentry.catalog import Abi
-from cuentry.diagnostics import Classification, Diagnostic
-from cuentry.errors import TableResolutionError
-from cuentry.table import Table, Unavailable
 
 class _CudaArray(Protocol):
     @property
