@@ -227,3 +227,21 @@ def test_json_says_how_many_times_a_file_was_parsed(tmp_path: Path, capsys: pyte
     assert main(["lint", "--json", "--toolkit", "13.0", str(tmp_path / "a.c")]) == 0
     (row,) = json.loads(capsys.readouterr().out)["judged"]
     assert 1 <= row["parses"] <= 2
+
+
+def test_a_table_filled_in_a_loop_keeps_each_rows_export_in_its_slot(tmp_path: Path) -> None:
+    """`t[i].fn = dlsym(h, t[i].name)` in a loop stores each row's export in that row's slot; a slot read at a
+    constant index (an enumerator) and called through a cast is that row's export only: the wrong ABI of one row
+    is one error, the other row's own ABI a note (no row's export lands in another's cast)."""
+    _clang()
+    (tmp_path / "slots.c").write_text(HEAD + textwrap.dedent("""\
+        typedef struct { const char *name; void *fn; } entry_t;
+        enum { E_INIT, E_MEMGETINFO, E_END };
+        static entry_t table[] = {{"cuInit", 0}, {"cuMemGetInfo", 0}};
+        void fill(void *h) { for (int i = 0; i < E_END; i++) table[i].fn = dlsym(h, table[i].name); }
+        CUresult info(size_t *f, size_t *t) { return ((CUresult (*)(size_t *, size_t *))table[E_MEMGETINFO].fn)(f, t); }
+        CUresult init(unsigned int fl) { return ((CUresult (*)(unsigned int))table[E_INIT].fn)(fl); }
+        """))
+    rep = lint_paths([str(tmp_path / "slots.c")], settings=Settings(toolkit="13.0", pedantic=True))
+    got = sorted((f.code, f.severity, f.message.split(")")[0]) for f in rep.findings)
+    assert got == [("CE004", "note", "dlsym('cuInit'"), ("CE011", "error", "dlsym('cuMemGetInfo'")]

@@ -701,6 +701,22 @@ class _Solver:
 
     # -- shared state --
     def _put(self, loc: Loc, vals: Vals) -> None:
+        """Store into a shared location; a store into any row of a table (`t[i].f = ...`) of a value read from row k
+        of that same table goes to row k (the loop that fills each row from its own fields)."""
+        if ANY in loc.path and any(t for _, t in vals):
+            rest: set[TV] = set()
+            for v, tags in vals:
+                row = _row_of(loc, tags)
+                if row is None:
+                    rest.add((v, tags))
+                else:
+                    self._put_one(row, frozenset({(v, ())}))
+            if rest:
+                self._put_one(loc, frozenset(rest))
+            return
+        self._put_one(loc, vals)
+
+    def _put_one(self, loc: Loc, vals: Vals) -> None:
         if self.in_init:
             self.init_vals[loc] = _cap(self.init_vals.get(loc, NONE) | vals)
         else:
@@ -1290,6 +1306,18 @@ def _match(want: Loc, have: Path) -> Tags | None:
             continue
         return None
     return tuple(tags)
+
+
+def _row_of(loc: Loc, tags: Tags) -> Loc | None:
+    """`loc` (a path with an index that is any index) at the row a value's tags fix for that same table, or None."""
+    for i, step in enumerate(loc.path):
+        if step == ANY:
+            key = f"{loc.base}{loc.path[:i]!r}"
+            row = next((r for t, r in tags if t == key), None)
+            if row is None:
+                return None
+            return Loc(loc.base, (*loc.path[:i], row, *loc.path[i + 1:]), loc.sym, loc.ty)
+    return None
 
 
 def _either(a: Vals, b: Vals) -> Vals:
