@@ -245,3 +245,13 @@ def test_a_table_filled_in_a_loop_keeps_each_rows_export_in_its_slot(tmp_path: P
     rep = lint_paths([str(tmp_path / "slots.c")], settings=Settings(toolkit="13.0", pedantic=True))
     got = sorted((f.code, f.severity, f.message.split(")")[0]) for f in rep.findings)
     assert got == [("CE004", "note", "dlsym('cuInit'"), ("CE011", "error", "dlsym('cuMemGetInfo'")]
+
+
+def test_a_runtime_function_taken_by_name_is_not_a_misspelt_driver_function(tmp_path: Path) -> None:
+    """`cudaMemcpyAsync` (the runtime's, an interposer's next definition) is close to `cuMemcpyAsync` but is another
+    library's name: no CE003."""
+    _clang()
+    got = _lint(tmp_path, """\
+        void *next(void) { return dlsym(RTLD_NEXT, "cudaMemcpyAsync"); }
+        """)
+    assert got == set()

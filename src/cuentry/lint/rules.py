@@ -394,6 +394,8 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
 
 
+_DRIVER_NAME = re.compile(r"cu[A-Z]")
+"""How the driver names its functions (`cuMemAlloc`); the runtime's are `cuda...`, other libraries' `cudnn...`."""
 TYPO_RATIO = 0.9
 """How alike a name taken by dlsym must be to a driver entry point's to be its misspelling (difflib's ratio): a
 name of another library (`cudnnCreate`, `cublasCreate_v2`) is not, `cuCtxSyncronize` is."""
@@ -413,6 +415,8 @@ def _unexported(u: Unit, cat: Catalog) -> Iterator[RawHit]:
             yield Hit(e.line, e.col, f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves: "
                       f"{hint}{e.where}", "error", split[0], hint=hint)
             continue
+        if not _DRIVER_NAME.match(e.name):
+            continue   # `cudaMemcpyAsync` (the runtime's), `cudnnCreate`: another library's name, not a misspelling
         near = [s.symbol for s in cat.suggest(e.name)
                 if difflib.SequenceMatcher(None, e.name, s.symbol).ratio() >= TYPO_RATIO]
         if near:
