@@ -697,6 +697,7 @@ class _Solver:
         self.in_init = False
         self.init_vals: dict[Loc, Vals] = {}
         self.optimistic = True                 # an unset shared location is empty while solving, unknown after
+        self._by_name: dict[str, str] | None = None
         self._root_keys: set[str] | None = None
 
     # -- shared state --
@@ -1027,6 +1028,10 @@ class _Solver:
         if isinstance(cv, Fun):
             if cv.key in self.prog.funcs or cv.key in self.prog.foreign:
                 return "fn", cv.key
+            if cv.key.startswith("name:"):   # a call the front end could not resolve: the function of that name
+                own = self._named().get(cv.name)
+                if own is not None:
+                    return "fn", own
             return _by_name(sd, cv.name) or ("external", cv.name)
         if isinstance(cv, (Exp, Ent)):
             name = cv.name if isinstance(cv, Exp) else cv.sym
@@ -1042,6 +1047,15 @@ class _Solver:
         if c.static_api:
             return _by_name(sd, c.static_api) or ("none", None)
         return "none", None
+
+    def _named(self) -> dict[str, str]:
+        """The program's functions by name, where the name is one function's (a call by name finds its body)."""
+        if self._by_name is None:
+            seen: dict[str, list[str]] = {}
+            for k, f in self.prog.funcs.items():
+                seen.setdefault(f.name, []).append(k)
+            self._by_name = {n: ks[0] for n, ks in seen.items() if len(ks) == 1}
+        return self._by_name
 
     def dispatch(self, c: Call, cv: Val, args: tuple[Vals, ...], targs: tuple[Vals, ...], fr: _Frame) -> Vals:
         kind, what = self.identify(c, cv)

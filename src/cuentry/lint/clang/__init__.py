@@ -567,7 +567,9 @@ def extract(text: str, path: str, opts: Options) -> Unit:
             headers += f" (its calls of the getters compile only against those of CUDA {older}: judged so)"
     skip = tuple(a for i, a in enumerate(args) if i and args[i - 1] == "-isystem") + (RESOURCE_DIR, "/usr/include",
                                                                                       "/usr/lib", "/usr/local/include")
-    w = Walker(tu, path, cat, normalizer(cat), skip, text, opts.foreign).run()
+    w = Walker(tu, path, cat, normalizer(cat), skip, text, opts.foreign)
+    w.cuda_version = _cuda_version(args)
+    w.run()
     unit = Unit(path=path, lang="c", suppressions=suppressions(text), lines=text.count("\n") + 1,
                 engine="clang", headers=headers)
     unit.note = _note(missing, errors, refused)

@@ -148,6 +148,8 @@ class _Lowerer:
         self._texts: dict[str, list[str]] = {}
         self._defines: dict[str, dict[str, str]] = {}
         self.header_defines: Callable[[], dict[str, str]] | None = None   # the project headers' object-like macros
+        self.fn_defines: Callable[[], dict[str, str]] | None = None       # function-like macros' bodies, by name
+        self.cuda_version = 0                                              # the CUDA_VERSION of the headers parsed
 
     # -- the translation unit --
     def run(self) -> None:
@@ -532,6 +534,10 @@ class _Lowerer:
             mv = macro_value(at, self.macros)
             n = mv.value if isinstance(mv.value, int) else v.value if isinstance(v.value, int) else None
             return F.ELit(F.Tk(n, at))
+        if at and isinstance(v.value, int) and v.value == self.cuda_version:
+            word = self.made_of_toolkit(c, at, path)
+            if word:
+                return F.ELit(F.Tk(v.value, word))
         if v.kind == "toolkit":
             return F.ELit(F.Tk(v.value if isinstance(v.value, int) else None, v.text))
         if isinstance(v.value, bool):
@@ -541,6 +547,25 @@ class _Lowerer:
         if isinstance(v.value, str):
             return F.ELit(F.Str(v.value))
         return F.EUnk(v.text)
+
+    def made_of_toolkit(self, c: Any, macro: str, path: str) -> str:
+        """Whether a constant with the toolkit's value, made by the invocation of the function-like macro `macro`,
+        was written as the toolkit's version: a toolkit macro in the invocation's arguments or in the bodies of the
+        macros it invokes (an X-macro list `LIST(X)` whose rows name `CUDA_VERSION`), three levels deep. The macro
+        that says so, or "" when none does."""
+        lines = self.lines(path)
+        loc = c.location
+        line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
+        text = "\n".join([line[max(loc.column - 1, 0):], *lines[loc.line:loc.line + 8]])
+        words = set(_WORD.findall(_invocation(text)))
+        bodies = self.fn_defines() if self.fn_defines is not None else {}
+        for _ in range(4):
+            found = next((w for w in sorted(words) if self.toolkit_word(w, path)), "")
+            more = {x for w in words if w in bodies for x in _WORD.findall(bodies[w])} - words
+            if found or not more:
+                return found
+            words |= more
+        return ""
 
     def lines(self, path: str) -> list[str]:
         got = self._texts.get(path)
@@ -1043,6 +1068,20 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.
 MAX_SOURCE_BYTES = 8 << 20
 
 
+def _invocation(text: str) -> str:
+    """The text of a macro invocation at the start of `text`, its name and its parenthesized arguments."""
+    depth, end = 0, len(text)
+    for i, ch in enumerate(text[:4096]):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                end = i + 1
+                break
+    return text[:end]
+
+
 def _read_lines(path: str) -> list[str]:
     """A source file's lines (a regular file, at most `MAX_SOURCE_BYTES`; none when it cannot be read)."""
     try:
@@ -1062,12 +1101,15 @@ def _read_lines(path: str) -> list[str]:
 
 def lower(tu: Any, ours: Callable[[Any], bool], type_of: Callable[[Any, Any], Any], static_api: Callable[[Any], str],
           macros: Any, flag_names: frozenset[str], texts: dict[str, str] | None = None,
-          header_defines: Callable[[], dict[str, str]] | None = None) -> Lowered:
+          header_defines: Callable[[], dict[str, str]] | None = None,
+          fn_defines: Callable[[], dict[str, str]] | None = None, cuda_version: int = 0) -> Lowered:
     """The translation unit's code (what `ours` accepts) as the dataflow IR, with what reporting needs; `texts`:
     the files whose text is not (or not yet) what is on disk."""
     lo = _Lowerer(tu, ours, type_of, static_api, macros)
     lo.flag_names = flag_names
     lo.header_defines = header_defines
+    lo.fn_defines = fn_defines
+    lo.cuda_version = cuda_version
     for path, text in (texts or {}).items():
         lo._texts[path] = text.splitlines()
     lo.run()

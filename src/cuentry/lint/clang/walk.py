@@ -185,6 +185,8 @@ class Walker:
         self.low: Lowered | None = None
         self.result: F.Result | None = None
         self._by_var: dict[str, dict[str, int]] | None = None
+        self._fn_bodies: dict[str, str] | None = None
+        self.cuda_version = 0                            # the CUDA_VERSION of the headers parsed (set by extract)
 
     # --- the analysis --------------------------------------------------------------------------------------
     def ours(self, c: Any) -> bool:
@@ -199,7 +201,8 @@ class Walker:
             if c.kind == K.MACRO_DEFINITION:
                 self.macros.add(c)
         low = self.low = lower(self.tu, self.ours, self._type_of, self._static_api, self.macros,
-                               frozenset(FLAG_MODES), {self.path: self.text}, self._object_defines)
+                               frozenset(FLAG_MODES), {self.path: self.text}, self._object_defines,
+                               self._function_bodies, self.cuda_version)
         self.fns = {k: Fn(info.cursor, info.name, info.params, k) for k, info in low.fns.items()}
         self.flag_uses = [(c.spelling, c.location.line, c.location.column) for c, par in low.flag_uses
                           if not _or_ed(list(par))]
@@ -309,7 +312,7 @@ class Walker:
                 ("not_applicable", True, ())
             version = _version_val(v)
             vi = ROLES.get(v.api, (0, 1, None))[2]
-            if direct and vi is not None:
+            if direct and vi is not None and not (version.kind == "toolkit" and version.text):
                 version = replace(version, text=_arg_text(inner, vi) or version.text)
             yield Site(at.cursor, fn, v.api, _val(v.sym), version, _val(v.flags), target, status,
                        used, unchecked, r.via, False, at.parents,
@@ -527,6 +530,16 @@ class Walker:
                         for k, v in self._list(word, depth + 1).items():
                             out.setdefault(k, v)
         return out
+
+    def _function_bodies(self) -> dict[str, str]:
+        """The function-like `#define`s of this file and the project headers it includes: name -> body text."""
+        if self._fn_bodies is None:
+            self._fn_bodies = {}
+            for name, body in _function_defines(self.text):
+                self._fn_bodies.setdefault(name, "\n".join(t for _, t in body))
+            for name, rows in self._header_defines().items():
+                self._fn_bodies.setdefault(name, "\n".join(t for _, t in rows[0][1]))
+        return self._fn_bodies
 
     def _object_defines(self) -> dict[str, str]:
         """The object-like `#define`s of the project headers this translation unit includes: name -> body. Read once."""
