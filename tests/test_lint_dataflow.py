@@ -255,3 +255,42 @@ def test_a_runtime_function_taken_by_name_is_not_a_misspelt_driver_function(tmp_
         void *next(void) { return dlsym(RTLD_NEXT, "cudaMemcpyAsync"); }
         """)
     assert got == set()
+
+
+def test_the_length_of_a_constant_string_is_known(tmp_path: Path) -> None:
+    """strlen of a constant string is its length: a name built by a condition on it (a macro's optional suffix,
+    `strlen(s) > 0 ? base "_" s : base`) is the branch the length picks, never the one it rules out; the empty
+    suffix looks up the export as written (no CE003), a real suffix looks up that ABI."""
+    _clang()
+    got = _lint(tmp_path, """\
+        #define NAME(base, sfx) (strlen(sfx) > 0 ? #base "_" sfx : #base)
+        void *a, *b;
+        void load(void *h) {
+          a = dlsym(h, NAME(cuCtxSynchronize, ""));
+          b = dlsym(h, NAME(cuMemAlloc, "v2"));
+        }
+        """)
+    assert all(code != "CE003" for _, code, _ in got), got
+
+
+def test_a_projects_own_copy_of_an_enum_is_passed_as_its_integer(tmp_path: Path) -> None:
+    """A loader that declares its own `CUresult`-like enum (no cuda.h) passes it as the integer it is: a pointer
+    type spelled with it is the export's type (no CE011); a parameter passed in another register (a float for a
+    device pointer) is still wrong."""
+    _clang()
+    (tmp_path / "own.c").write_text(textwrap.dedent("""\
+        #include <dlfcn.h>
+        #include <stddef.h>
+        typedef enum my_status { MY_OK = 0, MY_BAD = 1 } my_status;
+        typedef unsigned long long my_ptr;
+        static my_status (*mem_alloc)(my_ptr *, size_t);
+        static my_status (*mem_free)(float);
+        void load(void *h) {
+          mem_alloc = (my_status (*)(my_ptr *, size_t))dlsym(h, "cuMemAlloc_v2");
+          mem_free = (my_status (*)(float))dlsym(h, "cuMemFree_v2");
+        }
+        """))
+    rep = lint_paths([str(tmp_path / "own.c")], settings=Settings(toolkit="13.0"))
+    assert not rep.problems, rep.problems
+    got = {(f.line, f.code) for f in rep.findings}
+    assert (8, "CE011") not in got and (9, "CE011") in got, got

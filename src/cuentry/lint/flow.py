@@ -435,6 +435,7 @@ class Seeds:
     getters: API -> argument index of (symbol, pointer, version or None, flags, status or None);
     exporters: API -> argument index of the name; versions: API -> "driver" | "runtime";
     copies: functions that copy the bytes their second argument points to into their first's;
+    lengths: functions whose value is the length of the string they are given (`strlen`);
     export_of: an exported name -> the API it is when it is one of the above (`cuGetProcAddress_v2` ->
     itself, `cuDriverGetVersion` -> itself), None for any other driver function;
     is_driver_name: True for a name of the driver's (a lookup by use needs one)."""
@@ -443,6 +444,7 @@ class Seeds:
     exporters: Mapping[str, int]
     versions: Mapping[str, str]
     copies: frozenset[str]
+    lengths: frozenset[str]
     export_of: Callable[[str, Val], str | None]
     is_driver_name: Callable[[str], bool]
 
@@ -1063,6 +1065,16 @@ class _Solver:
             return self.apply(self.summary(what), c, args, targs, fr)
         if kind == "getter":
             return self.getter(c, what, args, fr)
+        if kind in ("exporter", "version", "copy", "length"):
+            return self.library(kind, what, c, args, fr)
+        if kind == "external":
+            return self.by_use(c, what, args, fr)
+        if kind == "symbolic" and fr.fn is not None:
+            fr.effects.add(Through(c.id, cv, tuple(_untag(a) for a in args)))
+        return UNKNOWN
+
+    def library(self, kind: str, what: Any, c: Call, args: tuple[Vals, ...], fr: _Frame) -> Vals:
+        """A call of a seeded library function other than a getter: its value and what it stores."""
         if kind == "exporter":
             self.result.apis[c.id] = what
             i = self.seeds.exporters[what]
@@ -1087,10 +1099,9 @@ class _Solver:
                     if loc is not None:
                         self.store([loc], _with(_cap(src), dt), fr, strong=len(args[0]) == 1)
             return UNKNOWN
-        if kind == "external":
-            return self.by_use(c, what, args, fr)
-        if kind == "symbolic" and fr.fn is not None:
-            fr.effects.add(Through(c.id, cv, tuple(_untag(a) for a in args)))
+        if kind == "length":   # strlen("v2") is 2: a condition on it is known (a macro's optional suffix)
+            strs = args[0] if args else UNKNOWN
+            return _cap((Int(len(v.s)) if isinstance(v, Str) else Unk(), t) for v, t in strs) or UNKNOWN
         return UNKNOWN
 
     def deref(self, ptrs: Vals, fr: _Frame) -> list[Loc]:
@@ -1271,6 +1282,8 @@ def _by_name(sd: Seeds, name: str) -> tuple[str, Any] | None:
         return "version", sd.versions[name]
     if name in sd.copies:
         return "copy", None
+    if name in sd.lengths:
+        return "length", None
     return None
 
 

@@ -37,6 +37,7 @@ ROLES: dict[str, tuple[int, int, int | None, int, int | None]] = {
 EXPORT_APIS = {"dlsym": 1, "dlvsym": 1, "GetProcAddress": 1}
 VERSION_KINDS = {"cuDriverGetVersion": "driver", "cudaDriverGetVersion": "driver", "cudaRuntimeGetVersion": "runtime"}
 COPIES = frozenset({"memcpy", "memmove", "__builtin_memcpy", "__builtin_memmove"})
+LENGTHS = frozenset({"strlen", "__builtin_strlen"})
 _DECLTYPE = re.compile(r"decltype\s*\(\s*&?\s*\(?\s*(?:::)?(cu[A-Z]\w*)\s*\)?\s*\)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+)$", re.M)
 _PFN = re.compile(r"\bPFN_cu\w+_v\d+(?:_pt[ds][sz])?\b")
@@ -156,7 +157,7 @@ def seeds(cat: Catalog) -> F.Seeds:
         base = split_suffix(name)
         return base is not None and base[0] in cat
 
-    return F.Seeds(ROLES, EXPORT_APIS, VERSION_KINDS, COPIES, export_of, is_driver_name)
+    return F.Seeds(ROLES, EXPORT_APIS, VERSION_KINDS, COPIES, LENGTHS, export_of, is_driver_name)
 
 
 class Walker:
@@ -428,13 +429,26 @@ class Walker:
         sig = None
         if can.kind == T.POINTER and can.get_pointee().kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
             f = can.get_pointee()
-            argt = [a.get_canonical().spelling for a in f.argument_types()] if f.kind == T.FUNCTIONPROTO else []
-            sig = self.norm.signature(f.get_result().get_canonical().spelling, argt)
+            argt = [self._spelled_as(a) for a in f.argument_types()] if f.kind == T.FUNCTIONPROTO else []
+            sig = self.norm.signature(self._spelled_as(f.get_result()), argt)
         elif can.kind == T.VOID or (can.kind == T.POINTER and can.get_pointee().kind == T.VOID):
             return None
         m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
         export = m.group(1) if m else None
         return TypeInfo(spelling, pfn, export, sig, self._handwritten(ty, spelling, pfn, export) if sig else None)
+
+    def _spelled_as(self, ty: Any) -> str:
+        """A parameter's or result's canonical spelling; an enum the catalog does not know (a project's own copy of
+        `CUresult`) as the integer type it is passed as."""
+        can = ty.get_canonical()
+        if can.kind == T.ENUM:
+            d = can.get_declaration()
+            if d is not None and d.spelling not in self.norm.enums:
+                try:
+                    return str(d.enum_type.get_canonical().spelling)
+                except Exception:
+                    return str(can.spelling)
+        return str(can.spelling)
 
     def _handwritten(self, ty: Any, spelling: str, pfn: str | None, export: str | None) -> str | None:
         """Why a function-pointer type is written by hand: no PFN typedef, or a PFN_ name the project declares."""
@@ -1044,5 +1058,5 @@ def _guarantee(cond: Any, w: Walker) -> int:
     return 0
 
 
-__all__ = ["COPIES", "EXPORT_APIS", "QUERY_APIS", "ROLES", "VERSION_KINDS", "VERSION_QUERIES", "Fn", "Macros",
+__all__ = ["COPIES", "EXPORT_APIS", "LENGTHS", "QUERY_APIS", "ROLES", "VERSION_KINDS", "VERSION_QUERIES", "Fn", "Macros",
            "Site", "TypeInfo", "Walker", "lost_requests", "seeds"]
