@@ -124,6 +124,17 @@ def test_normalizer_platforms() -> None:
     assert lp64.type("uint64_t") == lp64.type("unsigned long")
 
 
+def test_an_enum_is_passed_as_an_int_whether_tagged_or_a_typedef_of_an_anonymous_one() -> None:
+    """`CUdevResourceType` is `typedef enum {...} CUdevResourceType` (no tag): passed as a 4-byte integer, like the
+    tagged `CUresult`; an 8-byte integer in its place is not alike."""
+    from cuentry.lint.signature import passed_alike
+
+    n, cat = normalizer(catalog()), catalog()
+    abi = n.abi(cat.abis("cuDeviceGetDevResource")[0])
+    assert passed_alike(n, abi, abi.replace("CUdevResourceType", "unsigned int"))
+    assert not passed_alike(n, abi, abi.replace("CUdevResourceType", "unsigned long"))
+
+
 def test_catalog_abi_signatures_are_told_apart() -> None:
     n, cat = normalizer(catalog()), catalog()
     a2000, a3020 = cat.abis("cuMemAlloc")
@@ -397,7 +408,7 @@ def test_dlsym_into_decltype_note_for_one_abi_warning_for_several(tmp_path: Path
         "  (void)a; (void)b;\n}\n")
     rep = lint_paths([str(tmp_path)], settings=Settings(engine="clang", toolkit="13.0", pedantic=True))
     got = {(f.line, f.code, f.severity) for f in rep.findings}
-    assert got == {(4, "CE011", "note"), (5, "CE011", "warning")}
+    assert got == {(4, "CE004", "note"), (5, "CE011", "warning")}
     warn = next(f for f in rep.findings if f.line == 5)
     assert "PFN_cuLaunchKernelEx_v11060_ptsz" in warn.message and "declare it as PFN_cuLaunchKernelEx_v11060" in warn.message
 

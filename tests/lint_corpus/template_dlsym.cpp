@@ -8,7 +8,7 @@ FuncPtr lookup(void* handle, const char* name) {
 }
 
 void load(void* h) {
-  auto init = lookup<decltype(&cuInit)>(h, "cuInit"); // expect: CE011
+  auto init = lookup<decltype(&cuInit)>(h, "cuInit"); // expect: CE004
   auto alloc = lookup<PFN_cuMemAlloc_v3020>(h, "cuMemAlloc_v2");
   auto ctx = lookup<PFN_cuCtxCreate_v3020>(h, "cuCtxCreate"); // expect: CE011
   auto nvml = lookup<void (*)(void)>(h, "nvmlInit_v2");

@@ -481,6 +481,7 @@ def _handwritten_exports(u: Unit, cat: Catalog) -> Iterator[RawHit]:
         rows.sort(key=lambda r: (r[0].line, r[0].col))
         e, abi = rows[0]
         hand = e.handwritten if e.handwritten and PFN_RE.search(e.target_type or "") else \
+            f"the pointer's type {e.target_type} is taken from cuda.h's declaration" if e.target_export else \
             f"the pointer's type {e.target_type} is a hand-written function type"
         what = (f"{e.api}({e.name!r}): {hand}; it is the export's own ABI, {abi.symbol}@{abi.version}"
                 f"{_why_alike(norm, norm.abi(abi), e.target_sig or '')}, but nothing ties the two together")
@@ -500,8 +501,11 @@ def _own_abi_by_hand(e: Export, cat: Catalog) -> Abi | None:
     """The export's ABI when the pointer's type is hand-written and is that ABI (or differs only in what a pointer
     points to, or, for a PFN_ typedef the project writes itself, in signedness); None otherwise (CE011's)."""
     abi = cat.by_exported(e.name)
-    if abi is None or e.target_sig is None or e.target_export is not None:
+    if abi is None or e.target_sig is None:
         return None
+    if e.target_export is not None:   # decltype of a function whose type is the export's under every toolkit
+        own = normalizer(cat).abi(abi) == e.target_sig and _decltype_risk(cat, abi, e.toolkit) is None
+        return abi if own and not [a for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi] else None
     m = PFN_RE.search(e.target_type or "")
     if m is not None and (e.handwritten is None or m.group(0) != abi.pfn):
         return None   # a PFN typedef of cudaTypedefs.h, or one of another ABI (CE011)
@@ -645,8 +649,7 @@ def _export_decltype(e: Export, cat: Catalog, abi: Abi) -> tuple[str, str, str] 
                 f"it, decltype names that one: declare it as {abi.pfn}", _RENAME_SEVERITY, f"declare it as {abi.pfn}")
     others = ", ".join(a.pfn for a in _decltype_names(cat, abi.symbol, e.toolkit) if a != abi)
     if not others:
-        return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}, the export's "
-                f"own type: declare it as {abi.pfn} to say so", "note", f"declare it as {abi.pfn}")
+        return None   # the export's own type, whatever the toolkit: a hand-written type (CE004's note)
     return (f"{e.api}({e.name!r}) fills a pointer typed with decltype of {e.target_export}: the export's "
             f"type with these headers, but decltype follows the toolkit's cuda.h (another toolkit, or "
             f"CUDA_API_PER_THREAD_DEFAULT_STREAM, gives {others}): declare it as {abi.pfn}", "warning",
@@ -864,7 +867,8 @@ RULES: tuple[Rule, ...] = (
          good='PFN_cuGetProcAddress_v12000 gpa = (PFN_cuGetProcAddress_v12000)dlsym(lib, "cuGetProcAddress_v2");',
          severity="error",
          what="`dlsym`/`GetProcAddress` (or a wrapper of them) of an exported name whose ABI is not the pointer's type (the"
-              " catalog knows each export's ABI), or a pointer typed with `decltype(cuX)`.",
+              " catalog knows each export's ABI), or a pointer typed with `decltype(cuX)` that another toolkit's `cuda.h` makes "
+              "another ABI's type.",
          why='An export is one fixed ABI: `cuMemAlloc` is the 2000 ABI with 32-bit sizes, `cuMemAlloc_v2` the 3020 one. '
              "Taken into another ABI's type, every call through the pointer passes the wrong arguments.",
          fix=fixes.export_name,

@@ -156,7 +156,9 @@ def normalizer(cat: Catalog) -> Normalizer:
 
 def _make(cat: Catalog) -> Normalizer:
     n = Normalizer(cat.types.get("typedefs", {}))
-    n.enums = frozenset(cat.types.get("enums", {}))
+    typedefs = cat.types.get("typedefs", {})
+    # an enum is its tag, or a typedef of an anonymous enum (`typedef enum {...} CUdevResourceType`)
+    n.enums = frozenset(cat.types.get("enums", {})) | {k for k, v in typedefs.items() if v.get("canonical") == "enum"}
     n.structs = frozenset(cat.types.get("aggregates", {}))
     return n
 
