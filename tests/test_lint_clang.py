@@ -135,6 +135,20 @@ def test_an_enum_is_passed_as_an_int_whether_tagged_or_a_typedef_of_an_anonymous
     assert not passed_alike(n, abi, abi.replace("CUdevResourceType", "unsigned long"))
 
 
+def test_every_export_of_the_recorded_driver_is_known_to_lint() -> None:
+    """CE003 says a driver function's name never resolves when no toolkit declares it: every `cu[A-Z]` export of the
+    recorded 13.0 driver is an ABI of the catalog or one of `UNDECLARED_EXPORTS`."""
+    import re
+
+    from cuentry.names import DRIVER_NAME_PATTERN, UNDECLARED_EXPORTS
+
+    cat = catalog()
+    truth = json.loads((Path(__file__).parent / "data" / "driver-580.159.04-truth.json").read_text())
+    exports = {n for n in truth["exported"] if re.fullmatch(DRIVER_NAME_PATTERN, n)}
+    unknown = {n for n in exports if n not in cat and cat.by_exported(n) is None}
+    assert len(exports) > 600 and unknown == set(UNDECLARED_EXPORTS)
+
+
 def test_catalog_abi_signatures_are_told_apart() -> None:
     n, cat = normalizer(catalog()), catalog()
     a2000, a3020 = cat.abis("cuMemAlloc")
@@ -210,7 +224,7 @@ def test_bad_input_is_judged_per_fact_with_a_note(tmp_path: Path) -> None:
     assert judged["good.cpp"].engine == "clang" and not judged["good.cpp"].note
     # nowhere.h would have declared the CUDA names: judged as if it included cuda.h (the headers say so)
     mi = judged["missing_include.cpp"]
-    assert mi.engine == "clang" and "nowhere.h" in mi.note and "-I" in mi.note and "included for it" in mi.headers
+    assert mi.engine == "clang" and "nowhere.h" in mi.note and "-I" in mi.note and "assumed for it" in mi.headers
     assert (mi.requests, mi.judged, mi.unjudged) == (1, 1, ())
     assert any(Path(f.path).name == "missing_include.cpp" and (f.line, f.code) == (2, "CE009") for f in rep.findings)
     # nothing of nowhere.h is used: clang judges the file and says what it did not find

@@ -188,8 +188,10 @@ def test_a_file_is_judged_against_the_headers_its_getter_calls_compile_with(tmp_
 
 
 def test_a_lookup_of_a_name_no_driver_exports_never_resolves(tmp_path: Path) -> None:
-    """dlsym of a misspelled driver name, or of a suffix the entry point never had: CE003 (the lookup never
-    resolves); another library's name is not ours to judge."""
+    """dlsym of a misspelled driver name, of a suffix the entry point never had, or of a driver function's name no
+    toolkit declares and no driver exports: CE003 (the lookup never resolves); another library's name is not ours
+    to judge, nor a Direct3D interop function (headers the catalog does not read), nor a real export no header
+    declares."""
     _clang()
     got = _lint(tmp_path, """\
         void load(void *h) {
@@ -197,10 +199,14 @@ def test_a_lookup_of_a_name_no_driver_exports_never_resolves(tmp_path: Path) -> 
           void *b = dlsym(h, "cuMemAlloc_v7");
           void *c = dlsym(h, "cudnnCreate");
           void *d = dlsym(h, "cublasCreate_v2");
-          (void)a; (void)b; (void)c; (void)d;
+          void *e = dlsym(h, "cuDevResourceDestroyDesc");
+          void *f = dlsym(h, "cuD3D11GetDevice");
+          void *g = dlsym(h, "cuEGLApiInit");
+          void *i = dlsym(h, "cuvidCreateDecoder");
+          (void)a; (void)b; (void)c; (void)d; (void)e; (void)f; (void)g; (void)i;
         }
         """)
-    assert got == {(2, "CE003", "error"), (3, "CE003", "error")}
+    assert got == {(2, "CE003", "error"), (3, "CE003", "error"), (6, "CE003", "error")}
 
 
 def test_the_runtimes_version_is_a_release_number_not_a_pin(tmp_path: Path) -> None:
@@ -294,3 +300,53 @@ def test_a_projects_own_copy_of_an_enum_is_passed_as_its_integer(tmp_path: Path)
     assert not rep.problems, rep.problems
     got = {(f.line, f.code) for f in rep.findings}
     assert (8, "CE011") not in got and (9, "CE011") in got, got
+
+
+def test_a_parameter_declared_as_an_array_is_a_pointer(tmp_path: Path) -> None:
+    """`const char name[]` as a parameter is `const char *name` (C11 6.7.6.3p7): its value is what the caller
+    passed, through any number of calls (a template's and a helper's, as a loader macro expands them)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        using gpa_t = CUresult (*)(const char *, void **, int, cuuint64_t);
+        static void *load_impl(gpa_t gpa, const char name[], int ver) {
+          void *ret = nullptr;
+          return gpa(name, &ret, ver, CU_GET_PROC_ADDRESS_DEFAULT) ? nullptr : ret;
+        }
+        template <typename F> void load(gpa_t gpa, const char name[], F **dest, int ver) {
+          *dest = reinterpret_cast<F *>(load_impl(gpa, name, ver));
+        }
+        struct Api { gpa_t gpa; PFN_cuMemAllocAsync_v11020 alloc_async; void read(); };
+        void Api::read() {
+          gpa = reinterpret_cast<gpa_t>(dlsym(RTLD_DEFAULT, "cuGetProcAddress"));
+          load(gpa, "cuMemAllocAsync", &alloc_async, CUDA_VERSION);
+        }
+        """, name="loader.cpp")
+    assert {(12, "CE001", "error"), (12, "CE007", "warning")} <= got, got
+
+
+def test_an_export_macro_of_a_missing_header_is_read_as_empty(tmp_path: Path) -> None:
+    """`class ACME_EXPORT Loader {` parses only when ACME_EXPORT expands to nothing: with its header missing, the
+    class is still a class and its members' definitions are judged. And a macro defined in two `#if` branches, one
+    of them `CUDA_VERSION`, is the toolkit's where its value is the toolkit's."""
+    _clang()
+    got = _lint(tmp_path, """\
+        #include "acme_defines.h"
+        #if defined(__has_include) && __has_include(<cuda.h>)
+        #define ACME_CUDA_VERSION CUDA_VERSION
+        #else
+        #define ACME_CUDA_VERSION 9999999
+        #endif
+        #define ACME_LOAD(sym, out) load_one(#sym, (void **)(out), ACME_CUDA_VERSION)
+        class ACME_EXPORT Loader {
+         public:
+          void load();
+         private:
+          static int load_one(const char *name, void **out, int ver) {
+            CUdriverProcAddressQueryResult q;
+            return cuGetProcAddress(name, out, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q) || q;
+          }
+          PFN_cuCtxCreate_v3020 ctx_create_;
+        };
+        void Loader::load() { ACME_LOAD(cuCtxCreate, &ctx_create_); }
+        """, name="loader.cpp")
+    assert any(code == "CE001" and sev == "error" for _, code, sev in got), got

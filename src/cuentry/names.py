@@ -42,6 +42,7 @@ __all__ = [
     "DLPACK_VERSIONED_CAPSULE",
     "DRIVER_GETTERS",
     "DRIVER_LIBRARY",
+    "DRIVER_NAME_PATTERN",
     "FAULTS",
     "FLAGS",
     "FLAG_DEFAULT",
@@ -75,6 +76,8 @@ __all__ = [
     "SUFFIXED_PATTERN",
     "SUFFIX_PATTERN",
     "TOOLKIT_MACROS",
+    "UNCATALOGUED_PATTERN",
+    "UNDECLARED_EXPORTS",
     "USER_SWITCHERS",
     "VALID_FLAGS_MASK",
     "VERSIONED_APIS",
@@ -178,6 +181,14 @@ SUFFIX_PATTERN = r"_(?:v\d+|ptds|ptsz)$"
 # A driver export written with its suffix (cuMemAlloc_v2, cuMemcpy_ptds, cuMemcpyHtoD_v2_ptds).
 SUFFIXED_EXPORT_PATTERN = r"cu[A-Z]\w*?_(?:v\d+(?:_pt(?:ds|sz))?|pt(?:ds|sz))"
 IDENTIFIER_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
+# How the driver names its functions (cuMemAlloc); the runtime's are cuda..., other libraries' cudnn..., cublas...
+DRIVER_NAME_PATTERN = r"cu[A-Z]\w*"
+# Driver functions of headers the catalog does not read (the Direct3D interop of cudaD3D9.h, cudaD3D10.h,
+# cudaD3D11.h: Windows drivers export them): a name of this family is never judged unexported.
+UNCATALOGUED_PATTERN = r"cu(?:Graphics)?D3D\d+\w*"
+# Names a real driver exports that no toolkit's headers declare (580.159.04, CUDA 13.0: every other cu* export is
+# an ABI of the catalog; tests/test_lint_clang.py checks this against the recorded driver).
+UNDECLARED_EXPORTS = frozenset({"cuEGLApiInit", "cuMemGetAttribute", "cuMemGetAttribute_v2"})
 RELEASE_PATTERN = r"(?P<major>\d+)\.(?P<minor>\d+)(?:\.\d+)?"
 
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..names import FLAGS
+from ..names import DRIVER_NAME_PATTERN, FLAGS
 from .facts import FLAG_MODES, QUERY_APIS, SUFFIXED_EXPORT_RE, TOOLKIT_MACROS, PyProto, Query, Unit, flag_mode, suppressions
 from .pyabi import CTYPES_FUNCTIONS, ctypes_class, ctypes_width, is_ctypes_type
 
@@ -252,7 +252,7 @@ _STEPS = 200_000            # nodes evaluated per pass
 _IMPORT_STEPS = 200_000     # nodes evaluated reading the modules a file imports, all of them
 _IMPORTS = 64               # project modules read for one file
 _IMPORT_BYTES = 4 << 20     # the largest module read
-_DRIVER_NAME = re.compile(r"cu[A-Z]\w*$")
+_DRIVER_NAME = re.compile(DRIVER_NAME_PATTERN + "$")
 _CUDA_LIBRARY = re.compile(r"(?:lib)?cuda(?:\.so(?:\.\d+)*|\.dylib)?|nvcuda(?:\.dll)?", re.I)
 """The CUDA driver library (`names.DRIVER_LIBRARY`) as a file or library name may spell it, without a directory:
 libcuda.so.1, libcuda.dylib, nvcuda.dll, `cuda` (find_library's and cupy's short name); libcudart is not it."""

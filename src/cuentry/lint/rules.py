@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from ..catalog import Abi, Catalog, Fault, catalog, format_version
-from ..names import BY_VERSION_DRIVER_FLOOR, split_suffix
+from ..names import BY_VERSION_DRIVER_FLOOR, DRIVER_NAME_PATTERN, UNCATALOGUED_PATTERN, UNDECLARED_EXPORTS, split_suffix
 from . import fix as fixes
 from . import pyabi
 from .facts import DECLTYPE_RE, LEGACY_FLAGS, PER_THREAD_FLAGS, PFN_RE, Export, Query, Unit
@@ -394,19 +394,20 @@ def suffixed_or_miscased_name(u: Unit, cat: Catalog) -> Iterator[RawHit]:
     yield from pyabi.hits(u, cat, "CE003")   # Python prototypes (their hits carry a severity)
 
 
-_DRIVER_NAME = re.compile(r"cu[A-Z]")
-"""How the driver names its functions (`cuMemAlloc`); the runtime's are `cuda...`, other libraries' `cudnn...`."""
+_DRIVER_NAME = re.compile(DRIVER_NAME_PATTERN)
+_UNCATALOGUED = re.compile(UNCATALOGUED_PATTERN)
 TYPO_RATIO = 0.9
 """How alike a name taken by dlsym must be to a driver entry point's to be its misspelling (difflib's ratio): a
 name of another library (`cudnnCreate`, `cublasCreate_v2`) is not, `cuCtxSyncronize` is."""
 
 
 def _unexported(u: Unit, cat: Catalog) -> Iterator[RawHit]:
-    """Exports taken by a name no driver exports: a suffix the entry point never had, or a misspelling of one."""
+    """Exports taken by a name no driver exports: a suffix the entry point never had, a misspelling of one, or a
+    driver function's name that no toolkit the catalog reads declares and no recorded driver exports."""
     import difflib
 
     for e in u.exports:
-        if e.name in cat or cat.by_exported(e.name) is not None:
+        if e.name in cat or cat.by_exported(e.name) is not None or e.name in UNDECLARED_EXPORTS:
             continue
         split = split_suffix(e.name)
         if split is not None and split[0] in cat:
@@ -423,6 +424,12 @@ def _unexported(u: Unit, cat: Catalog) -> Iterator[RawHit]:
             hint = f"did you mean {near[0]!r}?"
             yield Hit(e.line, e.col, f"{e.api}({e.name!r}): no driver exports this name, so the lookup never resolves: "
                       f"{hint}{e.where}", "error", near[0], hint=hint)
+        elif _DRIVER_NAME.fullmatch(e.name) and not _UNCATALOGUED.fullmatch(e.name):
+            newest = cat.toolkits()[-1].release if cat.toolkits() else "the newest"
+            hint = "take a name cuda.h declares, or drop the lookup"
+            yield Hit(e.line, e.col, f"{e.api}({e.name!r}): no toolkit's cuda.h up to CUDA {newest} declares this name "
+                      f"and no driver cuentry knows exports it, so the lookup never resolves: {hint}{e.where}", "error",
+                      "", hint=hint)
 
 
 def _handwritten_severity(q: Query, cat: Catalog) -> str | None:

@@ -31,7 +31,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("load_sym", "wrap", "load_sym", "a project load_sym(h, name[, ver]) whose parameter reaches the lookup; "
            "it returns the pointer"),
     Family("out_param", "wrap", "out_param", "a GLib-style lookup(h, \"cuX\", (void **)&p[, ver]) that stores "
-           "through its out-parameter"),
+           "through its out-parameter (the name parameter declared as an array: const char name[])"),
     Family("macro_lookup", "wrap", "macro", "a function-like macro that calls the lookup"),
     Family("lambda", "wrap", "lambda", "a lambda that calls the lookup; the getter's query result is captured by "
            "reference and tested by the caller", cxx=True),

@@ -336,7 +336,7 @@ class _Loader:
                      "  void *fn = NULL;", f"  {k.status} st;", "  (void)h;", f"  if ({call}) return NULL;",
                      "  return fn;", "}"], [])
         if w == "out_param":
-            return ([f"static int lookup({gp}{self.param('h')}, const char *name, void **out, {vt} version) {{",
+            return ([f"static int lookup({gp}{self.param('h')}, const char name[], void **out, {vt} version) {{",
                      f"  {k.status} st;", "  (void)h;", "  *out = NULL;",
                      f"  if ({call.replace('&fn', 'out')}) return 0;", "  return 1;", "}"], [])
         if w == "macro":
@@ -364,7 +364,7 @@ class _Loader:
             return ([f"static void *load_sym({gp}{p('h')}, const char *name) {{", "  const char *symbol = name;",
                      f"  void *fn = {look('h', 'symbol')};", "  return fn;", "}"], [])
         if w == "out_param":
-            return ([f"static int lookup({gp}{p('h')}, const char *name, void **out) {{",
+            return ([f"static int lookup({gp}{p('h')}, const char name[], void **out) {{",
                      f"  *out = {look('h', 'name')};", "  return *out != NULL;", "}"], [])
         if w == "macro":
             return ([f"#define ACME_LOAD_SYM(lib, name) {look('(lib)', '(name)')}"], [])

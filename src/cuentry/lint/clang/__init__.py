@@ -471,7 +471,7 @@ def _translation_unit(ci: Any, text: str, path: str, opts: Options, cat: Catalog
         errors = _errors(tu, path)
         tu, args, missing, errors, implied = _implied(ci, path, text, opts, tu, args, missing, errors, refused)
         if implied:
-            headers += f" (included for it: {', '.join(implied)})"
+            headers += f" (assumed for it: {', '.join(implied)})"
         if not errors:
             return tu, args, headers, missing, errors
         if best is None or len(errors) < len(best[4]):
@@ -485,14 +485,16 @@ def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[s
              refused: list[str]) -> tuple[Any, list[str], list[str], list[tuple[int, str]], list[str]]:
     """Parse again with the headers the file's undeclared names imply (see `_implied_headers`): the CUDA names
     used but not declared (the header that includes cuda.h is not found, or the file is a fragment) are judged
-    as if the file included them, which is what the build it comes from does. Two rounds at most."""
+    as if the file included them, which is what the build it comes from does; an export macro of a header not found
+    is read as empty (see `_attribute_macros`). Two rounds at most."""
     implied: list[str] = []
     for _ in range(2):
         more = [h for h in _implied_headers(errors) if h not in implied]
-        if not more:
+        empty = [f"-D{m}=" for m in _attribute_macros(tu, path, text) if f"-D{m}=" not in args]
+        if not more and not empty:
             break
-        implied += more
-        args = [*args, *(x for h in more for x in ("-include", h))]
+        implied += more + [f"{a[2:-1]} defined empty" for a in empty]
+        args = [*args, *empty, *(x for h in more for x in ("-include", h))]
         tu = _parse(ci, path, text, args, ci.TranslationUnit.PARSE_INCOMPLETE | KEEP_GOING,
                     searched=not opts.commands.get(os.path.abspath(path)), refused=refused, count=opts.parses)
         missing = [m.group(1) for d in tu.diagnostics if d.severity >= 3 and (m := _NOT_FOUND.match(d.spelling))]
@@ -502,6 +504,33 @@ def _implied(ci: Any, path: str, text: str, opts: Options, tu: Any, args: list[s
 
 _UNDECLARED = re.compile(r"(?:undeclared identifier|unknown type name|undeclared function|undeclared library "
                          r"function) '((?:cu|CU|PFN_cu|cuda|dl)\w*)'")
+
+
+_INCOMPLETE = re.compile(r"variable has incomplete type '(?:class|struct|union) ([A-Za-z_]\w*)'")
+
+
+def _attribute_macros(tu: Any, path: str, text: str) -> list[str]:
+    """The undeclared names `X` of `class X Name {` (an export macro, `class LEGATE_EXPORT Api {`, whose header was
+    not found): that text parses only when X expands to nothing, and read otherwise it makes `Name` a variable of
+    the incomplete type `class X`, so every `Name::member` definition of the file is lost. Clang says that the
+    variable has an incomplete type; the text at that place is `class X Name` followed by `{`, `:` or `final`."""
+    out: list[str] = []
+    texts: dict[str, list[str]] = {}
+    for d in tu.diagnostics:
+        m = _INCOMPLETE.match(str(d.spelling)) if d.severity >= 3 and d.location.file is not None else None
+        if m is None or m.group(1) in out:
+            continue
+        name = d.location.file.name
+        if name not in texts:
+            try:
+                texts[name] = (text if os.path.abspath(name) == os.path.abspath(path) else _header_text(name)).splitlines()
+            except OSError:
+                texts[name] = []
+        lines = texts[name]
+        at = "\n".join(lines[d.location.line - 1:d.location.line + 1]) if 0 < d.location.line <= len(lines) else ""
+        if re.search(rf"\b(?:class|struct|union)\s+{re.escape(m.group(1))}\s+\w+\s*(?:[:{{]|final\b)", at):
+            out.append(m.group(1))
+    return out
 
 
 def _implied_headers(errors: list[tuple[int, str]]) -> list[str]:

@@ -514,7 +514,7 @@ class _Lowerer:
         if not inner:
             return self.const(c)
         x = inner[-1]
-        if c.type.get_canonical().kind == T.POINTER and x.type.get_canonical().kind in _ARRAYS:
+        if c.type.get_canonical().kind == T.POINTER and _is_array(x):
             lv = self.lval(x, ctx)
             if lv is not None:
                 return F.EAddr(F.LIndex(lv, F.ELit(F.Int(0)), -1))
@@ -587,12 +587,15 @@ class _Lowerer:
 
     def toolkit_word(self, word: str, path: str, depth: int = 0) -> bool:
         """True when a macro is the toolkit's version: `CUDA_VERSION` (and its kin), or a `#define` of the file
-        that names one."""
+        that names one. A macro defined in several `#if` branches is the toolkit's when one of its definitions is
+        (the caller has checked that the value is the toolkit's)."""
         if word in TOOLKIT_MACROS:
             return True
         defs = self._defines.get(path)
         if defs is None:
-            defs = self._defines[path] = dict(_DEFINE.findall("\n".join(self.lines(path))))
+            defs = self._defines[path] = {}
+            for name, text in _DEFINE.findall("\n".join(self.lines(path))):
+                defs[name] = f"{defs[name]}\n{text}" if name in defs else text
         body = defs.get(word)
         if body is None and self.header_defines is not None:
             body = self.header_defines().get(word)
@@ -607,7 +610,7 @@ class _Lowerer:
         if dk in (K.VAR_DECL, K.PARM_DECL):
             v = self.var(d)
             self.refs[(ctx.fn, v.key)] = self.refs.get((ctx.fn, v.key), 0) + 1
-            if d.type.get_canonical().kind in _ARRAYS:
+            if dk == K.VAR_DECL and d.type.get_canonical().kind in _ARRAYS:
                 return F.EAddr(F.LIndex(F.LVar(v), F.ELit(F.Int(0))))
             if v.key in self.aliases:
                 return F.ELoad(F.LDeref(F.EVar(v), None, v.ty))
@@ -964,11 +967,29 @@ def _lvalue_kind(c: Any) -> bool:
     return bool(inner.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR))
 
 
+def _is_array(c: Any) -> bool:
+    """Whether an expression is an array (it decays to its first element's address). A parameter declared with an
+    array type is a pointer (C11 6.7.6.3p7: `const char name[]` is `const char *name`), whatever type libclang
+    reports for it: its value is what the caller passed."""
+    if c.type.get_canonical().kind not in _ARRAYS:
+        return False
+    x = c
+    for _ in range(4):
+        if x.kind == K.DECL_REF_EXPR:
+            d = x.referenced
+            return d is None or d.kind != K.PARM_DECL
+        ch = [y for y in kids(x) if y.kind.is_expression()] if x.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR) else []
+        if len(ch) != 1:
+            return True
+        x = ch[0]
+    return True
+
+
 def _array_below(c: Any) -> Any:
     """The array expression under an implicit array-to-pointer conversion (None: the base is a pointer)."""
     x = c
     for _ in range(4):
-        if x.type.get_canonical().kind in _ARRAYS:
+        if _is_array(x):
             return x
         if x.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
             return None

@@ -556,12 +556,14 @@ class Walker:
         return self._fn_bodies
 
     def _object_defines(self) -> dict[str, str]:
-        """The object-like `#define`s of the project headers this translation unit includes: name -> body. Read once."""
+        """The object-like `#define`s of the project headers this translation unit includes: name -> body (the
+        bodies of a macro defined in several `#if` branches, one a line). Read once."""
         if self._obj_defines is None:
-            self._obj_defines = {}
+            defs: dict[str, str] = {}
             for text in self._header_texts().values():
                 for name, body in _DEFINE.findall(text):
-                    self._obj_defines.setdefault(name, body)
+                    defs[name] = f"{defs[name]}\n{body}" if name in defs else body
+            self._obj_defines = defs
         return self._obj_defines
 
     def _header_texts(self) -> dict[str, str]:
