@@ -350,3 +350,53 @@ def test_an_export_macro_of_a_missing_header_is_read_as_empty(tmp_path: Path) ->
         void Loader::load() { ACME_LOAD(cuCtxCreate, &ctx_create_); }
         """, name="loader.cpp")
     assert any(code == "CE001" and sev == "error" for _, code, sev in got), got
+
+
+def test_a_request_through_a_getter_passed_as_a_parameter_is_made_at_the_call_that_passes_it(tmp_path: Path) -> None:
+    """A helper that calls whatever getter it is given (a pointer dlsym bound, of a hand-written type) makes each
+    request at its caller's call (the row), as a wrapper does: each row's pin and flags are judged at its own line
+    (12000 for cuCtxGetDevice, a release: CE010; the stream-ordered cuMemcpyAsync with default flags: CE007), not
+    once at the helper's call of the getter."""
+    _clang()
+    got = _lint(tmp_path, """\
+        typedef int (*getter_t)(const char *, void **, int, unsigned long long);
+        static void *ask(getter_t g, const char *name, int ver, unsigned long long flags) {
+          void *p = 0;
+          if (g(name, &p, ver, flags) != 0) return 0;
+          return p;
+        }
+        static PFN_cuCtxGetDevice_v2000 get_device;
+        static PFN_cuMemcpyAsync_v4000 copy_async;
+        static PFN_cuInit_v2000 init;
+        void load(void *h) {
+          getter_t g = (getter_t)dlsym(h, "cuGetProcAddress");
+          get_device = (PFN_cuCtxGetDevice_v2000)ask(g, "cuCtxGetDevice", 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+          copy_async = (PFN_cuMemcpyAsync_v4000)ask(g, "cuMemcpyAsync", 4000, CU_GET_PROC_ADDRESS_DEFAULT);
+          init = (PFN_cuInit_v2000)ask(g, "cuInit", 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+        }
+        """)
+    assert (12, "CE010", "warning") in got and (13, "CE007", "warning") in got
+    assert not {f for f in got if f[0] == 4}
+
+
+def test_a_version_a_macros_body_spells_is_one_cause_at_its_define(tmp_path: Path) -> None:
+    """The rows a macro writes share the version its body spells (CUDA_VERSION, not a parameter): one CE001 at the
+    `#define`, naming each entry's pin; a macro given the version as an argument is judged at each row."""
+    _clang()
+    body = """\
+        static CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+        static CUdriverProcAddressQueryResult q;
+        #define LOAD(name, slot) gpa(#name, (void **)&slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)
+        #define LOAD_AT(name, slot, v) gpa(#name, (void **)&slot, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)
+        static PFN_cuCtxCreate_v3020 create;
+        static PFN_cuMemAlloc_v3020 alloc;
+        static PFN_cuCtxGetDevice_v2000 get_device;
+        int load(void *h) {
+          gpa = dlsym(h, "cuGetProcAddress_v2");
+          if (LOAD(cuCtxCreate, create) || LOAD(cuMemAlloc, alloc) || LOAD(cuCtxGetDevice, get_device)) return 1;
+          return LOAD_AT(cuCtxCreate, create, CUDA_VERSION);
+        }
+        """
+    got = _lint(tmp_path, body)
+    assert (3, "CE001", "error") in got and (11, "CE001", "error") in got
+    assert not {f for f in got if f[0] == 10 and f[1] == "CE001"}

@@ -126,6 +126,8 @@ class Query:
     # spells the pointer's hand-written type (line, column, end line, end column)
     row: Row | None = None                 # clang: the table's row the request is, written in another file
     macro: str = ""                        # clang: the macro whose invocation in this file writes the request
+    version_line: int = 0                  # clang: the line of this file's `#define` of that macro whose body spells
+    # the version (every expansion shares it: one cause, reported there)
 
 
 @dataclass

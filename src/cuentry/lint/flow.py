@@ -1059,27 +1059,31 @@ class _Solver:
             self._by_name = {n: ks[0] for n, ks in seen.items() if len(ks) == 1}
         return self._by_name
 
-    def dispatch(self, c: Call, cv: Val, args: tuple[Vals, ...], targs: tuple[Vals, ...], fr: _Frame) -> Vals:
+    def dispatch(self, c: Call, cv: Val, args: tuple[Vals, ...], targs: tuple[Vals, ...], fr: _Frame,
+                 at: int | None = None) -> Vals:
+        """Call `cv` at `c`. `at`: the caller's call that made `cv` known (a call through a function-pointer
+        parameter): a request it makes is made there, as a wrapper's request is made at the call that binds it."""
         kind, what = self.identify(c, cv)
         if kind == "fn":
             return self.apply(self.summary(what), c, args, targs, fr)
         if kind == "getter":
-            return self.getter(c, what, args, fr)
+            return self.getter(c, what, args, fr, c.id if at is None else at)
         if kind in ("exporter", "version", "copy", "length"):
-            return self.library(kind, what, c, args, fr)
+            return self.library(kind, what, c, args, fr, c.id if at is None else at)
         if kind == "external":
             return self.by_use(c, what, args, fr)
         if kind == "symbolic" and fr.fn is not None:
             fr.effects.add(Through(c.id, cv, tuple(_untag(a) for a in args)))
         return UNKNOWN
 
-    def library(self, kind: str, what: Any, c: Call, args: tuple[Vals, ...], fr: _Frame) -> Vals:
-        """A call of a seeded library function other than a getter: its value and what it stores."""
+    def library(self, kind: str, what: Any, c: Call, args: tuple[Vals, ...], fr: _Frame, at: int) -> Vals:
+        """A call of a seeded library function other than a getter (made concrete at the call `at`): its value and
+        what it stores."""
         if kind == "exporter":
             self.result.apis[c.id] = what
             i = self.seeds.exporters[what]
             names = args[i] if i < len(args) else UNKNOWN
-            out = frozenset((Exp(c.id, c.id, what, n), t) for n, t in names)
+            out = frozenset((Exp(c.id, at, what, n), t) for n, t in names)
             for tv in out:
                 self._export(tv[0], c, fr)
             return out
@@ -1112,7 +1116,7 @@ class _Solver:
                 out.append(loc)
         return list(dict.fromkeys(out))
 
-    def getter(self, c: Call, api: str, args: tuple[Vals, ...], fr: _Frame) -> Vals:
+    def getter(self, c: Call, api: str, args: tuple[Vals, ...], fr: _Frame, at: int) -> Vals:
         self.result.apis[c.id] = api
         si, pi, vi, fi, sti = self.seeds.getters[api]
         n = len(args)
@@ -1120,7 +1124,7 @@ class _Solver:
                 for i in (si, vi, fi, sti)]
         dsts = args[pi] if pi < n else UNKNOWN
         for (sym, ver, flags, status, dst), tags in _combos([*pick, dsts]):
-            ent = Ent(c.id, c.id, api, sym, ver, flags, status)
+            ent = Ent(c.id, at, api, sym, ver, flags, status)
             self._request(ent, (), fr)
             self.store(self.deref(frozenset({(dst, tags)}), fr), frozenset({(ent, tags)}), fr,
                        strong=len(dsts) == 1)
@@ -1267,7 +1271,7 @@ class _Subst:
                 return
             args = tuple(self.vals(a) for a in eff.args)
             for cv, tags in self.val(eff.callee):
-                s.dispatch(c, cv, _withall(args, tags), (), fr)
+                s.dispatch(c, cv, _withall(args, tags), (), fr, None if symbolic(cv) else self.c.id)
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------------

@@ -183,9 +183,10 @@ def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[RawHit]:
             fix = f"pin the ABI of the typedef you call through ({', '.join(map(str, cat.versions(q.symbol)))})"
         else:
             fix = "pin the number in PFN_cuX_vNNNNN"
-        yield _at(q, f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
+        hit = _at(q, f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
                      f"which binds whatever ABI is newest there, not the one your pointer type has: {fix}{q.where}",
                   hint=fix)
+        yield replace(hit, line=q.version_line, col=1) if q.version_line else hit
 
 
 def _stream(q: Query, variant: str | None) -> str:

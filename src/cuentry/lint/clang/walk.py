@@ -503,11 +503,18 @@ class Walker:
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
-            q.macro = macro
-            if macro and not s.via:
-                q.macro_lines = self._macro_lines(s.api, macro)
+            if macro:
+                self._by_macro(q, s, macro)
             queries.append(q)
         return queries, exports
+
+    def _by_macro(self, q: Query, s: Site, macro: str) -> None:
+        """What a request a macro's invocation writes owes to the macro: its name, the `#define` that spells its
+        version (one cause for every expansion), and, written there directly, the `#define`s that make it."""
+        q.macro = macro
+        q.version_line = self._spells(macro, q.version_text) if q.version_kind != "literal" else 0
+        if not s.via:
+            q.macro_lines = self._macro_lines(s.api, macro)
 
     def _row(self, s: Site, line: int, row: str, macro: str) -> Row | None:
         """Where the table's row this request is is written, when in another file: a table included into a function
@@ -606,6 +613,20 @@ class Walker:
                                             for n, body in self._defines if any(call.search(text) for _, text in body)]
         own = tuple(line for n, line in hits if n == name)
         return own or (tuple(line for _, line in hits) if len(hits) == 1 else ())
+
+    def _spells(self, macro: str, text: str) -> int:
+        """The line of this file's `#define` of `macro` when its body (not its parameters) spells `text` as a word;
+        0 when it does not, or the macro is defined more than once."""
+        if self._defines is None:
+            self._defines = _function_defines(self.text)
+        bodies = [body for n, body in self._defines if n == macro]
+        if len(bodies) != 1 or not re.fullmatch(r"\w+", text):
+            return 0
+        first = bodies[0][0][1]
+        params = first[first.index("(") + 1:first.find(")")] if ")" in first else ""
+        rest = first[first.find(")") + 1:] + "\n" + "\n".join(t for _, t in bodies[0][1:])
+        word = re.compile(rf"\b{text}\b")
+        return bodies[0][0][0] if word.search(rest) and not word.search(params) else 0
 
     def _expanded(self, s: Site) -> str:
         """The macro whose invocation writes the request in this file ("" when it is written out)."""
