@@ -56,7 +56,7 @@ def test_a_call_through_a_pointer_bound_to_an_export_is_a_call_of_that_export(tm
 def test_a_function_whose_parameter_reaches_a_lookup_is_a_lookup_row_by_row(tmp_path: Path) -> None:
     """A wrapper of any name that passes its parameter to dlsym and stores through another, called in a loop over
     a constant table: each row's name binds into that row's pointer only (the unversioned cuMemAlloc, the 2000
-    ABI, into a 3020 typedef: CE011; the other rows are right and silent)."""
+    ABI, into a 3020 typedef: CE011, at the row that names it; the other rows are right and silent)."""
     _clang()
     got = _lint(tmp_path, """\
         static PFN_cuMemAlloc_v3020 p_alloc;
@@ -70,7 +70,7 @@ def test_a_function_whose_parameter_reaches_a_lookup_is_a_lookup_row_by_row(tmp_
           return 0;
         }
         """)
-    assert got == {(8, "CE011", "error")}
+    assert got == {(6, "CE011", "error")}
 
 
 def test_a_lookup_whose_body_is_not_seen_is_known_by_what_it_is_given(tmp_path: Path) -> None:
@@ -400,3 +400,28 @@ def test_a_version_a_macros_body_spells_is_one_cause_at_its_define(tmp_path: Pat
     got = _lint(tmp_path, body)
     assert (3, "CE001", "error") in got and (11, "CE001", "error") in got
     assert not {f for f in got if f[0] == 10 and f[1] == "CE001"}
+
+
+def test_an_export_a_tables_row_names_is_reported_at_that_row(tmp_path: Path) -> None:
+    """A loop over a constant table looks up the name each row holds: the row that names the unversioned
+    cuMemAlloc (the 2000 ABI) for a `PFN_cuMemAlloc_v3020` pointer is the fault (CE011), at that row, not at the
+    loop's call; so is the getter row asking for a name with `_v2` added by hand (CE003)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuInit_v2000 init;
+        static PFN_cuMemAlloc_v3020 alloc;
+        static PFN_cuCtxGetDevice_v2000 get_device;
+        struct row { const char *name; void **slot; };
+        int load(void *h) {
+          struct row rows[] = {
+            {"cuInit", (void **)&init},
+            {"cuMemAlloc", (void **)&alloc},
+            {"cuCtxGetDevice", (void **)&get_device},
+          };
+          for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            if (!(*rows[i].slot = dlsym(h, rows[i].name))) return 1;
+          return 0;
+        }
+        """)
+    assert (8, "CE011", "error") in got
+    assert not {f for f in got if f[0] == 12}

@@ -141,6 +141,7 @@ class Int:
 @dataclass(frozen=True, slots=True)
 class Str:
     s: str
+    at: tuple[int, int] = field(default=(0, 0), compare=False, hash=False)   # where a table's row writes it
 
 
 @dataclass(frozen=True, slots=True)

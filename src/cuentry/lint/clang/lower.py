@@ -386,13 +386,17 @@ class _Lowerer:
             return
         self.init_into(F.LVar(v), d.type, init, ctx, out, alias=alias)
 
-    def init_into(self, lv: F.LV, ty: Any, init: Any, ctx: _Ctx, out: list[F.S], *, alias: bool = False) -> None:
-        """The stores an initializer makes: a brace list row by row and field by field, else one value."""
+    def init_into(self, lv: F.LV, ty: Any, init: Any, ctx: _Ctx, out: list[F.S], *, alias: bool = False,
+                  row: bool = False) -> None:
+        """The stores an initializer makes: a brace list row by row and field by field, else one value (a string a
+        table's row writes in this file carries where: a request of that name is that row's)."""
         rows = _init_list(init)
         if rows is not None and not alias:
             self._rows(lv, ty, rows, ctx, out)
             return
         e = self.lvalue_addr(init, ctx) if alias else self.expr(init, ctx)
+        if row and isinstance(e, F.ELit) and isinstance(e.v, F.Str):
+            e = F.ELit(F.Str(e.v.s, self._written_here(init)))
         self._flush(ctx, out)
         out.append(F.SAssign(lv, e))
 
@@ -402,7 +406,7 @@ class _Lowerer:
         if (can is not None and can.kind in _ARRAYS) or _container(ty):
             for i, x in enumerate(elems):
                 sub = F.LIndex(lv, F.ELit(F.Int(i)), self.tid(x.type, x))
-                self.init_into(sub, x.type, x, ctx, out)
+                self.init_into(sub, x.type, x, ctx, out, row=True)
             return
         fields = _fields(lst.type if can is None or can.kind not in (T.RECORD, T.ELABORATED) else ty)
         pos = 0
@@ -412,7 +416,7 @@ class _Lowerer:
                 pos = next((i for i, f in enumerate(fields) if f.spelling == name), len(fields))
             if pos < len(fields):
                 f = fields[pos]
-                self.init_into(F.LField(lv, key(f), self.tid(f.type, f)), f.type, val, ctx, out)
+                self.init_into(F.LField(lv, key(f), self.tid(f.type, f)), f.type, val, ctx, out, row=True)
             pos += 1
 
     def range_for(self, c: Any, ctx: _Ctx) -> list[F.S]:
@@ -572,6 +576,13 @@ class _Lowerer:
         if got is None:
             got = self._texts[path] = _read_lines(path)
         return got
+
+    def _written_here(self, c: Any) -> tuple[int, int]:
+        """Where a cursor is written (its expansion), when in the file linted; (0, 0) elsewhere."""
+        loc = c.location
+        if loc.file is None or os.path.abspath(loc.file.name) != os.path.abspath(self.tu.spelling):
+            return 0, 0
+        return loc.line, loc.column
 
     def word_at(self, c: Any) -> tuple[str, str]:
         """The identifier written where a cursor was expanded (the macro's name for a constant a macro made), read

@@ -110,6 +110,7 @@ class Site:
     parents: tuple[Any, ...] = ()           # the enclosing cursors (for a driver-version check around it)
     callers: tuple[int, ...] = ()           # a wrapper's request: the lines that call the wrapper
     symbol_text: str = ""                   # the symbol argument as written, when its value is not known
+    symbol_at: tuple[int, int] = (0, 0)     # where a table's row in this file writes the symbol
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,8 @@ class Walker:
         for target in self._targets(r.lands):
             if isinstance(v, F.Exp):
                 yield Site(at.cursor, fn, v.api, _val(v.name), UNKNOWN, UNKNOWN, target, "", True, (), r.via,
-                           True, at.parents, symbol_text=_arg_text(inner, EXPORT_APIS.get(v.api, 1)))
+                           True, at.parents, symbol_text=_arg_text(inner, EXPORT_APIS.get(v.api, 1)),
+                           symbol_at=v.name.at if isinstance(v.name, F.Str) else (0, 0))
                 continue
             direct = r.at == v.site and not r.via
             status, used, unchecked = self._checks(v.api, v.status, inner) if direct else \
@@ -317,7 +319,8 @@ class Walker:
                 version = replace(version, text=_arg_text(inner, vi) or version.text)
             yield Site(at.cursor, fn, v.api, _val(v.sym), version, _val(v.flags), target, status,
                        used, unchecked, r.via, False, at.parents,
-                       symbol_text=_arg_text(inner, ROLES.get(v.api, (0,))[0]))
+                       symbol_text=_arg_text(inner, ROLES.get(v.api, (0,))[0]),
+                       symbol_at=v.sym.at if isinstance(v.sym, F.Str) else (0, 0))
 
     def _wrapper_sites(self) -> Iterator[Site]:
         """A getter or lookup whose symbol is its function's parameter: once, with the lines of the calls that
@@ -493,6 +496,7 @@ class Walker:
             written = self._row(s, line, row, macro)
             if s.export:
                 if isinstance(s.symbol.value, str):
+                    line, col, here = self._at_row(s, line, col, here) if not row else (line, col, here)
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
@@ -503,10 +507,19 @@ class Walker:
                 continue
             q = self._query(s, tinfo, line, col, here)
             q.row = written
+            if not row:
+                q.symbol_line, q.symbol_col = s.symbol_at
             if macro:
                 self._by_macro(q, s, macro)
             queries.append(q)
         return queries, exports
+
+    @staticmethod
+    def _at_row(s: Site, line: int, col: int, here: str) -> tuple[int, int, str]:
+        """Where an export is reported: the row of this file's table that holds its name, else its lookup."""
+        if not s.symbol_at[0]:
+            return line, col, here
+        return *s.symbol_at, here + f" (a row of the table, looked up at line {line})"
 
     def _by_macro(self, q: Query, s: Site, macro: str) -> None:
         """What a request a macro's invocation writes owes to the macro: its name, the `#define` that spells its
