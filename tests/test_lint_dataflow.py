@@ -425,3 +425,21 @@ def test_an_export_a_tables_row_names_is_reported_at_that_row(tmp_path: Path) ->
         """)
     assert (8, "CE011", "error") in got
     assert not {f for f in got if f[0] == 12}
+
+
+def test_decltype_of_a_pointer_object_is_that_objects_declared_type(tmp_path: Path) -> None:
+    """`decltype(p)` of a pointer object is the type `p` was declared with, whatever `p` is called (a member named
+    like the driver's function): a hand-written type of the export's own ABI is CE004's note, one of another ABI
+    is CE011."""
+    _clang()
+    got = _lint(tmp_path, """\
+        namespace api {
+        CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+        CUresult (*cuDeviceGet)(CUdevice *, long long);
+        void load(void *h) {
+          cuMemFreeAsync = decltype(cuMemFreeAsync)(dlsym(h, "cuMemFreeAsync"));
+          cuDeviceGet = decltype(cuDeviceGet)(dlsym(h, "cuDeviceGet"));
+        }
+        }
+        """, name="loader.cpp", pedantic=True)
+    assert (5, "CE004", "note") in got and (6, "CE011", "error") in got

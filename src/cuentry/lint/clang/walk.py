@@ -182,6 +182,7 @@ class Walker:
         self._hdr_defines: dict[str, list[tuple[str, list[tuple[int, str]]]]] | None = None
         self._hdr_texts: dict[str, str] | None = None
         self._obj_defines: dict[str, str] | None = None
+        self._pointers: dict[str, Any] | None = None
         self._in_requests: dict[str, dict[str, int]] = {}
         self._type_cache: dict[str, TypeInfo | None] = {}
         self.low: Lowered | None = None
@@ -437,8 +438,32 @@ class Walker:
         elif can.kind == T.VOID or (can.kind == T.POINTER and can.get_pointee().kind == T.VOID):
             return None
         m = _DECLTYPE.search(spelling) or next((_DECLTYPE.search(n) for n in chain if _DECLTYPE.search(n)), None)
+        held = self._held(m, spelling) if m is not None and sig is not None else None
+        if held is not None:
+            return self.type_info(held)
         export = m.group(1) if m else None
         return TypeInfo(spelling, pfn, export, sig, self._handwritten(ty, spelling, pfn, export) if sig else None)
+
+    def _held(self, m: re.Match[str], spelling: str) -> Any:
+        """`decltype(p)` of a pointer object (not `&f`, not `decltype(f) *`): the type `p` is declared with."""
+        return self._pointer_named(m.group(1)) if "&" not in m.group(0) and spelling.strip() == m.group(0) else None
+
+    def _pointer_named(self, name: str) -> Any:
+        """The declared type of this project's pointer object (a global or a member) called `name`, when there is
+        exactly one; None otherwise (a function of that name: `decltype(cuX)` is its type)."""
+        if self._pointers is None:
+            found: dict[str, list[Any]] = {}
+            todo = list(kids(self.tu.cursor))
+            while todo:
+                c = todo.pop()
+                if c.kind in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.LINKAGE_SPEC) and self.ours(c):
+                    todo.extend(kids(c))
+                elif c.kind in (K.VAR_DECL, K.FIELD_DECL) and self.ours(c) and \
+                        c.type.get_canonical().kind == T.POINTER:
+                    found.setdefault(c.spelling, []).append(c.type)
+            self._pointers = {n: ts[0] for n, ts in found.items()
+                              if len({t.get_canonical().spelling for t in ts}) == 1}
+        return self._pointers.get(name)
 
     def _spelled_as(self, ty: Any) -> str:
         """A parameter's or result's canonical spelling; an enum the catalog does not know (a project's own copy of
