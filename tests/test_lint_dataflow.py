@@ -443,3 +443,59 @@ def test_decltype_of_a_pointer_object_is_that_objects_declared_type(tmp_path: Pa
         }
         """, name="loader.cpp", pedantic=True)
     assert (5, "CE004", "note") in got and (6, "CE011", "error") in got
+
+
+def test_a_const_char_array_initialized_by_a_string_is_that_string(tmp_path: Path) -> None:
+    """`static const char kName[] = "cuX";` passed where a name is expected decays to that string: a request of it
+    is a request of cuX (default flags for the stream-ordered cuLaunchKernel: CE007; the export of
+    cuDeviceTotalMem, the 2000 ABI, into a 3020 pointer: CE011)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static const char kLaunch[] = "cuLaunchKernel";
+        static const char kTotal[] = "cuDeviceTotalMem";
+        static PFN_cuLaunchKernel_v4000 launch;
+        static PFN_cuDeviceTotalMem_v3020 total;
+        int load(void *h) {
+          CUdriverProcAddressQueryResult q;
+          if (cuGetProcAddress(kLaunch, (void **)&launch, 4000, CU_GET_PROC_ADDRESS_DEFAULT, &q) || q) return 1;
+          total = (PFN_cuDeviceTotalMem_v3020)dlsym(h, kTotal);
+          return 0;
+        }
+        """)
+    assert (7, "CE007", "warning") in got and (8, "CE011", "error") in got
+
+
+def test_a_query_result_a_wrapper_passes_on_is_its_callers_to_test(tmp_path: Path) -> None:
+    """A wrapper that only forwards its caller's query result to the getter leaves the test to the caller: a
+    caller that never reads it is CE006; one that tests it, or a wrapper that tests it itself, is right; a query
+    result kept in a struct's field is tested where the field is read."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuMemMap_v10020 map;
+        static PFN_cuInit_v2000 init;
+        static CUresult ask(const char *n, void **p, int v, CUdriverProcAddressQueryResult *q) {
+          return cuGetProcAddress(n, p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, q);
+        }
+        static CUresult ask_checked(const char *n, void **p, int v, CUdriverProcAddressQueryResult *q) {
+          CUresult r = cuGetProcAddress(n, p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, q);
+          return r ? r : *q != CU_GET_PROC_ADDRESS_SUCCESS ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+        }
+        int load_unchecked(void) {
+          CUdriverProcAddressQueryResult q;
+          return ask("cuMemMap", (void **)&map, 10020, &q) != CUDA_SUCCESS;
+        }
+        int load_checked(void) {
+          CUdriverProcAddressQueryResult q;
+          return ask("cuInit", (void **)&init, 2000, &q) != CUDA_SUCCESS || q != CU_GET_PROC_ADDRESS_SUCCESS;
+        }
+        int load_by_checker(void) {
+          CUdriverProcAddressQueryResult q;
+          return ask_checked("cuMemMap", (void **)&map, 10020, &q) != CUDA_SUCCESS;
+        }
+        int load_into_field(void) {
+          struct { CUdriverProcAddressQueryResult q; CUresult r; } st;
+          st.r = cuGetProcAddress("cuInit", (void **)&init, 2000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st.q);
+          return st.r != CUDA_SUCCESS || st.q != CU_GET_PROC_ADDRESS_SUCCESS;
+        }
+        """)
+    assert {f for f in got if f[1] == "CE006"} == {(12, "CE006", "warning")}

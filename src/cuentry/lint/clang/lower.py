@@ -519,12 +519,37 @@ class _Lowerer:
             return self.const(c)
         x = inner[-1]
         if c.type.get_canonical().kind == T.POINTER and _is_array(x):
+            held = self._const_string(x)
+            if held is not None:
+                return held
             lv = self.lval(x, ctx)
             if lv is not None:
                 return F.EAddr(F.LIndex(lv, F.ELit(F.Int(0)), -1))
         e = self.expr(x, ctx)
         ty = self.tid(c.type, c) if c.type.get_canonical().kind == T.POINTER else -1
         return F.ECast(ty, e) if ty in self.fnptr and self.tid(x.type, x) != ty else e
+
+    def _const_string(self, x: Any) -> F.E | None:
+        """A `const char` array initialized by a string literal, decayed to a pointer, is that string (its bytes
+        cannot change); None for anything else."""
+        while x.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            ch = [y for y in kids(x) if y.kind.is_expression()]
+            if len(ch) != 1:
+                return None
+            x = ch[0]
+        d = x.referenced if x.kind == K.DECL_REF_EXPR else None
+        if d is None or d.kind != K.VAR_DECL:
+            return None
+        el = d.type.element_type
+        if not el.is_const_qualified() or el.get_canonical().kind not in (T.CHAR_S, T.CHAR_U, T.SCHAR, T.UCHAR):
+            return None
+        init = [y for y in kids(d) if y.kind.is_expression()]
+        while init and init[-1].kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            init = [y for y in kids(init[-1]) if y.kind.is_expression()]
+        if len(init) != 1 or init[0].kind != K.STRING_LITERAL:
+            return None
+        e = self.const(init[0])
+        return e if isinstance(e, F.ELit) and isinstance(e.v, F.Str) else None
 
     def const(self, c: Any) -> F.E:
         """A constant: its value from `.values`, the toolkit's when it is spelled with a macro that is

@@ -313,7 +313,7 @@ class Walker:
                 continue
             direct = r.at == v.site and not r.via
             status, used, unchecked = self._checks(v.api, v.status, inner) if direct else \
-                ("not_applicable", True, ())
+                self._caller_checks(v, at, inner, r.via)
             version = _version_val(v)
             vi = ROLES.get(v.api, (0, 1, None))[2]
             if direct and vi is not None and not (version.kind == "toolkit" and version.text):
@@ -372,20 +372,49 @@ class Walker:
             state = "missing"
         return state, used, tuple(out)
 
+    def _caller_checks(self, v: F.Ent, at: SiteInfo, inner: SiteInfo,
+                       via: tuple[str, ...]) -> tuple[str, bool, tuple[str, ...]]:
+        """A request a wrapper makes with the query result its caller passes on (one wrapper deep): the caller's to
+        test, unless the wrapper tests it itself."""
+        st = v.status
+        if len(via) != 1 or not isinstance(st, F.Addr) or st.loc.path or not st.loc.base.startswith("l:"):
+            return "not_applicable", True, ()
+        sti = ROLES.get(v.api, (0, 1, None, 2, None))[4]
+        args = _arguments(inner.cursor)
+        own = _decl_of(args[sti]) if sti is not None and len(args) > sti else None
+        if own is None or own.kind != K.PARM_DECL or self._tested(inner.fn, own):
+            return "not_applicable", True, ()
+        k = st.loc.base[2:]
+        d = next((x.referenced for x in subtree(at.cursor) if x.kind == K.DECL_REF_EXPR and x.referenced is not None
+                  and key(x.referenced) == k), None)
+        if d is None or d.kind == K.PARM_DECL:
+            return "given", True, ()
+        return "given", True, (() if self._tested(at.fn, d) else (d.spelling,))
+
     def _tested(self, fn: str, d: Any) -> bool:
-        """True when a status variable is read somewhere other than inside a request."""
+        """True when a status variable is read somewhere other than inside a request (a getter's call, or the call
+        of a wrapper that makes one)."""
         assert self.low is not None and self.result is not None
         inside = self._in_requests.get(fn)
         if inside is None:
             inside = self._in_requests[fn] = {}
-            for sid in self.result.apis:
+            for sid in {*self.result.apis, *(r.at for r in self.result.requests.values())}:
                 s = self.low.sites.get(sid)
                 if s is not None and s.fn == fn:
                     for x in subtree(s.cursor):
-                        if x.kind == K.DECL_REF_EXPR and x.referenced is not None:
+                        if x.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.referenced is not None:
                             k = key(x.referenced)
                             inside[k] = inside.get(k, 0) + 1
-        return self.uses(fn, d) > inside.get(key(d), 0)
+        return self._named_in(fn, d) > inside.get(key(d), 0)
+
+    def _named_in(self, fn: str, d: Any) -> int:
+        """How often a variable (or a struct's field, `st.q`) is named in the function `fn`."""
+        if d.kind != K.FIELD_DECL:
+            return self.uses(fn, d)
+        f = self.fns.get(fn)
+        k = key(d)
+        return 0 if f is None else sum(1 for x in subtree(f.cursor) if x.kind == K.MEMBER_REF_EXPR
+                                       and x.referenced is not None and key(x.referenced) == k)
 
     def versioned(self, d: Any) -> bool:
         """True when a variable holds what a version query wrote (the driver's)."""
