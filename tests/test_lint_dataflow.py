@@ -499,3 +499,20 @@ def test_a_query_result_a_wrapper_passes_on_is_its_callers_to_test(tmp_path: Pat
         }
         """)
     assert {f for f in got if f[1] == "CE006"} == {(12, "CE006", "warning")}
+
+
+def test_a_query_result_field_a_lambda_writes_is_the_enclosing_functions(tmp_path: Path) -> None:
+    """A lambda that captures `st` by reference passes `&st.q` to the getter: the enclosing function's test of
+    `st.q` tests it (no CE006)."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuMemMap_v10020 map;
+        int load(void) {
+          struct { CUdriverProcAddressQueryResult q; CUresult r; } st;
+          auto get = [&](const char *n, void **p, int v) -> CUresult {
+            return cuGetProcAddress(n, p, v, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st.q); };
+          st.r = get("cuMemMap", (void **)&map, 10020);
+          return st.r != CUDA_SUCCESS || st.q != CU_GET_PROC_ADDRESS_SUCCESS;
+        }
+        """, name="loader.cpp")
+    assert not {f for f in got if f[1] == "CE006"}

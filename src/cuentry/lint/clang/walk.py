@@ -183,6 +183,7 @@ class Walker:
         self._hdr_texts: dict[str, str] | None = None
         self._obj_defines: dict[str, str] | None = None
         self._pointers: dict[str, Any] | None = None
+        self._members: dict[str, int] | None = None
         self._in_requests: dict[str, dict[str, int]] = {}
         self._type_cache: dict[str, TypeInfo | None] = {}
         self.low: Lowered | None = None
@@ -408,13 +409,18 @@ class Walker:
         return self._named_in(fn, d) > inside.get(key(d), 0)
 
     def _named_in(self, fn: str, d: Any) -> int:
-        """How often a variable (or a struct's field, `st.q`) is named in the function `fn`."""
+        """How often a variable is named in the function `fn`; a struct's field (`st.q`), in any function of the
+        file (a lambda that captures `st` by reference writes the enclosing function's `st.q`)."""
         if d.kind != K.FIELD_DECL:
             return self.uses(fn, d)
-        f = self.fns.get(fn)
-        k = key(d)
-        return 0 if f is None else sum(1 for x in subtree(f.cursor) if x.kind == K.MEMBER_REF_EXPR
-                                       and x.referenced is not None and key(x.referenced) == k)
+        if self._members is None:
+            self._members = {}
+            for f in self.fns.values():
+                for x in subtree(f.cursor):
+                    if x.kind == K.MEMBER_REF_EXPR and x.referenced is not None:
+                        m = key(x.referenced)
+                        self._members[m] = self._members.get(m, 0) + 1
+        return self._members.get(key(d), 0)
 
     def versioned(self, d: Any) -> bool:
         """True when a variable holds what a version query wrote (the driver's)."""
