@@ -90,7 +90,7 @@ def test_a_lookup_whose_body_is_not_seen_is_known_by_what_it_is_given(tmp_path: 
 
 def test_memcpy_stores_keep_a_tables_rows_together(tmp_path: Path) -> None:
     """`memcpy(row->dest, &tmp, sizeof tmp)` after a request of `row->name`: the bytes land in that row's pointer
-    only; every row right is silent, one row wrong is one error."""
+    only; every row right is silent, one row wrong is one error, at that row."""
     _clang()
     body = """\
         static PFN_cuCtxGetDevice_v2000 a;
@@ -109,7 +109,7 @@ def test_memcpy_stores_keep_a_tables_rows_together(tmp_path: Path) -> None:
         }
         """
     assert _lint(tmp_path, body.replace("VA", "2000")) == set()
-    assert _lint(tmp_path, body.replace("VA", "13000")) == {(10, "CE002", "error")}
+    assert _lint(tmp_path, body.replace("VA", "13000")) == {(4, "CE002", "error")}
 
 
 @pytest.mark.parametrize("how", ["caller", "helper", "static", "field"])
@@ -516,3 +516,33 @@ def test_a_query_result_field_a_lambda_writes_is_the_enclosing_functions(tmp_pat
         }
         """, name="loader.cpp")
     assert not {f for f in got if f[1] == "CE006"}
+
+
+def test_a_request_a_tables_row_names_is_reported_at_that_row_and_a_shared_version_at_the_call(
+        tmp_path: Path) -> None:
+    """A getter called in a loop over {pointer, name, version} rows: each row's pin is that row's (a release
+    number, 11030, for cuCtxSynchronize: CE010 at its row, a note as the query result is tested; the stream-ordered cuMemcpy with the call's default
+    flags: CE007 at its row); a version the call spells for every row (CUDA_VERSION) is one cause, at the call."""
+    _clang()
+    got = _lint(tmp_path, """\
+        static PFN_cuCtxSynchronize_v2000 sync;
+        static PFN_cuMemcpy_v4000 copy;
+        static PFN_cuInit_v2000 init;
+        struct row { void **slot; const char *name; int ver; };
+        int load(void) {
+          static const struct row rows[] = {
+            {(void **)&sync, "cuCtxSynchronize", 11030},
+            {(void **)&copy, "cuMemcpy", 4000},
+            {(void **)&init, "cuInit", 2000},
+          };
+          CUdriverProcAddressQueryResult q;
+          for (unsigned i = 0; i < 3; i++)
+            if (cuGetProcAddress(rows[i].name, rows[i].slot, rows[i].ver, 0, &q) || q) return 1;
+          for (unsigned i = 0; i < 3; i++)
+            if (cuGetProcAddress(rows[i].name, rows[i].slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)
+                || q) return 1;
+          return 0;
+        }
+        """, pedantic=True)
+    assert {(7, "CE010", "note"), (8, "CE007", "warning"), (15, "CE001", "error")} <= got
+    assert not {f for f in got if f[0] == 13}

@@ -126,8 +126,8 @@ class Query:
     # spells the pointer's hand-written type (line, column, end line, end column)
     row: Row | None = None                 # clang: the table's row the request is, written in another file
     macro: str = ""                        # clang: the macro whose invocation in this file writes the request
-    version_line: int = 0                  # clang: the line of this file's `#define` of that macro whose body spells
-    # the version (every expansion shares it: one cause, reported there)
+    version_line: int = 0                  # clang: where the version every row shares is written, when not at the
+    # request: the `#define` of that macro whose body spells it, or the call that asks for a table's rows
 
 
 @dataclass

@@ -136,6 +136,7 @@ class Loc:
 class Int:
     n: int
     text: str = field(default="", compare=False, hash=False)
+    at: tuple[int, int] = field(default=(0, 0), compare=False, hash=False)   # where a table's row writes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +151,7 @@ class Tk:
 
     n: int | None
     text: str = field(default="", compare=False, hash=False)
+    at: tuple[int, int] = field(default=(0, 0), compare=False, hash=False)   # where a table's row writes it
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,12 +78,14 @@ class Hit:
     symbol: str = ""
     config: str = ""
     hint: str = ""
+    version_line: int = 0       # where the version asked at is written for several requests (see `Query`)
 
 
 def _at(q: Query | Export, message: str, severity: str = "", hint: str = "") -> Hit:
     """A hit at a request (or an export taken by name), carrying its symbol and configuration."""
     symbol = (q.symbol or "") if isinstance(q, Query) else q.name
-    return Hit(q.line, q.col, message, severity, symbol, q.config, hint)
+    return Hit(q.line, q.col, message, severity, symbol, q.config, hint,
+               q.version_line if isinstance(q, Query) else 0)
 
 
 RawHit = Hit | tuple[int, int, str] | tuple[int, int, str, str]
@@ -183,10 +185,9 @@ def version_from_toolkit_or_driver(u: Unit, cat: Catalog) -> Iterator[RawHit]:
             fix = f"pin the ABI of the typedef you call through ({', '.join(map(str, cat.versions(q.symbol)))})"
         else:
             fix = "pin the number in PFN_cuX_vNNNNN"
-        hit = _at(q, f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
+        yield _at(q, f"{_about(q)}{q.api}{_via(q)} asks at {src} ({q.version_text or q.version_kind}), "
                      f"which binds whatever ABI is newest there, not the one your pointer type has: {fix}{q.where}",
                   hint=fix)
-        yield replace(hit, line=q.version_line, col=1) if q.version_line else hit
 
 
 def _stream(q: Query, variant: str | None) -> str:
@@ -919,6 +920,7 @@ def candidate(at: At) -> Fix | None:
 TABLE_ROWS = 3
 """Requests of at least this many symbols at one place are a table's rows (an X-macro expanded there, a
 table included there): their findings are one finding per cause."""
+_PIN_CODES = ("CE001", "CE002", "CE009", "CE010")   # about the version asked at: reported where it is written
 _VERSION_CODES = ("CE002", "CE009", "CE010", "CE004")   # one cause, the version asked at (in this order of weight)
 _SEVERITY = {"error": 0, "warning": 1, "note": 2}
 
@@ -938,6 +940,8 @@ def run(unit: Unit, cat: Catalog | None = None) -> Iterator[tuple[Rule, Hit]]:
     for rule in RULES:
         for raw in rule.check(unit, cat):
             hit = _hit(raw, rule)
+            if hit.version_line and rule.code in _PIN_CODES:   # the version is written there, for every row
+                hit = replace(hit, line=hit.version_line, col=1)
             at.setdefault((hit.line, hit.col), []).append((rule, hit))
     for (line, col), here in at.items():
         if len({h.symbol for _, h in here} - {""}) < TABLE_ROWS:

@@ -16,7 +16,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clang.cindex import CursorKind as K
@@ -397,6 +397,8 @@ class _Lowerer:
         e = self.lvalue_addr(init, ctx) if alias else self.expr(init, ctx)
         if row and isinstance(e, F.ELit) and isinstance(e.v, F.Str):
             e = F.ELit(F.Str(e.v.s, self._written_here(init)))
+        elif row and isinstance(e, F.ELit) and isinstance(e.v, (F.Tk, F.Int)):
+            e = F.ELit(replace(e.v, at=self._written_here(init)))
         self._flush(ctx, out)
         out.append(F.SAssign(lv, e))
 

@@ -111,6 +111,7 @@ class Site:
     callers: tuple[int, ...] = ()           # a wrapper's request: the lines that call the wrapper
     symbol_text: str = ""                   # the symbol argument as written, when its value is not known
     symbol_at: tuple[int, int] = (0, 0)     # where a table's row in this file writes the symbol
+    version_at: tuple[int, int] = (0, 0)    # where a table's row in this file writes the version
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,8 @@ class Walker:
             yield Site(at.cursor, fn, v.api, _val(v.sym), version, _val(v.flags), target, status,
                        used, unchecked, r.via, False, at.parents,
                        symbol_text=_arg_text(inner, ROLES.get(v.api, (0,))[0]),
-                       symbol_at=v.sym.at if isinstance(v.sym, F.Str) else (0, 0))
+                       symbol_at=v.sym.at if isinstance(v.sym, F.Str) else (0, 0),
+                       version_at=v.ver.at if isinstance(v.ver, (F.Tk, F.Int)) else (0, 0))
 
     def _wrapper_sites(self) -> Iterator[Site]:
         """A getter or lookup whose symbol is its function's parameter: once, with the lines of the calls that
@@ -554,9 +556,10 @@ class Walker:
             if not s.callers:
                 self.tally.append((line, _unjudged(s)))
             written = self._row(s, line, row, macro)
+            if not row:   # a request or export a table's row of this file names: that row's
+                line, col, here = self._at_row(s, line, col, here)
             if s.export:
                 if isinstance(s.symbol.value, str):
-                    line, col, here = self._at_row(s, line, col, here) if not row else (line, col, here)
                     exports.append(Export(s.api, s.symbol.value, line, col, target=None,
                                           target_type=tinfo.pfn or tinfo.spelling if tinfo else None,
                                           where=here, target_sig=tinfo.sig if tinfo else None,
@@ -565,27 +568,35 @@ class Walker:
                                           row=written, handwritten=tinfo.handwritten if tinfo else None,
                                           macro=macro))
                 continue
-            q = self._query(s, tinfo, line, col, here)
-            q.row = written
-            if not row:
-                q.symbol_line, q.symbol_col = s.symbol_at
-            if macro:
-                self._by_macro(q, s, macro)
-            queries.append(q)
+            queries.append(self._request(s, tinfo, (line, col, at[0]), here, written, macro))
         return queries, exports
+
+    def _request(self, s: Site, tinfo: TypeInfo | None, at: tuple[int, int, int], here: str, written: Row | None,
+                 macro: str) -> Query:
+        """A request's facts, reported at `at` (line, column; the line of its call)."""
+        line, col, call = at
+        q = self._query(s, tinfo, line, col, here)
+        q.row = written
+        if s.symbol_at[0] and written is None and line != call:   # the version every row shares: at the call
+            q.symbol_line, q.symbol_col = s.symbol_at
+            q.version_line = 0 if s.version_at[0] else call
+        if macro:
+            self._by_macro(q, s, macro)
+        return q
 
     @staticmethod
     def _at_row(s: Site, line: int, col: int, here: str) -> tuple[int, int, str]:
-        """Where an export is reported: the row of this file's table that holds its name, else its lookup."""
+        """Where a request or export is reported: the row of this file's table that holds its name, else its
+        call."""
         if not s.symbol_at[0]:
             return line, col, here
-        return *s.symbol_at, here + f" (a row of the table, looked up at line {line})"
+        return *s.symbol_at, here + f" (a row of the table, {'looked up' if s.export else 'asked'} at line {line})"
 
     def _by_macro(self, q: Query, s: Site, macro: str) -> None:
         """What a request a macro's invocation writes owes to the macro: its name, the `#define` that spells its
         version (one cause for every expansion), and, written there directly, the `#define`s that make it."""
         q.macro = macro
-        q.version_line = self._spells(macro, q.version_text) if q.version_kind != "literal" else 0
+        q.version_line = (self._spells(macro, q.version_text) if q.version_kind != "literal" else 0) or q.version_line
         if not s.via:
             q.macro_lines = self._macro_lines(s.api, macro)
 
