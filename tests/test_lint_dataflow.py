@@ -521,8 +521,9 @@ def test_a_query_result_field_a_lambda_writes_is_the_enclosing_functions(tmp_pat
 def test_a_request_a_tables_row_names_is_reported_at_that_row_and_a_shared_version_at_the_call(
         tmp_path: Path) -> None:
     """A getter called in a loop over {pointer, name, version} rows: each row's pin is that row's (a release
-    number, 11030, for cuCtxSynchronize: CE010 at its row, a note as the query result is tested; the stream-ordered cuMemcpy with the call's default
-    flags: CE007 at its row); a version the call spells for every row (CUDA_VERSION) is one cause, at the call."""
+    number, 11030, for cuCtxSynchronize: CE010 at its row, a note as the query result is tested; the stream-ordered
+    cuMemcpy with the call's default flags: CE007 at its row); a version the call spells for every row
+    (CUDA_VERSION) is one cause, at the call."""
     _clang()
     got = _lint(tmp_path, """\
         static PFN_cuCtxSynchronize_v2000 sync;
@@ -546,3 +547,16 @@ def test_a_request_a_tables_row_names_is_reported_at_that_row_and_a_shared_versi
         """, pedantic=True)
     assert {(7, "CE010", "note"), (8, "CE007", "warning"), (15, "CE001", "error")} <= got
     assert not {f for f in got if f[0] == 13}
+
+
+def test_a_typedef_of_an_array_passed_as_a_name_is_not_a_crash(tmp_path: Path) -> None:
+    """An array whose type is a typedef (`const name_t n = ...`) or deduced decays like any array: the file is
+    linted (it was once "not linted: Element type not available")."""
+    _clang()
+    got = _lint(tmp_path, """\
+        typedef char name_t[16];
+        static const name_t kName = "cuInit";
+        static PFN_cuInit_v2000 init;
+        void load(void *h) { init = (PFN_cuInit_v2000)dlsym(h, kName); }
+        """)
+    assert not {f for f in got if f[2] == "error"}

@@ -542,8 +542,12 @@ class _Lowerer:
         d = x.referenced if x.kind == K.DECL_REF_EXPR else None
         if d is None or d.kind != K.VAR_DECL:
             return None
-        el = d.type.element_type
-        if not el.is_const_qualified() or el.get_canonical().kind not in (T.CHAR_S, T.CHAR_U, T.SCHAR, T.UCHAR):
+        try:    # an array type as written (a typedef or an auto has no element type: not followed)
+            el = d.type.element_type
+            const = el.is_const_qualified() and el.get_canonical().kind in (T.CHAR_S, T.CHAR_U, T.SCHAR, T.UCHAR)
+        except Exception:
+            return None
+        if not const:
             return None
         init = [y for y in kids(d) if y.kind.is_expression()]
         while init and init[-1].kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
