@@ -534,20 +534,8 @@ class _Lowerer:
     def _const_string(self, x: Any) -> F.E | None:
         """A `const char` array initialized by a string literal, decayed to a pointer, is that string (its bytes
         cannot change); None for anything else."""
-        while x.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-            ch = [y for y in kids(x) if y.kind.is_expression()]
-            if len(ch) != 1:
-                return None
-            x = ch[0]
-        d = x.referenced if x.kind == K.DECL_REF_EXPR else None
-        if d is None or d.kind != K.VAR_DECL:
-            return None
-        try:    # an array type as written (a typedef or an auto has no element type: not followed)
-            el = d.type.element_type
-            const = el.is_const_qualified() and el.get_canonical().kind in (T.CHAR_S, T.CHAR_U, T.SCHAR, T.UCHAR)
-        except Exception:
-            return None
-        if not const:
+        d = _variable(x)
+        if d is None or not _const_chars(d.type):
             return None
         init = [y for y in kids(d) if y.kind.is_expression()]
         while init and init[-1].kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
@@ -1007,6 +995,26 @@ def _lvalue_kind(c: Any) -> bool:
             break
         inner = ch[0]
     return bool(inner.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR))
+
+
+def _variable(x: Any) -> Any:
+    """The variable an expression names, through parentheses and implicit conversions; None otherwise."""
+    while x.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        ch = [y for y in kids(x) if y.kind.is_expression()]
+        if len(ch) != 1:
+            return None
+        x = ch[0]
+    d = x.referenced if x.kind == K.DECL_REF_EXPR else None
+    return d if d is not None and d.kind == K.VAR_DECL else None
+
+
+def _const_chars(ty: Any) -> bool:
+    """Whether a type, as written, is an array of `const char` (a typedef of an array is not followed)."""
+    try:
+        el = ty.element_type
+        return bool(el.is_const_qualified()) and el.get_canonical().kind in (T.CHAR_S, T.CHAR_U, T.SCHAR, T.UCHAR)
+    except Exception:   # no element type: not an array as written
+        return False
 
 
 def _is_array(c: Any) -> bool:
