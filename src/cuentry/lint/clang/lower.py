@@ -388,16 +388,14 @@ class _Lowerer:
 
     def init_into(self, lv: F.LV, ty: Any, init: Any, ctx: _Ctx, out: list[F.S], *, alias: bool = False,
                   row: bool = False) -> None:
-        """The stores an initializer makes: a brace list row by row and field by field, else one value (a string a
-        table's row writes in this file carries where: a request of that name is that row's)."""
+        """The stores an initializer makes: a brace list row by row and field by field, else one value (a string or
+        a version a table's row writes in this file carries where: a request of that name is that row's)."""
         rows = _init_list(init)
         if rows is not None and not alias:
             self._rows(lv, ty, rows, ctx, out)
             return
         e = self.lvalue_addr(init, ctx) if alias else self.expr(init, ctx)
-        if row and isinstance(e, F.ELit) and isinstance(e.v, F.Str):
-            e = F.ELit(F.Str(e.v.s, self._written_here(init)))
-        elif row and isinstance(e, F.ELit) and isinstance(e.v, (F.Tk, F.Int)):
+        if row and isinstance(e, F.ELit) and isinstance(e.v, (F.Str, F.Tk, F.Int)):
             e = F.ELit(replace(e.v, at=self._written_here(init)))
         self._flush(ctx, out)
         out.append(F.SAssign(lv, e))
